@@ -1,0 +1,63 @@
+/* .Call entry points for the model: log posterior with gradient, and the
+ * forward pass over many draws. */
+#include <math.h>
+#include "api_util.h"
+
+/* theta: vector (one point) or matrix with one point per column.
+ * Returns list(lp = numeric, grad = matrix dim x npoints,
+ *              loglik = numeric, logprior = numeric). */
+SEXP C_model_logpost(SEXP spec, SEXP theta) {
+  if (TYPEOF(theta) != REALSXP) Rf_error("'theta' must be a double vector or matrix");
+  bnn_model *m;
+  bnn_model_protect(spec, 1, 0, &m);
+  int d = m->dim;
+  R_xlen_t len = Rf_xlength(theta);
+  if (len % d != 0) Rf_error("'theta' must have a multiple of %d entries", d);
+  int np = (int)(len / d);
+  SEXP lp = PROTECT(Rf_allocVector(REALSXP, np));
+  SEXP ll = PROTECT(Rf_allocVector(REALSXP, np));
+  SEXP lpr = PROTECT(Rf_allocVector(REALSXP, np));
+  SEXP grad = PROTECT(Rf_allocMatrix(REALSXP, d, np));
+  for (int j = 0; j < np; j++) {
+    const double *th = REAL(theta) + (size_t)j * d;
+    double *g = REAL(grad) + (size_t)j * d;
+    REAL(ll)[j] = bnn_model_loglik(m, th, g, 0, m->n);
+    REAL(lpr)[j] = bnn_model_logprior(m, th, g);
+    REAL(lp)[j] = REAL(ll)[j] + REAL(lpr)[j];
+  }
+  SEXP out = PROTECT(Rf_allocVector(VECSXP, 4));
+  SEXP nms = PROTECT(Rf_allocVector(STRSXP, 4));
+  SET_VECTOR_ELT(out, 0, lp);
+  SET_VECTOR_ELT(out, 1, grad);
+  SET_VECTOR_ELT(out, 2, ll);
+  SET_VECTOR_ELT(out, 3, lpr);
+  SET_STRING_ELT(nms, 0, Rf_mkChar("lp"));
+  SET_STRING_ELT(nms, 1, Rf_mkChar("grad"));
+  SET_STRING_ELT(nms, 2, Rf_mkChar("loglik"));
+  SET_STRING_ELT(nms, 3, Rf_mkChar("logprior"));
+  Rf_setAttrib(out, R_NamesSymbol, nms);
+  UNPROTECT(7);
+  return out;
+}
+
+/* draws: dim x S matrix (one draw per column); X: n x p.
+ * Returns an array n x n_out x S of network outputs. */
+SEXP C_model_forward(SEXP spec, SEXP draws, SEXP X) {
+  if (TYPEOF(draws) != REALSXP) Rf_error("'draws' must be a double matrix");
+  if (TYPEOF(X) != REALSXP) Rf_error("'X' must be a double matrix");
+  bnn_model *m;
+  bnn_model_protect(spec, 0, 0, &m);
+  int d = m->dim, K = bnn_model_n_out(m), p = m->sizes[0];
+  R_xlen_t len = Rf_xlength(draws);
+  if (len % d != 0 || Rf_xlength(X) % p != 0)
+    Rf_error("'draws' must have %d rows and 'X' %d columns", d, p);
+  int S = (int)(len / d), n = (int)(Rf_xlength(X) / p);
+  SEXP out = PROTECT(Rf_alloc3DArray(REALSXP, n, K, S));
+  for (int s = 0; s < S; s++) {
+    bnn_model_forward(m, REAL(draws) + (size_t)s * d, REAL(X), n,
+                      REAL(out) + (size_t)s * n * K);
+    if (s % 64 == 63) R_CheckUserInterrupt();
+  }
+  UNPROTECT(2);
+  return out;
+}

@@ -1,0 +1,82 @@
+#include <string.h>
+#include "api_util.h"
+
+SEXP bnn_list_get(SEXP list, const char *name) {
+  SEXP names = Rf_getAttrib(list, R_NamesSymbol);
+  if (Rf_isNull(names)) return R_NilValue;
+  for (R_xlen_t i = 0; i < Rf_xlength(list); i++)
+    if (strcmp(CHAR(STRING_ELT(names, i)), name) == 0) return VECTOR_ELT(list, i);
+  return R_NilValue;
+}
+
+int bnn_get_int(SEXP list, const char *name, int dflt) {
+  SEXP x = bnn_list_get(list, name);
+  if (Rf_isNull(x) || Rf_length(x) < 1) return dflt;
+  return Rf_asInteger(x);
+}
+
+double bnn_get_double(SEXP list, const char *name, double dflt) {
+  SEXP x = bnn_list_get(list, name);
+  if (Rf_isNull(x) || Rf_length(x) < 1) return dflt;
+  return Rf_asReal(x);
+}
+
+bnn_model *bnn_model_from_spec(SEXP spec, int with_data, int copy) {
+  if (TYPEOF(spec) != VECSXP) Rf_error("'spec' must be a list");
+  SEXP sizes = bnn_list_get(spec, "sizes");
+  if (TYPEOF(sizes) != INTSXP || Rf_length(sizes) < 2)
+    Rf_error("'spec$sizes' must be an integer vector of length >= 2");
+  int L = Rf_length(sizes) - 1;
+  for (int l = 0; l <= L; l++)
+    if (INTEGER(sizes)[l] < 1) Rf_error("'spec$sizes' must be positive");
+  int act = bnn_get_int(spec, "act", 0);
+  int lik = bnn_get_int(spec, "lik", 0);
+  int prior = bnn_get_int(spec, "prior", 0);
+  int sprior = bnn_get_int(spec, "sigma_prior", 0);
+  if (act < 0 || act >= BNN_ACT_COUNT) Rf_error("unknown activation code %d", act);
+  if (lik < 0 || lik >= BNN_LIK_COUNT) Rf_error("unknown likelihood code %d", lik);
+  if (prior < 0 || prior >= BNN_PRIOR_COUNT) Rf_error("unknown prior code %d", prior);
+  if (sprior < 0 || sprior >= BNN_SIGMA_PRIOR_COUNT) Rf_error("unknown sigma prior code %d", sprior);
+  double sigma_fixed = bnn_get_double(spec, "sigma_fixed", 1.0);
+  double sigma_scale = bnn_get_double(spec, "sigma_prior_scale", 1.0);
+  SEXP ps = bnn_list_get(spec, "prior_scale");
+  int n_net = 0;
+  for (int l = 0; l < L; l++)
+    n_net += INTEGER(sizes)[l] * INTEGER(sizes)[l + 1] + INTEGER(sizes)[l + 1];
+  if (TYPEOF(ps) != REALSXP || Rf_length(ps) != n_net)
+    Rf_error("'spec$prior_scale' must be a double vector of length %d", n_net);
+  for (int i = 0; i < n_net; i++)
+    if (!(REAL(ps)[i] > 0)) Rf_error("'spec$prior_scale' must be positive");
+  int n = 0, p = INTEGER(sizes)[0];
+  const double *X = NULL, *y = NULL;
+  if (with_data) {
+    SEXP sX = bnn_list_get(spec, "X"), sy = bnn_list_get(spec, "y");
+    if (TYPEOF(sX) != REALSXP || TYPEOF(sy) != REALSXP)
+      Rf_error("'spec$X' and 'spec$y' must be double");
+    n = Rf_length(sy);
+    if ((R_xlen_t)n * p != Rf_xlength(sX))
+      Rf_error("'spec$X' must have %d columns and as many rows as 'spec$y'", p);
+    X = REAL(sX);
+    y = REAL(sy);
+  }
+  bnn_model *m = bnn_model_new(L, INTEGER(sizes), act, lik, sigma_fixed, sprior,
+                               sigma_scale, prior, REAL(ps), n, p, X, y,
+                               with_data && copy);
+  if (!m) Rf_error("cannot allocate the model workspace");
+  return m;
+}
+
+static void model_finalizer(SEXP xp) {
+  bnn_model *m = R_ExternalPtrAddr(xp);
+  if (m) bnn_model_free(m);
+  R_ClearExternalPtr(xp);
+}
+
+SEXP bnn_model_protect(SEXP spec, int with_data, int copy, bnn_model **out) {
+  SEXP xp = PROTECT(R_MakeExternalPtr(NULL, R_NilValue, R_NilValue));
+  R_RegisterCFinalizerEx(xp, model_finalizer, TRUE);
+  bnn_model *m = bnn_model_from_spec(spec, with_data, copy);
+  R_SetExternalPtrAddr(xp, m);
+  *out = m;
+  return xp;
+}

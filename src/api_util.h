@@ -1,0 +1,19 @@
+/* Helpers for the SEXP boundary (api_*.c files only). */
+#ifndef BNNMC_API_UTIL_H
+#define BNNMC_API_UTIL_H
+#include <R.h>
+#include <Rinternals.h>
+#include "model.h"
+
+SEXP bnn_list_get(SEXP list, const char *name);       /* R_NilValue if absent */
+int bnn_get_int(SEXP list, const char *name, int dflt);
+double bnn_get_double(SEXP list, const char *name, double dflt);
+/* Builds a model from the spec list made by R's bnn_spec_c(); data are
+ * referenced, not copied, unless copy is nonzero.  with_data = 0 builds a
+ * model for forward passes only.  Errors (Rf_error) before allocating. */
+bnn_model *bnn_model_from_spec(SEXP spec, int with_data, int copy);
+/* A PROTECTed external pointer that owns a model (freed by the finalizer), so
+ * an R error or interrupt after this point cannot leak it.  Caller
+ * UNPROTECTs one. */
+SEXP bnn_model_protect(SEXP spec, int with_data, int copy, bnn_model **out);
+#endif

@@ -1,0 +1,42 @@
+#include <stdlib.h>
+#include <string.h>
+#include "gauss_target.h"
+
+bnn_gauss_target *bnn_gauss_new(int dim, const double *mean, const double *prec) {
+  bnn_gauss_target *g = calloc(1, sizeof *g);
+  if (!g) return NULL;
+  g->dim = dim;
+  g->mean = malloc(sizeof(double) * (size_t)dim);
+  g->tmp = malloc(sizeof(double) * (size_t)dim);
+  g->prec = malloc(sizeof(double) * (size_t)dim * (size_t)dim);
+  if (!g->mean || !g->tmp || !g->prec) {
+    bnn_gauss_free(g);
+    return NULL;
+  }
+  memcpy(g->mean, mean, sizeof(double) * (size_t)dim);
+  memcpy(g->prec, prec, sizeof(double) * (size_t)dim * (size_t)dim);
+  return g;
+}
+
+void bnn_gauss_free(bnn_gauss_target *g) {
+  if (!g) return;
+  free(g->mean);
+  free(g->tmp);
+  free(g->prec);
+  free(g);
+}
+
+double bnn_gauss_logdens(void *ctx, const double *x, double *grad) {
+  bnn_gauss_target *g = ctx;
+  int d = g->dim;
+  for (int i = 0; i < d; i++) g->tmp[i] = x[i] - g->mean[i];
+  double lp = 0.0;
+  for (int j = 0; j < d; j++) {
+    const double *col = g->prec + (size_t)j * d;
+    double s = 0.0;
+    for (int i = 0; i < d; i++) s += col[i] * g->tmp[i];
+    grad[j] = -s;  /* P symmetric */
+    lp += -0.5 * s * g->tmp[j];
+  }
+  return lp;
+}

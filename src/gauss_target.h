@@ -1,0 +1,12 @@
+/* Gaussian test target N(mean, P^{-1}) given its precision matrix P, so the
+ * samplers can be validated on known answers from R. */
+#ifndef BNNMC_GAUSS_TARGET_H
+#define BNNMC_GAUSS_TARGET_H
+typedef struct {
+  int dim;
+  double *mean, *prec, *tmp;
+} bnn_gauss_target;
+bnn_gauss_target *bnn_gauss_new(int dim, const double *mean, const double *prec);
+void bnn_gauss_free(bnn_gauss_target *g);
+double bnn_gauss_logdens(void *ctx, const double *x, double *grad);
+#endif

@@ -1,0 +1,482 @@
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "model.h"
+#include "vmath.h"
+
+#define LOG_SD_MIN (-13.815510557964274)   /* log(1e-6) */
+#define LOG_SD_MAX (13.815510557964274)    /* log(1e6)  */
+#define HALF_LOG_2PI 0.91893853320467274178
+
+/* ---------------------------------------------------------------- setup -- */
+
+bnn_model *bnn_model_new(int n_layers, const int *sizes, int act, int lik,
+                         double sigma_fixed, int sigma_prior,
+                         double sigma_prior_scale, int prior,
+                         const double *prior_scale, int n, int p,
+                         const double *X, const double *y, int copy_data) {
+  bnn_model *m = calloc(1, sizeof *m);
+  if (!m) return NULL;
+  m->n_layers = n_layers;
+  m->sizes = malloc(sizeof(int) * (size_t)(n_layers + 1));
+  m->w_off = malloc(sizeof(int) * (size_t)n_layers);
+  m->b_off = malloc(sizeof(int) * (size_t)n_layers);
+  if (!m->sizes || !m->w_off || !m->b_off) goto fail;
+  memcpy(m->sizes, sizes, sizeof(int) * (size_t)(n_layers + 1));
+  int off = 0, maxw = 0, zsize = 0;
+  for (int l = 0; l < n_layers; l++) {
+    m->w_off[l] = off;
+    off += sizes[l] * sizes[l + 1];
+    m->b_off[l] = off;
+    off += sizes[l + 1];
+    if (sizes[l + 1] > maxw) maxw = sizes[l + 1];
+    if (sizes[l] > maxw) maxw = sizes[l];
+    zsize += sizes[l + 1];
+  }
+  m->n_net = off;
+  m->act = act;
+  m->lik = lik;
+  m->dim = off + (lik == BNN_LIK_GAUSS ? 1 : 0);
+  m->max_width = maxw;
+  m->sigma_fixed = sigma_fixed;
+  m->sigma_prior = sigma_prior;
+  m->sigma_prior_scale = sigma_prior_scale;
+  m->prior = prior;
+  m->prior_scale = malloc(sizeof(double) * (size_t)(off > 0 ? off : 1));
+  if (!m->prior_scale) goto fail;
+  memcpy(m->prior_scale, prior_scale, sizeof(double) * (size_t)off);
+  m->n = n;
+  m->p = p;
+  m->lik_scale = 1.0;
+  m->owns_data = copy_data;
+  if (copy_data && n > 0) {
+    m->X = malloc(sizeof(double) * (size_t)n * (size_t)(p > 0 ? p : 1));
+    m->y = malloc(sizeof(double) * (size_t)n);
+    if (!m->X || !m->y) goto fail;
+    memcpy(m->X, X, sizeof(double) * (size_t)n * (size_t)p);
+    memcpy(m->y, y, sizeof(double) * (size_t)n);
+  } else {
+    m->X = (double *)X;
+    m->y = (double *)y;
+  }
+  m->z = malloc(sizeof(double) * (size_t)BNN_CHUNK * (size_t)zsize);
+  m->a = malloc(sizeof(double) * (size_t)BNN_CHUNK * (size_t)zsize);
+  m->delta = malloc(sizeof(double) * (size_t)BNN_CHUNK * (size_t)maxw);
+  m->delta2 = malloc(sizeof(double) * (size_t)BNN_CHUNK * (size_t)maxw);
+  m->out_tmp = malloc(sizeof(double) * (size_t)BNN_CHUNK * (size_t)maxw);
+  if (!m->z || !m->a || !m->delta || !m->delta2 || !m->out_tmp) goto fail;
+  return m;
+fail:
+  bnn_model_free(m);
+  return NULL;
+}
+
+void bnn_model_free(bnn_model *m) {
+  if (!m) return;
+  free(m->sizes);
+  free(m->w_off);
+  free(m->b_off);
+  free(m->prior_scale);
+  if (m->owns_data) {
+    free(m->X);
+    free(m->y);
+  }
+  free(m->z);
+  free(m->a);
+  free(m->delta);
+  free(m->delta2);
+  free(m->out_tmp);
+  free(m);
+}
+
+int bnn_model_n_out(const bnn_model *m) { return m->sizes[m->n_layers]; }
+
+/* ---------------------------------------------------------- activations -- */
+
+double bnn_act_apply1(int act, double x) {
+  switch (act) {
+  case BNN_ACT_TANH: return tanh(x);
+  case BNN_ACT_RELU: return x > 0 ? x : 0.0;
+  case BNN_ACT_LEAKY_RELU: return x > 0 ? x : 0.01 * x;
+  case BNN_ACT_SILU: return x / (1.0 + exp(-x));
+  case BNN_ACT_SIGMOID: return 1.0 / (1.0 + exp(-x));
+  case BNN_ACT_SOFTPLUS: return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x));
+  case BNN_ACT_GELU: return 0.5 * x * (1.0 + erf(x * M_SQRT1_2));
+  case BNN_ACT_TRUNC_RELU: return x < 0 ? 0.0 : (x > 1 ? 1.0 : x);
+  default: return x;
+  }
+}
+
+static void act_forward(int act, const double *z, double *a, int n) {
+  int i;
+  switch (act) {
+  case BNN_ACT_TANH:
+    bnn_vtanh(z, a, n);
+    break;
+  case BNN_ACT_RELU:
+    for (i = 0; i < n; i++) a[i] = z[i] > 0 ? z[i] : 0.0;
+    break;
+  case BNN_ACT_LEAKY_RELU:
+    for (i = 0; i < n; i++) a[i] = z[i] > 0 ? z[i] : 0.01 * z[i];
+    break;
+  case BNN_ACT_SILU:
+    bnn_vsigmoid(z, a, n);
+    for (i = 0; i < n; i++) a[i] *= z[i];
+    break;
+  case BNN_ACT_SIGMOID:
+    bnn_vsigmoid(z, a, n);
+    break;
+  case BNN_ACT_SOFTPLUS:
+    /* softplus(x) = max(x, 0) + log1p(exp(-|x|)) */
+    for (i = 0; i < n; i++) a[i] = -fabs(z[i]);
+    bnn_vexp(a, a, n);
+    for (i = 0; i < n; i++) a[i] = (z[i] > 0 ? z[i] : 0.0) + log1p(a[i]);
+    break;
+  case BNN_ACT_GELU:
+    for (i = 0; i < n; i++) a[i] = 0.5 * z[i] * (1.0 + erf(z[i] * M_SQRT1_2));
+    break;
+  case BNN_ACT_TRUNC_RELU:
+    for (i = 0; i < n; i++) a[i] = z[i] < 0 ? 0.0 : (z[i] > 1 ? 1.0 : z[i]);
+    break;
+  default:
+    memcpy(a, z, sizeof(double) * (size_t)n);
+  }
+}
+
+/* d <- d * act'(z), with a = act(z) available.  tmp has room for n. */
+static void act_backward(int act, const double *z, const double *a, double *d,
+                         double *tmp, int n) {
+  int i;
+  switch (act) {
+  case BNN_ACT_TANH:
+    for (i = 0; i < n; i++) d[i] *= 1.0 - a[i] * a[i];
+    break;
+  case BNN_ACT_RELU:
+    for (i = 0; i < n; i++) d[i] = z[i] > 0 ? d[i] : 0.0;
+    break;
+  case BNN_ACT_LEAKY_RELU:
+    for (i = 0; i < n; i++) d[i] *= z[i] > 0 ? 1.0 : 0.01;
+    break;
+  case BNN_ACT_SILU:
+    bnn_vsigmoid(z, tmp, n);
+    for (i = 0; i < n; i++) d[i] *= tmp[i] * (1.0 + z[i] * (1.0 - tmp[i]));
+    break;
+  case BNN_ACT_SIGMOID:
+    for (i = 0; i < n; i++) d[i] *= a[i] * (1.0 - a[i]);
+    break;
+  case BNN_ACT_SOFTPLUS:
+    bnn_vsigmoid(z, tmp, n);
+    for (i = 0; i < n; i++) d[i] *= tmp[i];
+    break;
+  case BNN_ACT_GELU: {
+    const double inv_sqrt_2pi = 0.39894228040143267794;
+    for (i = 0; i < n; i++)
+      d[i] *= 0.5 * (1.0 + erf(z[i] * M_SQRT1_2)) +
+              z[i] * inv_sqrt_2pi * exp(-0.5 * z[i] * z[i]);
+    break;
+  }
+  case BNN_ACT_TRUNC_RELU:
+    for (i = 0; i < n; i++) d[i] = (z[i] > 0 && z[i] < 1) ? d[i] : 0.0;
+    break;
+  default:
+    break;
+  }
+}
+
+/* ------------------------------------------------------- dense kernels -- */
+
+/* z[:, j] = b[j] + sum_k a[:, k] W[k, j] for a chunk of m rows.
+ * a has leading dimension lda, z has leading dimension BNN_CHUNK. */
+static void dense_forward(const double *a, int lda, int m, int fin, int fout,
+                          const double *W, const double *b, double *z) {
+  int j = 0;
+  for (; j + 1 < fout; j += 2) {
+    double *z0 = z + (size_t)j * BNN_CHUNK, *z1 = z0 + BNN_CHUNK;
+    const double *w0 = W + (size_t)j * fin, *w1 = w0 + fin;
+    double b0 = b[j], b1 = b[j + 1];
+    for (int i = 0; i < m; i++) { z0[i] = b0; z1[i] = b1; }
+    int k = 0;
+    for (; k + 1 < fin; k += 2) {
+      const double *ak = a + (size_t)k * lda, *ak1 = ak + lda;
+      double w00 = w0[k], w01 = w0[k + 1], w10 = w1[k], w11 = w1[k + 1];
+      for (int i = 0; i < m; i++) {
+        double x0 = ak[i], x1 = ak1[i];
+        z0[i] += w00 * x0 + w01 * x1;
+        z1[i] += w10 * x0 + w11 * x1;
+      }
+    }
+    for (; k < fin; k++) {
+      const double *ak = a + (size_t)k * lda;
+      double w00 = w0[k], w10 = w1[k];
+      for (int i = 0; i < m; i++) {
+        z0[i] += w00 * ak[i];
+        z1[i] += w10 * ak[i];
+      }
+    }
+  }
+  for (; j < fout; j++) {
+    double *z0 = z + (size_t)j * BNN_CHUNK;
+    const double *w0 = W + (size_t)j * fin;
+    double b0 = b[j];
+    for (int i = 0; i < m; i++) z0[i] = b0;
+    for (int k = 0; k < fin; k++) {
+      const double *ak = a + (size_t)k * lda;
+      double w = w0[k];
+      for (int i = 0; i < m; i++) z0[i] += w * ak[i];
+    }
+  }
+}
+
+static inline double dot(const double *x, const double *y, int m) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int i = 0;
+  for (; i + 3 < m; i += 4) {
+    s0 += x[i] * y[i];
+    s1 += x[i + 1] * y[i + 1];
+    s2 += x[i + 2] * y[i + 2];
+    s3 += x[i + 3] * y[i + 3];
+  }
+  for (; i < m; i++) s0 += x[i] * y[i];
+  return (s0 + s1) + (s2 + s3);
+}
+
+static inline double sum(const double *x, int m) {
+  double s0 = 0, s1 = 0;
+  int i = 0;
+  for (; i + 1 < m; i += 2) {
+    s0 += x[i];
+    s1 += x[i + 1];
+  }
+  if (i < m) s0 += x[i];
+  return s0 + s1;
+}
+
+/* ---------------------------------------------------------- likelihood -- */
+
+/* Log-likelihood of rows [r0, r0 + m) from outputs o (BNN_CHUNK x n_out);
+ * when d is not NULL, d <- dll/do and *g_extra accumulates the gradient of
+ * the likelihood's own parameter. */
+static double lik_chunk(const bnn_model *m, const double *theta,
+                        const double *o, const double *y, int mrows,
+                        double *d, double *g_extra) {
+  double ll = 0.0;
+  int i;
+  switch (m->lik) {
+  case BNN_LIK_HETERO: {
+    const double *mu = o, *lsd = o + BNN_CHUNK;
+    for (i = 0; i < mrows; i++) {
+      double ls = lsd[i];
+      int clipped = !(ls > LOG_SD_MIN && ls < LOG_SD_MAX);
+      ls = ls < LOG_SD_MIN ? LOG_SD_MIN : (ls > LOG_SD_MAX ? LOG_SD_MAX : ls);
+      if (lsd[i] != lsd[i]) ls = lsd[i]; /* keep NaN visible */
+      double prec = exp(-2.0 * ls);
+      double r = y[i] - mu[i];
+      double r2p = r * r * prec;
+      ll += -HALF_LOG_2PI - ls - 0.5 * r2p;
+      if (d) {
+        d[i] = r * prec;
+        d[i + BNN_CHUNK] = clipped ? 0.0 : (r2p - 1.0);
+      }
+    }
+    break;
+  }
+  case BNN_LIK_GAUSS:
+  case BNN_LIK_GAUSS_FIXED: {
+    double ls = m->lik == BNN_LIK_GAUSS ? theta[m->n_net] : log(m->sigma_fixed);
+    double prec = exp(-2.0 * ls);
+    double ss = 0.0;
+    for (i = 0; i < mrows; i++) {
+      double r = y[i] - o[i];
+      ss += r * r;
+      if (d) d[i] = r * prec;
+    }
+    ll = -mrows * (HALF_LOG_2PI + ls) - 0.5 * ss * prec;
+    if (g_extra && m->lik == BNN_LIK_GAUSS) *g_extra += -mrows + ss * prec;
+    break;
+  }
+  case BNN_LIK_BERNOULLI:
+    for (i = 0; i < mrows; i++) {
+      double eta = o[i];
+      /* log(1 + exp(eta)) computed stably */
+      double sp = eta > 0 ? eta + log1p(exp(-eta)) : log1p(exp(eta));
+      ll += y[i] * eta - sp;
+      if (d) {
+        double s = eta >= 0 ? 1.0 / (1.0 + exp(-eta))
+                            : exp(eta) / (1.0 + exp(eta));
+        d[i] = y[i] - s;
+      }
+    }
+    break;
+  case BNN_LIK_CATEGORICAL: {
+    int K = bnn_model_n_out(m);
+    for (i = 0; i < mrows; i++) {
+      double mx = o[i];
+      for (int k = 1; k < K; k++)
+        if (o[i + k * BNN_CHUNK] > mx) mx = o[i + k * BNN_CHUNK];
+      double se = 0.0;
+      for (int k = 0; k < K; k++) se += exp(o[i + k * BNN_CHUNK] - mx);
+      double lse = mx + log(se);
+      int yi = (int)y[i];
+      ll += o[i + yi * BNN_CHUNK] - lse;
+      if (d) {
+        for (int k = 0; k < K; k++)
+          d[i + k * BNN_CHUNK] = (k == yi ? 1.0 : 0.0) - exp(o[i + k * BNN_CHUNK] - lse);
+      }
+    }
+    break;
+  }
+  default:
+    ll = NAN;
+  }
+  return ll;
+}
+
+/* -------------------------------------------------- forward / backward -- */
+
+static inline int layer_off(const bnn_model *m, int l) {
+  int off = 0;
+  for (int k = 0; k < l; k++) off += BNN_CHUNK * m->sizes[k + 1];
+  return off;
+}
+
+/* Forward pass of one chunk; returns the pointer to the outputs. */
+static double *forward_chunk(bnn_model *m, const double *theta,
+                             const double *X, int ldx, int r0, int mrows) {
+  const double *ain = X + r0;
+  int lda = ldx;
+  int L = m->n_layers, off = 0;
+  double *z = m->z;
+  for (int l = 0; l < L; l++) {
+    int fin = m->sizes[l], fout = m->sizes[l + 1];
+    z = m->z + off;
+    dense_forward(ain, lda, mrows, fin, fout, theta + m->w_off[l],
+                  theta + m->b_off[l], z);
+    if (l < L - 1) {
+      double *a = m->a + off;
+      for (int j = 0; j < fout; j++)
+        act_forward(m->act, z + (size_t)j * BNN_CHUNK, a + (size_t)j * BNN_CHUNK, mrows);
+      ain = a;
+      lda = BNN_CHUNK;
+    }
+    off += BNN_CHUNK * fout;
+  }
+  return z;
+}
+
+double bnn_model_loglik(bnn_model *m, const double *theta, double *grad,
+                        int row_begin, int row_end) {
+  int L = m->n_layers;
+  double ll = 0.0, g_extra = 0.0;
+  if (grad) memset(grad, 0, sizeof(double) * (size_t)m->dim);
+  for (int r0 = row_begin; r0 < row_end; r0 += BNN_CHUNK) {
+    int mrows = row_end - r0 < BNN_CHUNK ? row_end - r0 : BNN_CHUNK;
+    double *o = forward_chunk(m, theta, m->X, m->n, r0, mrows);
+    double *delta = grad ? m->delta : NULL;
+    ll += lik_chunk(m, theta, o, m->y + r0, mrows, delta, &g_extra);
+    if (!grad) continue;
+    /* backward */
+    double *dcur = m->delta, *dnext = m->delta2;
+    for (int l = L - 1; l >= 0; l--) {
+      int fin = m->sizes[l], fout = m->sizes[l + 1];
+      const double *ain;
+      int lda;
+      if (l == 0) {
+        ain = m->X + r0;
+        lda = m->n;
+      } else {
+        ain = m->a + layer_off(m, l - 1);
+        lda = BNN_CHUNK;
+      }
+      double *gW = grad + m->w_off[l], *gb = grad + m->b_off[l];
+      for (int j = 0; j < fout; j++) {
+        const double *dj = dcur + (size_t)j * BNN_CHUNK;
+        gb[j] += sum(dj, mrows);
+        for (int k = 0; k < fin; k++)
+          gW[k + (size_t)j * fin] += dot(ain + (size_t)k * lda, dj, mrows);
+      }
+      if (l > 0) {
+        const double *W = theta + m->w_off[l];
+        for (int k = 0; k < fin; k++) {
+          double *dk = dnext + (size_t)k * BNN_CHUNK;
+          const double *wk = W + k;
+          int j = 0;
+          double w0 = wk[0];
+          const double *d0 = dcur;
+          for (int i = 0; i < mrows; i++) dk[i] = w0 * d0[i];
+          for (j = 1; j + 1 < fout; j += 2) {
+            double wa = wk[(size_t)j * fin], wb = wk[(size_t)(j + 1) * fin];
+            const double *da = dcur + (size_t)j * BNN_CHUNK, *db = da + BNN_CHUNK;
+            for (int i = 0; i < mrows; i++) dk[i] += wa * da[i] + wb * db[i];
+          }
+          for (; j < fout; j++) {
+            double wa = wk[(size_t)j * fin];
+            const double *da = dcur + (size_t)j * BNN_CHUNK;
+            for (int i = 0; i < mrows; i++) dk[i] += wa * da[i];
+          }
+          int zo = layer_off(m, l - 1) + k * BNN_CHUNK;
+          act_backward(m->act, m->z + zo, m->a + zo, dk, m->out_tmp, mrows);
+        }
+        double *t = dcur;
+        dcur = dnext;
+        dnext = t;
+      }
+    }
+  }
+  if (grad && m->lik == BNN_LIK_GAUSS) grad[m->n_net] = g_extra;
+  if (m->lik_scale != 1.0) {
+    ll *= m->lik_scale;
+    if (grad)
+      for (int i = 0; i < m->dim; i++) grad[i] *= m->lik_scale;
+  }
+  return ll;
+}
+
+double bnn_model_logprior(const bnn_model *m, const double *theta, double *grad) {
+  double lp = 0.0;
+  const double *s = m->prior_scale;
+  int i, n = m->n_net;
+  if (m->prior == BNN_PRIOR_NORMAL) {
+    for (i = 0; i < n; i++) {
+      double u = theta[i] / s[i];
+      lp -= 0.5 * u * u + log(s[i]);
+      if (grad) grad[i] -= u / s[i];
+    }
+    lp -= n * HALF_LOG_2PI;
+  } else {
+    for (i = 0; i < n; i++) {
+      lp -= fabs(theta[i]) / s[i] + log(2.0 * s[i]);
+      if (grad) grad[i] -= (theta[i] > 0 ? 1.0 : (theta[i] < 0 ? -1.0 : 0.0)) / s[i];
+    }
+  }
+  if (m->lik == BNN_LIK_GAUSS) {
+    /* sigma = exp(u); log p(sigma) + log |d sigma / d u| */
+    double u = theta[m->n_net], sg = exp(u), c = m->sigma_prior_scale;
+    if (m->sigma_prior == BNN_SIGMA_HALF_NORMAL) {
+      lp += -0.5 * (sg / c) * (sg / c) - log(c) + log(2.0) - HALF_LOG_2PI + u;
+      if (grad) grad[m->n_net] += -(sg / c) * (sg / c) + 1.0;
+    } else {
+      lp += log(c) - c * sg + u;
+      if (grad) grad[m->n_net] += -c * sg + 1.0;
+    }
+  }
+  return lp;
+}
+
+double bnn_model_logpost(void *ctx, const double *theta, double *grad) {
+  bnn_model *m = ctx;
+  double ll = bnn_model_loglik(m, theta, grad, 0, m->n);
+  double lp = bnn_model_logprior(m, theta, grad);
+  return ll + lp;
+}
+
+void bnn_model_forward(bnn_model *m, const double *theta, const double *X,
+                       int nx, double *out) {
+  int K = bnn_model_n_out(m);
+  for (int r0 = 0; r0 < nx; r0 += BNN_CHUNK) {
+    int mrows = nx - r0 < BNN_CHUNK ? nx - r0 : BNN_CHUNK;
+    double *o = forward_chunk(m, theta, X, nx, r0, mrows);
+    for (int k = 0; k < K; k++)
+      memcpy(out + (size_t)k * nx + r0, o + (size_t)k * BNN_CHUNK,
+             sizeof(double) * (size_t)mrows);
+  }
+}

@@ -1,0 +1,88 @@
+/* A Bayesian MLP: architecture, likelihood, prior and data, and the log
+ * posterior with its gradient by backpropagation.
+ *
+ * Flat parameter layout (documented for users in ?bnn_parameters):
+ *   for each weight layer l = 1..L: W_l (fan_in x fan_out, column-major),
+ *   then b_l (fan_out); last, the likelihood's own unconstrained parameters
+ *   (log sigma for the homoscedastic Gaussian with sampled sd). */
+#ifndef BNNMC_MODEL_H
+#define BNNMC_MODEL_H
+
+enum bnn_act {
+  BNN_ACT_TANH = 0, BNN_ACT_RELU, BNN_ACT_LEAKY_RELU, BNN_ACT_SILU,
+  BNN_ACT_SIGMOID, BNN_ACT_SOFTPLUS, BNN_ACT_GELU, BNN_ACT_TRUNC_RELU,
+  BNN_ACT_IDENTITY, BNN_ACT_COUNT
+};
+
+enum bnn_lik {
+  BNN_LIK_HETERO = 0,       /* outputs (mu, log sd), sd clipped to [1e-6, 1e6] */
+  BNN_LIK_GAUSS,            /* output mu, parameter log sigma sampled */
+  BNN_LIK_GAUSS_FIXED,      /* output mu, sigma fixed */
+  BNN_LIK_BERNOULLI,        /* output logit */
+  BNN_LIK_CATEGORICAL,      /* K outputs, softmax */
+  BNN_LIK_COUNT
+};
+
+enum bnn_prior { BNN_PRIOR_NORMAL = 0, BNN_PRIOR_LAPLACE, BNN_PRIOR_COUNT };
+enum bnn_sigma_prior { BNN_SIGMA_HALF_NORMAL = 0, BNN_SIGMA_EXPONENTIAL,
+                       BNN_SIGMA_PRIOR_COUNT };
+
+#define BNN_CHUNK 256   /* rows processed together (cache blocking) */
+
+typedef struct {
+  /* architecture */
+  int n_layers;      /* weight layers L */
+  int *sizes;        /* L + 1: inputs, hidden..., outputs */
+  int *w_off, *b_off;
+  int act;
+  int n_net;         /* network parameters */
+  int dim;           /* n_net + likelihood parameters */
+  int max_width;
+  /* likelihood */
+  int lik;
+  double sigma_fixed;
+  int sigma_prior;
+  double sigma_prior_scale;
+  /* prior: one scale per network parameter */
+  int prior;
+  double *prior_scale;
+  /* data: X column-major n x p, y length n (class index 0..K-1 for
+   * classification), optional observation weights (NULL = all 1).
+   * Rows [row_begin, row_end) are used (minibatch hook). */
+  int n, p;
+  double *X, *y;
+  double lik_scale;  /* multiplies the log-likelihood (n / batch size) */
+  int owns_data;
+  /* workspace, allocated once */
+  double *z;         /* pre-activations, per layer: BNN_CHUNK x width */
+  double *a;         /* activations, per layer */
+  double *delta, *delta2;
+  double *out_tmp;
+} bnn_model;
+
+/* Allocate a model; copies X and y when copy_data is nonzero.  Returns NULL
+ * on allocation failure.  prior_scale has n_net entries. */
+bnn_model *bnn_model_new(int n_layers, const int *sizes, int act, int lik,
+                         double sigma_fixed, int sigma_prior,
+                         double sigma_prior_scale, int prior,
+                         const double *prior_scale, int n, int p,
+                         const double *X, const double *y, int copy_data);
+void bnn_model_free(bnn_model *m);
+
+/* log posterior (up to a constant) and gradient; matches bnn_logdens_fn */
+double bnn_model_logpost(void *ctx, const double *theta, double *grad);
+
+/* Pieces, exposed for testing and for the optimiser's loss. */
+double bnn_model_loglik(bnn_model *m, const double *theta, double *grad,
+                        int row_begin, int row_end);
+double bnn_model_logprior(const bnn_model *m, const double *theta, double *grad);
+
+/* Forward pass only: outputs for rows of X (column-major nx x p) written to
+ * out (nx x n_out, column-major). */
+void bnn_model_forward(bnn_model *m, const double *theta, const double *X,
+                       int nx, double *out);
+
+/* per-observation log-likelihood given network outputs */
+int bnn_model_n_out(const bnn_model *m);
+double bnn_act_apply1(int act, double x);
+#endif
