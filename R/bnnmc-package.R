@@ -9,5 +9,6 @@
 #' Start with [bnn_fit()]; see `vignette("getting-started", package = "bnnmc")`.
 #'
 #' @keywords internal
-#' @useDynLib bnnmc, .registration = TRUE, .fixes = ""
+#' @useDynLib bnnmc, .registration = TRUE
+#' @importFrom stats nobs formula coef fitted residuals predict
 "_PACKAGE"

@@ -1,0 +1,104 @@
+# The chain driver: chains run in blocks of iterations with their state kept
+# in C, so that R can show progress, respond to interrupts and (later) stop
+# early without changing the draws.  Chains are independent and each has its
+# own RNG stream from (seed, chain id), so they can run in any order or in
+# parallel and give the same draws.
+
+.stat_names <- c("accept_stat__", "stepsize__", "treedepth__", "n_leapfrog__",
+                 "divergent__", "energy__", "lp__")
+
+.chain_status <- c("ok", "initial values have a non-finite log density",
+                   "step-size search failed (step size reached 0 or 1e7)",
+                   "adapted metric not finite")
+
+# Run one chain; returns a list with the kept draws, stats and timings.
+run_chain <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
+                      block = 50L, progress = NULL) {
+  settings <- sampler_c_settings(sampler, warmup)
+  dim <- length(init)
+  n_keep <- if (iter > 0) (iter - 1L) %/% thin + 1L else 0L
+  res <- list(chain = chain_id, draws = matrix(NA_real_, n_keep, dim),
+              stats = matrix(NA_real_, n_keep, length(.stat_names)),
+              warmup_stats = matrix(NA_real_, warmup, length(.stat_names)),
+              time_warmup = 0, time_sampling = 0, status = 0L, n_grad = 0,
+              stepsize = NA_real_, inv_metric = rep(NA_real_, dim))
+  t0 <- proc.time()[[3]]
+  xp <- .Call(C_chain_new, spec, as.double(init), as.double(seed),
+              as.integer(chain_id), settings)
+  info <- .Call(C_chain_info, xp)
+  if (info$status == 1L) {
+    res$status <- 1L
+    res$n_grad <- info$n_grad
+    return(res)
+  }
+  done <- 0L
+  kept <- 0L
+  total <- warmup + iter
+  while (done < total) {
+    # blocks never straddle the end of warm-up, so timings are exact
+    limit <- if (done < warmup) warmup else total
+    n <- min(block, limit - done)
+    out <- .Call(C_chain_run, xp, n)
+    idx <- done + seq_len(n)          # 1-based iteration numbers
+    w <- idx <= warmup
+    if (any(w)) res$warmup_stats[idx[w], ] <- out$stats[w, , drop = FALSE]
+    m <- idx[!w] - warmup - 1L        # 0-based sampling index
+    keep <- which(!w)[m %% thin == 0L]
+    if (length(keep)) {
+      rows <- kept + seq_along(keep)
+      res$draws[rows, ] <- out$draws[keep, , drop = FALSE]
+      res$stats[rows, ] <- out$stats[keep, , drop = FALSE]
+      kept <- kept + length(keep)
+    }
+    done <- done + n
+    if (done == warmup) {
+      t1 <- proc.time()[[3]]
+      res$time_warmup <- t1 - t0
+      t0 <- t1
+    }
+    info <- out$info
+    if (!is.null(progress)) progress(chain_id, done, total)
+    if (info$status != 0L) {
+      # a failed adaptation ends the chain: its remaining draws stay NA
+      res$draws[] <- NA_real_
+      res$stats[] <- NA_real_
+      break
+    }
+  }
+  if (warmup == 0L) res$time_warmup <- 0
+  res$time_sampling <- proc.time()[[3]] - t0
+  res$status <- info$status
+  res$n_grad <- info$n_grad
+  res$stepsize <- info$stepsize
+  res$inv_metric <- info$inv_metric
+  res
+}
+
+# Apply fun to each chain index.  Uses future.apply when it is installed and
+# a non-sequential future plan is set; the draws do not depend on it.
+dispatch_chains <- function(ids, fun) {
+  use_future <- requireNamespace("future.apply", quietly = TRUE) &&
+    requireNamespace("future", quietly = TRUE) &&
+    !inherits(future::plan(), "sequential")
+  if (use_future) {
+    future.apply::future_lapply(ids, fun, future.seed = NULL,
+                                future.packages = "bnnmc")
+  } else {
+    lapply(ids, fun)
+  }
+}
+
+# Text progress for interactive sessions.
+make_progress <- function(enabled, chains, total) {
+  if (!enabled) return(NULL)
+  last <- 0
+  function(chain, done, total) {
+    now <- proc.time()[[3]]
+    if (now - last > 0.5 || done == total) {
+      last <<- now
+      message(sprintf("\rchain %d: %d/%d (%3.0f%%)%s", chain, done, total,
+                      100 * done / total, if (done == total) "" else ""),
+              appendLF = done == total)
+    }
+  }
+}

@@ -1,0 +1,123 @@
+# print, summary and the small accessor methods of bnnfit.
+
+#' @export
+print.bnnfit <- function(x, digits = 3, ...) {
+  sizes <- x$spec$sizes
+  cat("Bayesian neural network fitted by", format(x$sampler), "\n")
+  cat(" formula:     ", deparse1(x$formula), "\n")
+  cat(" network:     ", paste(sizes, collapse = " - "),
+      sprintf("(%s hidden activation, %d parameters)",
+              if (length(x$hidden)) x$activation else "no", length(x$parameters)), "\n")
+  cat(" likelihood:  ", format(x$likelihood), "\n")
+  cat(" prior:       ", format(x$prior), "\n")
+  ok <- x$chain_status == "ok"
+  cat(sprintf(" chains:       %d x %d draws (warm-up %d, thin %d)%s\n", x$chains,
+              dim(x$draws)[1], x$warmup, x$thin,
+              if (all(ok)) "" else sprintf(", %d failed", sum(!ok))))
+  st <- x$sampler_stats
+  div <- colSums(st[, , "divergent__", drop = FALSE] > 0, na.rm = TRUE)
+  cat(" divergences: ", sum(div), if (sum(div)) sprintf("(per chain: %s)", paste(div, collapse = " ")) else "", "\n")
+  cat(" step sizes:  ", paste(formatC(x$stepsize, digits = digits, format = "g"), collapse = " "), "\n")
+  cat(sprintf(" gradients:    %s in total (%s per chain on average)\n",
+              format(sum(x$n_grad), big.mark = ","), format(round(mean(x$n_grad)), big.mark = ",")))
+  cat(sprintf(" time:         %.1f s (warm-up %.1f s, sampling %.1f s, summed over chains)\n",
+              x$elapsed, sum(x$timing$warmup), sum(x$timing$sampling)))
+  cat(" observations:", nobs(x), "\n")
+  invisible(x)
+}
+
+# Layer and role of each parameter name: "W2[3,1]" -> layer 2, weight.
+parameter_layers <- function(pars) {
+  layer <- suppressWarnings(as.integer(sub("^[Wb]([0-9]+)\\[.*$", "\\1", pars)))
+  role <- ifelse(grepl("^W[0-9]+\\[", pars), "weight",
+                 ifelse(grepl("^b[0-9]+\\[", pars), "bias", "other"))
+  data.frame(parameter = pars, layer = layer, role = role, stringsAsFactors = FALSE)
+}
+
+#' Summarise a Bayesian neural network fit
+#'
+#' Posterior summaries per parameter and aggregated per layer and role
+#' (weights, biases), with the sampler's diagnostics.  Individual weights of
+#' a network are not identified (permutation and sign symmetries), so their
+#' marginal summaries and R-hat values are expected to look poor even when
+#' the predictive distribution has converged; the per-layer view and the
+#' chain-wise diagnostics are the useful ones.
+#'
+#' @param object A `bnnfit`.
+#' @param probs Quantiles to report.
+#' @param ... Unused.
+#' @return An object of class `summary.bnnfit`: a list with `parameters` (one
+#'   row per parameter), `layers` (one row per layer and role) and `sampler`
+#'   (per-chain sampler diagnostics).
+#' @export
+summary.bnnfit <- function(object, probs = c(0.05, 0.5, 0.95), ...) {
+  d <- object$draws
+  ok <- object$chain_status == "ok"
+  m <- matrix(d[, ok, , drop = FALSE], ncol = dim(d)[3])
+  pars <- parameter_layers(dimnames(d)[[3]])
+  qs <- t(apply(m, 2L, stats::quantile, probs = probs, na.rm = TRUE, names = FALSE))
+  if (length(probs) == 1L) qs <- t(qs)
+  colnames(qs) <- paste0("q", format(100 * probs, trim = TRUE))
+  tab <- data.frame(pars, mean = colMeans(m, na.rm = TRUE),
+                    sd = apply(m, 2L, stats::sd, na.rm = TRUE), qs,
+                    stringsAsFactors = FALSE, row.names = NULL)
+  layers <- stats::aggregate(cbind(mean_abs = abs(tab$mean), sd = tab$sd) ~ layer + role,
+                             data = tab[!is.na(tab$layer), ], FUN = mean)
+  layers$n <- as.vector(table(interaction(tab$layer, tab$role, drop = TRUE))[
+    paste(layers$layer, layers$role, sep = ".")])
+  st <- object$sampler_stats
+  samp <- data.frame(
+    chain = seq_len(object$chains), status = as.character(object$chain_status),
+    stepsize = object$stepsize,
+    accept_stat = colMeans(st[, , "accept_stat__", drop = FALSE], na.rm = TRUE)[, 1],
+    mean_treedepth = colMeans(st[, , "treedepth__", drop = FALSE], na.rm = TRUE)[, 1],
+    divergences = colSums(st[, , "divergent__", drop = FALSE], na.rm = TRUE)[, 1],
+    n_grad = object$n_grad,
+    seconds = object$timing$warmup + object$timing$sampling)
+  structure(list(parameters = tab, layers = layers, sampler = samp, fit = object),
+            class = "summary.bnnfit")
+}
+
+#' @export
+print.summary.bnnfit <- function(x, digits = 3, ...) {
+  print(x$fit, digits = digits)
+  cat("\nPer layer (posterior means of |mean| and sd over parameters):\n")
+  print(x$layers, digits = digits, row.names = FALSE)
+  cat("\nSampler diagnostics per chain:\n")
+  print(x$sampler, digits = digits, row.names = FALSE)
+  invisible(x)
+}
+
+#' @export
+nobs.bnnfit <- function(object, ...) nrow(object$X)
+
+#' @export
+formula.bnnfit <- function(x, ...) x$formula
+
+#' Posterior means of the parameters
+#' @param object A `bnnfit`.
+#' @param ... Unused.
+#' @return A named numeric vector (network parameters on the standardised
+#'   scale, `sigma` on its natural scale).
+#' @export
+#' @examples
+#' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 1,
+#'                warmup = 50, iter = 20, seed = 1)
+#' head(coef(fit))
+coef.bnnfit <- function(object, ...) {
+  d <- object$draws[, object$chain_status == "ok", , drop = FALSE]
+  colMeans(matrix(d, ncol = dim(d)[3], dimnames = list(NULL, dimnames(d)[[3]])),
+           na.rm = TRUE)
+}
+
+#' @export
+fitted.bnnfit <- function(object, ...) {
+  if (is_classification(object)) return(predict(object, type = "prob"))
+  predict(object, type = "response")
+}
+
+#' @export
+residuals.bnnfit <- function(object, ...) {
+  if (is_classification(object)) stop("residuals() is for regression fits.", call. = FALSE)
+  object$y - fitted(object)
+}

@@ -1,0 +1,127 @@
+# Sampler settings constructors.
+
+#' No-U-Turn sampler settings
+#'
+#' NUTS as implemented in Stan: multinomial sampling with biased progressive
+#' sampling at the top of the tree, the generalised U-turn criterion with the
+#' additional checks across subtrees, divergence when the energy error
+#' exceeds 1000, Stan's step-size initialisation, dual averaging and windowed
+#' adaptation of a diagonal metric.
+#'
+#' **Short warm-ups.** When `init_buffer + window + term_buffer` exceeds the
+#' warm-up, Stan switches to 15% / 75% / 10% buffers but forgets to restart
+#' its window counter (stan-dev/stan issue 3380), so the metric is never
+#' adapted.  bnnmc does the intended thing: with the DEI-MCMC default of 100
+#' warm-up iterations the metric is estimated from iterations 16 to 90 and
+#' the step size is re-tuned in the last 10.  The final step size is
+#' `exp(x_bar)` of dual averaging only if it was updated since the last
+#' restart (Stan before 2.37 reset it to 1 otherwise).  With fewer than 20
+#' warm-up iterations only the step size is adapted, as in Stan.
+#'
+#' @param max_treedepth Maximum tree depth (at most `2^max_treedepth - 1`
+#'   leapfrog steps per iteration).
+#' @param adapt_delta Target acceptance statistic of dual averaging.
+#' @param stepsize Initial step size.
+#' @param adapt_stepsize,adapt_metric Whether to adapt during warm-up.
+#' @param init_buffer,term_buffer,window Stan's windowed adaptation.
+#' @param gamma,kappa,t0 Dual averaging constants.
+#' @param inv_metric Optional initial diagonal inverse metric.
+#' @return A `bnn_sampler` object.
+#' @export
+#' @examples
+#' bnn_nuts(adapt_delta = 0.9)
+bnn_nuts <- function(max_treedepth = 10, adapt_delta = 0.8, stepsize = 1,
+                     adapt_stepsize = TRUE, adapt_metric = TRUE,
+                     init_buffer = 75, term_buffer = 50, window = 25,
+                     gamma = 0.05, kappa = 0.75, t0 = 10, inv_metric = NULL) {
+  max_treedepth <- check_count(max_treedepth, "max_treedepth", 1L)
+  if (max_treedepth > 30L) stop("'max_treedepth' must be at most 30.", call. = FALSE)
+  structure(list(
+    method = "nuts", kernel = 0L, max_treedepth = max_treedepth,
+    adapt_delta = check_prob(adapt_delta, "adapt_delta"),
+    stepsize = check_positive(stepsize, "stepsize"),
+    adapt_stepsize = isTRUE(adapt_stepsize), adapt_metric = isTRUE(adapt_metric),
+    init_buffer = check_count(init_buffer, "init_buffer"),
+    term_buffer = check_count(term_buffer, "term_buffer"),
+    window = check_count(window, "window", 1L),
+    gamma = check_positive(gamma, "gamma"), kappa = check_positive(kappa, "kappa"),
+    t0 = check_positive(t0, "t0"), inv_metric = inv_metric),
+    class = "bnn_sampler")
+}
+
+#' Static Hamiltonian Monte Carlo settings
+#'
+#' HMC with a fixed step size and integration time (the number of leapfrog
+#' steps is `floor(trajectory_length / stepsize)`), a Metropolis correction
+#' and optional adaptation.  The defaults reproduce the setting of Izmailov
+#' et al. (2021) used in the DEI-MCMC paper's HMC-vs-NUTS comparison: step
+#' size 1e-5, trajectory length pi * 0.1 / 2, no adaptation.
+#'
+#' @param stepsize Step size.
+#' @param trajectory_length Integration time.
+#' @param adapt_stepsize,adapt_metric Adapt the step size (dual averaging to
+#'   `adapt_delta`) and the diagonal metric during warm-up.
+#' @param adapt_delta Target acceptance rate when adapting.
+#' @inheritParams bnn_nuts
+#' @return A `bnn_sampler` object.
+#' @export
+#' @examples
+#' bnn_hmc(stepsize = 0.01, trajectory_length = 1, adapt_stepsize = TRUE)
+bnn_hmc <- function(stepsize = 1e-5, trajectory_length = pi * 0.1 / 2,
+                    adapt_stepsize = FALSE, adapt_metric = FALSE,
+                    adapt_delta = 0.8, init_buffer = 75, term_buffer = 50,
+                    window = 25, inv_metric = NULL) {
+  structure(list(
+    method = "hmc", kernel = 1L, max_treedepth = 1L,
+    stepsize = check_positive(stepsize, "stepsize"),
+    int_time = check_positive(trajectory_length, "trajectory_length"),
+    adapt_stepsize = isTRUE(adapt_stepsize), adapt_metric = isTRUE(adapt_metric),
+    adapt_delta = check_prob(adapt_delta, "adapt_delta"),
+    init_buffer = check_count(init_buffer, "init_buffer"),
+    term_buffer = check_count(term_buffer, "term_buffer"),
+    window = check_count(window, "window", 1L),
+    gamma = 0.05, kappa = 0.75, t0 = 10, inv_metric = inv_metric),
+    class = "bnn_sampler")
+}
+
+#' @export
+print.bnn_sampler <- function(x, ...) {
+  cat("<bnn_sampler>", format(x), "\n")
+  invisible(x)
+}
+
+#' @export
+format.bnn_sampler <- function(x, ...) {
+  switch(x$method,
+    nuts = sprintf("NUTS (max treedepth %d, adapt_delta %s, metric %s)",
+                   x$max_treedepth, x$adapt_delta,
+                   if (x$adapt_metric) "diagonal, adapted" else "fixed"),
+    hmc = sprintf("static HMC (step size %s%s, integration time %s)",
+                  fmt_num(x$stepsize), if (x$adapt_stepsize) " adapted" else "",
+                  fmt_num(x$int_time)),
+    x$method)
+}
+
+as_sampler <- function(x) {
+  if (inherits(x, "bnn_sampler")) return(x)
+  if (is.character(x) && length(x) == 1L) {
+    return(switch(x,
+      nuts = bnn_nuts(),
+      hmc = bnn_hmc(),
+      stop(sprintf("'sampler' must be one of \"nuts\", \"hmc\" or a settings object such as bnn_nuts(), not \"%s\".", x),
+           call. = FALSE)))
+  }
+  stop("'sampler' must be a name such as \"nuts\" or a settings object such as bnn_nuts().",
+       call. = FALSE)
+}
+
+# The settings list handed to C_chain_new.
+sampler_c_settings <- function(s, warmup) {
+  list(kernel = s$kernel, max_treedepth = s$max_treedepth, warmup = as.integer(warmup),
+       adapt_stepsize = as.integer(s$adapt_stepsize),
+       adapt_metric = as.integer(s$adapt_metric),
+       init_buffer = s$init_buffer, term_buffer = s$term_buffer, window = s$window,
+       stepsize = s$stepsize, adapt_delta = s$adapt_delta, gamma = s$gamma,
+       kappa = s$kappa, t0 = s$t0, int_time = s$int_time %||% 1,
+       inv_metric = if (is.null(s$inv_metric)) NULL else as.double(s$inv_metric))
+}

@@ -1,0 +1,59 @@
+# Small internal helpers.
+
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
+# Evaluate expr with R's RNG seeded, restoring the caller's RNG state after.
+with_seed <- function(seed, expr) {
+  old <- if (exists(".Random.seed", envir = globalenv(), inherits = FALSE))
+    get(".Random.seed", envir = globalenv(), inherits = FALSE) else NULL
+  on.exit({
+    if (is.null(old)) {
+      if (exists(".Random.seed", envir = globalenv(), inherits = FALSE))
+        rm(".Random.seed", envir = globalenv())
+    } else {
+      assign(".Random.seed", old, envir = globalenv())
+    }
+  })
+  set.seed(seed)
+  expr
+}
+
+check_count <- function(x, name, min = 0L) {
+  if (!is.numeric(x) || length(x) != 1L || is.na(x) || x != round(x) || x < min)
+    stop(sprintf("'%s' must be a single whole number >= %d, not %s.", name, min,
+                 deparse1(x)), call. = FALSE)
+  as.integer(x)
+}
+
+check_prob <- function(x, name, open = TRUE) {
+  ok <- is.numeric(x) && length(x) == 1L && !is.na(x) && x > 0 && x < 1
+  if (!ok) stop(sprintf("'%s' must be a single number in (0, 1), not %s.", name,
+                        deparse1(x)), call. = FALSE)
+  x
+}
+
+check_positive <- function(x, name) {
+  if (!is.numeric(x) || length(x) != 1L || is.na(x) || !(x > 0) || !is.finite(x))
+    stop(sprintf("'%s' must be a single positive number, not %s.", name,
+                 deparse1(x)), call. = FALSE)
+  x
+}
+
+match_choice <- function(x, choices, name) {
+  if (!is.character(x) || length(x) != 1L || !(x %in% choices))
+    stop(sprintf("'%s' must be one of %s, not %s.", name,
+                 paste0('"', choices, '"', collapse = ", "), deparse1(x)),
+         call. = FALSE)
+  x
+}
+
+new_seed <- function() sample.int(.Machine$integer.max, 1L)
+
+# Median of a numeric vector ignoring NA, NA if empty.
+fmt_num <- function(x, digits = 3) formatC(x, digits = digits, format = "g")
+
+# A warning with a class, so callers can handle kinds of warnings apart.
+warn_cond <- function(msg, class) {
+  warning(structure(class = c(class, "bnnmc_warning", "warning", "condition"),
+                    list(message = msg, call = NULL)))
+}

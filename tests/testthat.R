@@ -1,0 +1,4 @@
+library(testthat)
+library(bnnmc)
+
+test_check("bnnmc")

@@ -1,0 +1,90 @@
+# Gradients by backpropagation against central finite differences.
+
+fd_check <- function(spec, theta, h = 1e-5) {
+  g <- .Call(C_model_logpost, spec, matrix(theta))$grad[, 1]
+  fd <- vapply(seq_along(theta), function(i) {
+    tp <- theta; tm <- theta
+    tp[i] <- tp[i] + h; tm[i] <- tm[i] - h
+    (.Call(C_model_logpost, spec, matrix(tp))$lp -
+       .Call(C_model_logpost, spec, matrix(tm))$lp) / (2 * h)
+  }, numeric(1))
+  max(abs(g - fd) / pmax(1, abs(g)))
+}
+
+test_that("gradients match finite differences for every activation, likelihood and prior", {
+  set.seed(11)
+  n <- 17; p <- 3
+  X <- matrix(rnorm(n * p), n, p)
+  liks <- list(bnn_likelihood("hetero_gaussian"),
+               bnn_likelihood("gaussian"),
+               bnn_likelihood("gaussian", sigma_prior = "exponential", sigma_prior_scale = 2),
+               bnn_likelihood("gaussian", sigma = 0.7),
+               bnn_likelihood("bernoulli"),
+               bnn_likelihood("categorical"))
+  priors <- list(bnn_prior("normal", scale = c(1, 0.5, 2)),
+                 bnn_prior("laplace", scale = 0.8, fan_in = TRUE))
+  for (act in bnn_activations()) for (lik in liks) for (pr in priors) {
+    y <- switch(lik$family, bernoulli = as.double(rbinom(n, 1, 0.5)),
+                categorical = as.double(sample(0:2, n, TRUE)), rnorm(n))
+    sizes <- bnnmc:::layer_sizes(p, c(4, 3), lik, n_class = 3L)
+    spec <- bnnmc:::make_spec(sizes, act, lik, pr, X = X, y = y)
+    theta <- rnorm(bnnmc:::spec_dim(spec), 0, 0.7)
+    err <- fd_check(spec, theta)
+    expect_lt(err, 1e-6, label = sprintf("%s / %s / %s: relative error %g",
+                                         act, lik$family, pr$family, err))
+  }
+})
+
+test_that("gradients are right with several row chunks and no hidden layer", {
+  set.seed(3)
+  n <- 600; p <- 2   # more rows than one chunk of 256
+  X <- matrix(rnorm(n * p), n, p)
+  y <- rnorm(n)
+  for (hidden in list(integer(0), 5L, c(3L, 4L, 2L))) {
+    lik <- bnn_likelihood()
+    sizes <- bnnmc:::layer_sizes(p, hidden, lik)
+    spec <- bnnmc:::make_spec(sizes, "tanh", lik, bnn_prior(), X = X, y = y)
+    theta <- rnorm(bnnmc:::spec_dim(spec), 0, 0.5)
+    expect_lt(fd_check(spec, theta), 1e-6)
+  }
+})
+
+test_that("the log posterior equals a direct computation in R", {
+  set.seed(5)
+  n <- 9; p <- 2
+  X <- matrix(rnorm(n * p), n, p); y <- rnorm(n)
+  lik <- bnn_likelihood()
+  sizes <- c(p, 3L, 2L)
+  spec <- bnnmc:::make_spec(sizes, "tanh", lik, bnn_prior(scale = 0.5), X = X, y = y)
+  theta <- rnorm(bnnmc:::spec_dim(spec))
+  u <- bnn_unflatten(theta, sizes)
+  h <- tanh(sweep(X %*% u$layer1$W, 2, u$layer1$b, "+"))
+  o <- sweep(h %*% u$layer2$W, 2, u$layer2$b, "+")
+  sd <- pmin(pmax(exp(o[, 2]), 1e-6), 1e6)
+  ll <- sum(dnorm(y, o[, 1], sd, log = TRUE))
+  lp <- sum(dnorm(theta, 0, 0.5, log = TRUE))
+  res <- .Call(C_model_logpost, spec, matrix(theta))
+  expect_equal(res$loglik, ll, tolerance = 1e-12)
+  expect_equal(res$logprior, lp, tolerance = 1e-12)
+  expect_equal(res$lp, ll + lp, tolerance = 1e-12)
+})
+
+test_that("the forward pass equals a direct computation for every activation", {
+  set.seed(8)
+  X <- matrix(rnorm(40), 20, 2)
+  f <- list(tanh = tanh, relu = function(x) pmax(x, 0),
+            leaky_relu = function(x) ifelse(x > 0, x, 0.01 * x),
+            silu = function(x) x * plogis(x), sigmoid = plogis,
+            softplus = function(x) log1p(exp(x)),
+            gelu = function(x) x * pnorm(x),
+            trunc_relu = function(x) pmin(pmax(x, 0), 1), identity = identity)
+  for (act in names(f)) {
+    sizes <- c(2L, 4L, 1L)
+    spec <- bnnmc:::make_spec(sizes, act, bnn_likelihood("gaussian", sigma = 1), bnn_prior())
+    theta <- rnorm(bnn_n_parameters(sizes), 0, 1.5)
+    u <- bnn_unflatten(theta, sizes)
+    expect_fn <- f[[act]](sweep(X %*% u$layer1$W, 2, u$layer1$b, "+")) %*% u$layer2$W + u$layer2$b
+    out <- .Call(C_model_forward, spec, matrix(theta), X)
+    expect_equal(out[, 1, 1], c(expect_fn), tolerance = 1e-12, label = act)
+  }
+})
