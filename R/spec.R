@@ -306,7 +306,10 @@ bnn_log_posterior <- function(object, theta) {
   if (!inherits(object, "bnnfit")) stop("'object' must be a bnnfit.", call. = FALSE)
   theta <- as.matrix(theta)
   storage.mode(theta) <- "double"
-  .Call(C_model_logpost, object$spec, theta)
+  if (nrow(theta) != length(object$parameters))
+    stop(sprintf("'theta' must have %d entries (or rows).", length(object$parameters)),
+         call. = FALSE)
+  .Call(C_model_logpost, fit_spec(object), theta)
 }
 
 #' @rdname bnn_log_posterior
@@ -320,4 +323,12 @@ bnn_unconstrain <- function(object, draws) {
     draws[length(draws)] <- log(draws[length(draws)])
   }
   draws
+}
+
+# The fit's specification with its (standardised) training data.
+fit_spec <- function(object) {
+  spec <- object$spec
+  spec$X <- object$X
+  spec$y <- object$y_model
+  spec
 }

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The full check: R CMD build, then R CMD check --as-cran on the tarball
+# (runs the tests, the examples and builds the vignettes).  Fails on any
+# ERROR or WARNING, and on any NOTE other than the new-submission one.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# no network here: skip the remote CRAN-incoming look-ups and the clock check
+export _R_CHECK_CRAN_INCOMING_REMOTE_=false
+export _R_CHECK_SYSTEM_CLOCK_=0
+export _R_CHECK_FUTURE_FILE_TIMESTAMPS_=false
+# Rd2pdf: inconsolata is not in Debian's base TeX packages
+export R_RD4PDF="${R_RD4PDF:-times,hyper}"
+# the benchmark data beside the repository, if present (tests skip without)
+if [ -z "${BNNMC_DATA_DIR:-}" ] && [ -d ../shared/data/uci ]; then
+  export BNNMC_DATA_DIR="$(cd ../shared/data/uci && pwd)"
+fi
+out="${BNNMC_CHECK_DIR:-check}"
+rm -rf "$out"; mkdir -p "$out"
+R CMD build --no-manual . >/dev/null
+tarball=$(ls -t bnnmc_*.tar.gz | head -n 1)
+mv "$tarball" "$out/"
+status=0
+(cd "$out" && R CMD check --as-cran "$tarball") || status=$?
+log="$out/bnnmc.Rcheck/00check.log"
+rout="$out/bnnmc.Rcheck/tests/testthat.Rout"
+[ -f "$rout" ] || rout="$out/bnnmc.Rcheck/tests/testthat.Rout.fail"
+if [ -f "$rout" ]; then
+  res=$(grep -E "\[ FAIL [0-9]+ \| WARN [0-9]+ \| SKIP [0-9]+ \| PASS [0-9]+ \]" "$rout" | tail -n 1 || true)
+  if [ -n "$res" ]; then
+    fail=$(echo "$res" | sed -E 's/.*FAIL ([0-9]+).*/\1/')
+    pass=$(echo "$res" | sed -E 's/.*PASS ([0-9]+).*/\1/')
+    skip=$(echo "$res" | sed -E 's/.*SKIP ([0-9]+).*/\1/')
+    echo "testthat: $pass passed, $fail failed, $skip skipped"
+  fi
+fi
+if [ "$status" != "0" ]; then
+  echo "R CMD check failed"; [ -f "$rout" ] && tail -n 40 "$rout"; exit 1
+fi
+bad=$(grep -E "\.\.\. (ERROR|WARNING|NOTE)" "$log" | grep -v "CRAN incoming feasibility" || true)
+if [ -n "$bad" ]; then
+  echo "R CMD check reported problems:"; echo "$bad"; exit 1
+fi
+echo "R CMD check --as-cran: OK (no ERROR, WARNING or NOTE beyond the new submission)"
