@@ -2,6 +2,7 @@
  * forward pass over many draws. */
 #include <math.h>
 #include "api_util.h"
+#include "kernels.h"
 
 /* theta: vector (one point) or matrix with one point per column.
  * Returns list(lp = numeric, grad = matrix dim x npoints,
@@ -60,4 +61,34 @@ SEXP C_model_forward(SEXP spec, SEXP draws, SEXP X) {
   }
   UNPROTECT(2);
   return out;
+}
+
+/* Evaluate the log posterior and its gradient n_rep times at theta (for
+ * benchmarks: no R overhead between evaluations).  Returns the last value. */
+SEXP C_model_grad_loop(SEXP spec, SEXP theta, SEXP n_rep) {
+  if (TYPEOF(theta) != REALSXP) Rf_error("'theta' must be a double vector");
+  int reps = Rf_asInteger(n_rep);
+  if (reps == NA_INTEGER || reps < 1) Rf_error("'n_rep' must be a positive integer");
+  bnn_model *m;
+  bnn_model_protect(spec, 1, 0, &m);
+  if (Rf_length(theta) != m->dim) Rf_error("'theta' must have length %d", m->dim);
+  double *g = (double *)R_alloc((size_t)m->dim, sizeof(double));
+  double lp = 0.0;
+  for (int r = 0; r < reps; r++) {
+    lp = bnn_model_logpost(m, REAL(theta), g);
+    if (r % 64 == 63) R_CheckUserInterrupt();
+  }
+  UNPROTECT(1);
+  return Rf_ScalarReal(lp);
+}
+
+/* Select the kernels: TRUE = best the CPU supports, FALSE = portable C.
+ * NULL only reports.  Returns the name of the kernels in use. */
+SEXP C_simd(SEXP enable) {
+  if (!Rf_isNull(enable)) {
+    int e = Rf_asLogical(enable);
+    if (e == NA_LOGICAL) Rf_error("'enable' must be TRUE or FALSE");
+    bnn_kernels_select(e);
+  }
+  return Rf_mkString(bnn_kern()->name);
 }

@@ -4,10 +4,13 @@
 #include <Rinternals.h>
 #include <R_ext/Rdynload.h>
 #include <stdlib.h>
+#include "kernels.h"
 
 /* --- model and chains (api_model.c, api_chain.c) --- */
 SEXP C_model_logpost(SEXP, SEXP);
 SEXP C_model_forward(SEXP, SEXP, SEXP);
+SEXP C_model_grad_loop(SEXP, SEXP, SEXP);
+SEXP C_simd(SEXP);
 SEXP C_chain_new(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP C_chain_run(SEXP, SEXP);
 SEXP C_chain_info(SEXP);
@@ -24,6 +27,8 @@ static const R_CallMethodDef CallEntries[] = {
     /* model and chains */
     CALLDEF(C_model_logpost, 2),
     CALLDEF(C_model_forward, 3),
+    CALLDEF(C_model_grad_loop, 3),
+    CALLDEF(C_simd, 1),
     CALLDEF(C_chain_new, 5),
     CALLDEF(C_chain_run, 2),
     CALLDEF(C_chain_info, 1),
@@ -36,4 +41,5 @@ void R_init_bnnmc(DllInfo *dll) {
   R_registerRoutines(dll, NULL, CallEntries, NULL, NULL);
   R_useDynamicSymbols(dll, FALSE);
   R_forceSymbols(dll, TRUE);
+  bnn_kernels_select(1);
 }

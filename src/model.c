@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model.h"
+#include "kernels.h"
 #include "vmath.h"
 
 #define LOG_SD_MIN (-13.815510557964274)   /* log(1e-6) */
@@ -107,156 +108,12 @@ double bnn_act_apply1(int act, double x) {
   }
 }
 
-static void act_forward(int act, const double *z, double *a, int n) {
-  int i;
-  switch (act) {
-  case BNN_ACT_TANH:
-    bnn_vtanh(z, a, n);
-    break;
-  case BNN_ACT_RELU:
-    for (i = 0; i < n; i++) a[i] = z[i] > 0 ? z[i] : 0.0;
-    break;
-  case BNN_ACT_LEAKY_RELU:
-    for (i = 0; i < n; i++) a[i] = z[i] > 0 ? z[i] : 0.01 * z[i];
-    break;
-  case BNN_ACT_SILU:
-    bnn_vsigmoid(z, a, n);
-    for (i = 0; i < n; i++) a[i] *= z[i];
-    break;
-  case BNN_ACT_SIGMOID:
-    bnn_vsigmoid(z, a, n);
-    break;
-  case BNN_ACT_SOFTPLUS:
-    /* softplus(x) = max(x, 0) + log1p(exp(-|x|)) */
-    for (i = 0; i < n; i++) a[i] = -fabs(z[i]);
-    bnn_vexp(a, a, n);
-    for (i = 0; i < n; i++) a[i] = (z[i] > 0 ? z[i] : 0.0) + log1p(a[i]);
-    break;
-  case BNN_ACT_GELU:
-    for (i = 0; i < n; i++) a[i] = 0.5 * z[i] * (1.0 + erf(z[i] * M_SQRT1_2));
-    break;
-  case BNN_ACT_TRUNC_RELU:
-    for (i = 0; i < n; i++) a[i] = z[i] < 0 ? 0.0 : (z[i] > 1 ? 1.0 : z[i]);
-    break;
-  default:
-    memcpy(a, z, sizeof(double) * (size_t)n);
-  }
-}
-
-/* d <- d * act'(z), with a = act(z) available.  tmp has room for n. */
-static void act_backward(int act, const double *z, const double *a, double *d,
-                         double *tmp, int n) {
-  int i;
-  switch (act) {
-  case BNN_ACT_TANH:
-    for (i = 0; i < n; i++) d[i] *= 1.0 - a[i] * a[i];
-    break;
-  case BNN_ACT_RELU:
-    for (i = 0; i < n; i++) d[i] = z[i] > 0 ? d[i] : 0.0;
-    break;
-  case BNN_ACT_LEAKY_RELU:
-    for (i = 0; i < n; i++) d[i] *= z[i] > 0 ? 1.0 : 0.01;
-    break;
-  case BNN_ACT_SILU:
-    bnn_vsigmoid(z, tmp, n);
-    for (i = 0; i < n; i++) d[i] *= tmp[i] * (1.0 + z[i] * (1.0 - tmp[i]));
-    break;
-  case BNN_ACT_SIGMOID:
-    for (i = 0; i < n; i++) d[i] *= a[i] * (1.0 - a[i]);
-    break;
-  case BNN_ACT_SOFTPLUS:
-    bnn_vsigmoid(z, tmp, n);
-    for (i = 0; i < n; i++) d[i] *= tmp[i];
-    break;
-  case BNN_ACT_GELU: {
-    const double inv_sqrt_2pi = 0.39894228040143267794;
-    for (i = 0; i < n; i++)
-      d[i] *= 0.5 * (1.0 + erf(z[i] * M_SQRT1_2)) +
-              z[i] * inv_sqrt_2pi * exp(-0.5 * z[i] * z[i]);
-    break;
-  }
-  case BNN_ACT_TRUNC_RELU:
-    for (i = 0; i < n; i++) d[i] = (z[i] > 0 && z[i] < 1) ? d[i] : 0.0;
-    break;
-  default:
-    break;
-  }
-}
-
-/* ------------------------------------------------------- dense kernels -- */
-
-/* z[:, j] = b[j] + sum_k a[:, k] W[k, j] for a chunk of m rows.
- * a has leading dimension lda, z has leading dimension BNN_CHUNK. */
-static void dense_forward(const double *a, int lda, int m, int fin, int fout,
-                          const double *W, const double *b, double *z) {
-  int j = 0;
-  for (; j + 1 < fout; j += 2) {
-    double *z0 = z + (size_t)j * BNN_CHUNK, *z1 = z0 + BNN_CHUNK;
-    const double *w0 = W + (size_t)j * fin, *w1 = w0 + fin;
-    double b0 = b[j], b1 = b[j + 1];
-    for (int i = 0; i < m; i++) { z0[i] = b0; z1[i] = b1; }
-    int k = 0;
-    for (; k + 1 < fin; k += 2) {
-      const double *ak = a + (size_t)k * lda, *ak1 = ak + lda;
-      double w00 = w0[k], w01 = w0[k + 1], w10 = w1[k], w11 = w1[k + 1];
-      for (int i = 0; i < m; i++) {
-        double x0 = ak[i], x1 = ak1[i];
-        z0[i] += w00 * x0 + w01 * x1;
-        z1[i] += w10 * x0 + w11 * x1;
-      }
-    }
-    for (; k < fin; k++) {
-      const double *ak = a + (size_t)k * lda;
-      double w00 = w0[k], w10 = w1[k];
-      for (int i = 0; i < m; i++) {
-        z0[i] += w00 * ak[i];
-        z1[i] += w10 * ak[i];
-      }
-    }
-  }
-  for (; j < fout; j++) {
-    double *z0 = z + (size_t)j * BNN_CHUNK;
-    const double *w0 = W + (size_t)j * fin;
-    double b0 = b[j];
-    for (int i = 0; i < m; i++) z0[i] = b0;
-    for (int k = 0; k < fin; k++) {
-      const double *ak = a + (size_t)k * lda;
-      double w = w0[k];
-      for (int i = 0; i < m; i++) z0[i] += w * ak[i];
-    }
-  }
-}
-
-static inline double dot(const double *x, const double *y, int m) {
-  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  int i = 0;
-  for (; i + 3 < m; i += 4) {
-    s0 += x[i] * y[i];
-    s1 += x[i + 1] * y[i + 1];
-    s2 += x[i + 2] * y[i + 2];
-    s3 += x[i + 3] * y[i + 3];
-  }
-  for (; i < m; i++) s0 += x[i] * y[i];
-  return (s0 + s1) + (s2 + s3);
-}
-
-static inline double sum(const double *x, int m) {
-  double s0 = 0, s1 = 0;
-  int i = 0;
-  for (; i + 1 < m; i += 2) {
-    s0 += x[i];
-    s1 += x[i + 1];
-  }
-  if (i < m) s0 += x[i];
-  return s0 + s1;
-}
-
 /* ---------------------------------------------------------- likelihood -- */
 
 /* Log-likelihood of rows [r0, r0 + m) from outputs o (BNN_CHUNK x n_out);
  * when d is not NULL, d <- dll/do and *g_extra accumulates the gradient of
  * the likelihood's own parameter. */
-static double lik_chunk(const bnn_model *m, const double *theta,
+static double lik_chunk(bnn_model *m, const double *theta,
                         const double *o, const double *y, int mrows,
                         double *d, double *g_extra) {
   double ll = 0.0;
@@ -264,17 +121,23 @@ static double lik_chunk(const bnn_model *m, const double *theta,
   switch (m->lik) {
   case BNN_LIK_HETERO: {
     const double *mu = o, *lsd = o + BNN_CHUNK;
+    double *prec = m->out_tmp;
+    for (i = 0; i < mrows; i++) {
+      double ls = lsd[i];
+      ls = ls < LOG_SD_MIN ? LOG_SD_MIN : (ls > LOG_SD_MAX ? LOG_SD_MAX : ls);
+      prec[i] = -2.0 * ls;
+    }
+    bnn_vexp(prec, prec, mrows);
     for (i = 0; i < mrows; i++) {
       double ls = lsd[i];
       int clipped = !(ls > LOG_SD_MIN && ls < LOG_SD_MAX);
       ls = ls < LOG_SD_MIN ? LOG_SD_MIN : (ls > LOG_SD_MAX ? LOG_SD_MAX : ls);
       if (lsd[i] != lsd[i]) ls = lsd[i]; /* keep NaN visible */
-      double prec = exp(-2.0 * ls);
       double r = y[i] - mu[i];
-      double r2p = r * r * prec;
+      double r2p = r * r * prec[i];
       ll += -HALF_LOG_2PI - ls - 0.5 * r2p;
       if (d) {
-        d[i] = r * prec;
+        d[i] = r * prec[i];
         d[i + BNN_CHUNK] = clipped ? 0.0 : (r2p - 1.0);
       }
     }
@@ -349,12 +212,12 @@ static double *forward_chunk(bnn_model *m, const double *theta,
   for (int l = 0; l < L; l++) {
     int fin = m->sizes[l], fout = m->sizes[l + 1];
     z = m->z + off;
-    dense_forward(ain, lda, mrows, fin, fout, theta + m->w_off[l],
-                  theta + m->b_off[l], z);
+    bnn_kern()->dense(ain, lda, mrows, fin, fout, theta + m->w_off[l], 1, fin,
+                      theta + m->b_off[l], z, BNN_CHUNK);
     if (l < L - 1) {
       double *a = m->a + off;
       for (int j = 0; j < fout; j++)
-        act_forward(m->act, z + (size_t)j * BNN_CHUNK, a + (size_t)j * BNN_CHUNK, mrows);
+        bnn_kern()->act_forward(m->act, z + (size_t)j * BNN_CHUNK, a + (size_t)j * BNN_CHUNK, mrows);
       ain = a;
       lda = BNN_CHUNK;
     }
@@ -388,34 +251,15 @@ double bnn_model_loglik(bnn_model *m, const double *theta, double *grad,
         lda = BNN_CHUNK;
       }
       double *gW = grad + m->w_off[l], *gb = grad + m->b_off[l];
-      for (int j = 0; j < fout; j++) {
-        const double *dj = dcur + (size_t)j * BNN_CHUNK;
-        gb[j] += sum(dj, mrows);
-        for (int k = 0; k < fin; k++)
-          gW[k + (size_t)j * fin] += dot(ain + (size_t)k * lda, dj, mrows);
-      }
+      bnn_kern()->grad_w(ain, lda, dcur, BNN_CHUNK, mrows, fin, fout, gW, gb);
       if (l > 0) {
-        const double *W = theta + m->w_off[l];
-        for (int k = 0; k < fin; k++) {
-          double *dk = dnext + (size_t)k * BNN_CHUNK;
-          const double *wk = W + k;
-          int j = 0;
-          double w0 = wk[0];
-          const double *d0 = dcur;
-          for (int i = 0; i < mrows; i++) dk[i] = w0 * d0[i];
-          for (j = 1; j + 1 < fout; j += 2) {
-            double wa = wk[(size_t)j * fin], wb = wk[(size_t)(j + 1) * fin];
-            const double *da = dcur + (size_t)j * BNN_CHUNK, *db = da + BNN_CHUNK;
-            for (int i = 0; i < mrows; i++) dk[i] += wa * da[i] + wb * db[i];
-          }
-          for (; j < fout; j++) {
-            double wa = wk[(size_t)j * fin];
-            const double *da = dcur + (size_t)j * BNN_CHUNK;
-            for (int i = 0; i < mrows; i++) dk[i] += wa * da[i];
-          }
-          int zo = layer_off(m, l - 1) + k * BNN_CHUNK;
-          act_backward(m->act, m->z + zo, m->a + zo, dk, m->out_tmp, mrows);
-        }
+        /* delta of the layer below: D W^T, times the activation's slope */
+        bnn_kern()->dense(dcur, BNN_CHUNK, mrows, fout, fin, theta + m->w_off[l],
+                          fin, 1, NULL, dnext, BNN_CHUNK);
+        int zo = layer_off(m, l - 1);
+        for (int k = 0; k < fin; k++)
+          bnn_kern()->act_backward(m->act, m->z + zo + k * BNN_CHUNK, m->a + zo + k * BNN_CHUNK,
+                       dnext + (size_t)k * BNN_CHUNK, m->out_tmp, mrows);
         double *t = dcur;
         dcur = dnext;
         dnext = t;

@@ -1,0 +1,41 @@
+/* Hot kernels of the network: elementwise transcendental functions and the
+ * dense-layer products.  Two implementations: portable C (kernels_generic.c)
+ * and AVX2+FMA (kernels_avx2.c, compiled with a target pragma on x86-64
+ * GCC/Clang).  bnn_kernels_select() picks one once, when the package is
+ * loaded, from what the CPU supports; after that the table is read-only.
+ * The two can differ in the last bits (fused multiply-add), so draws are
+ * reproducible on one kind of CPU, not bit-identical across CPU kinds.
+ *
+ * Layouts: activations and deltas are stored neuron by neuron, rows
+ * contiguous; a[k * lda + i] is row i of input k.  Weights W are
+ * fin x fout column-major. */
+#ifndef BNNMC_KERNELS_H
+#define BNNMC_KERNELS_H
+
+typedef struct {
+  const char *name;
+  void (*vexp)(const double *x, double *out, int n);
+  void (*vtanh)(const double *x, double *out, int n);
+  void (*vsigmoid)(const double *x, double *out, int n);
+  void (*act_forward)(int act, const double *z, double *a, int n);
+  void (*act_backward)(int act, const double *z, const double *a, double *d,
+                       double *tmp, int n);
+  /* z[j*ldz + i] = b[j] (0 if b NULL) + sum_k a[k*lda + i] W[k*wk + j*wj] */
+  void (*dense)(const double *a, int lda, int m, int fin, int fout,
+                const double *W, int wk, int wj, const double *b, double *z,
+                int ldz);
+  /* gW[k + j*fin] += sum_i a[k*lda + i] d[j*ldd + i];  gb[j] += sum_i d */
+  void (*grad_w)(const double *a, int lda, const double *d, int ldd, int m,
+                 int fin, int fout, double *gW, double *gb);
+} bnn_kernels;
+
+extern const bnn_kernels bnn_kernels_generic;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define BNNMC_HAVE_AVX2_KERNELS 1
+extern const bnn_kernels bnn_kernels_avx2;
+#endif
+
+/* the selected table (set once at load time by bnn_kernels_select) */
+const bnn_kernels *bnn_kern(void);
+void bnn_kernels_select(int allow_simd);
+#endif
