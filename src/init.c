@@ -20,6 +20,8 @@ SEXP C_chain_info(SEXP);
 /* --- optimiser and MCLMC (api_optim.c, api_mclmc.c) --- */
 
 /* --- metrics (api_metrics.c) --- */
+SEXP C_metrics_gauss(SEXP, SEXP, SEXP);
+SEXP C_metrics_gmix_quantile(SEXP, SEXP, SEXP, SEXP, SEXP);
 
 #define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
 
@@ -35,6 +37,8 @@ static const R_CallMethodDef CallEntries[] = {
     /* diagnostics */
     /* optimiser and MCLMC */
     /* metrics */
+    CALLDEF(C_metrics_gauss, 3),
+    CALLDEF(C_metrics_gmix_quantile, 5),
     {NULL, NULL, 0}};
 
 void R_init_bnnmc(DllInfo *dll) {
