@@ -15,6 +15,7 @@ SEXP C_chain_info(SEXP);
 /* --- diagnostics (api_diagnostics.c) --- */
 
 /* --- optimiser and MCLMC (api_optim.c, api_mclmc.c) --- */
+SEXP C_optimize(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 
 /* --- metrics (api_metrics.c) --- */
 
@@ -29,6 +30,7 @@ static const R_CallMethodDef CallEntries[] = {
     CALLDEF(C_chain_info, 1),
     /* diagnostics */
     /* optimiser and MCLMC */
+    CALLDEF(C_optimize, 6),
     /* metrics */
     {NULL, NULL, 0}};
 
