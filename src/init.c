@@ -18,6 +18,13 @@ SEXP C_chain_info(SEXP);
 /* --- diagnostics (api_diagnostics.c) --- */
 
 /* --- optimiser and MCLMC (api_optim.c, api_mclmc.c) --- */
+SEXP C_optimize(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP C_mclmc_new(SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP C_mclmc_tune(SEXP, SEXP, SEXP, SEXP);
+SEXP C_mclmc_run(SEXP, SEXP, SEXP);
+SEXP C_mclmc_info(SEXP);
+SEXP C_mclmc_ess(SEXP);
+SEXP C_mclmc_grads_per_step(SEXP);
 
 /* --- metrics (api_metrics.c) --- */
 SEXP C_metrics_gauss(SEXP, SEXP, SEXP);
@@ -36,6 +43,13 @@ static const R_CallMethodDef CallEntries[] = {
     CALLDEF(C_chain_info, 1),
     /* diagnostics */
     /* optimiser and MCLMC */
+    CALLDEF(C_optimize, 6),
+    CALLDEF(C_mclmc_new, 5),
+    CALLDEF(C_mclmc_tune, 4),
+    CALLDEF(C_mclmc_run, 3),
+    CALLDEF(C_mclmc_info, 1),
+    CALLDEF(C_mclmc_ess, 1),
+    CALLDEF(C_mclmc_grads_per_step, 1),
     /* metrics */
     CALLDEF(C_metrics_gauss, 3),
     CALLDEF(C_metrics_gmix_quantile, 5),

@@ -1,0 +1,332 @@
+# Microcanonical Langevin Monte Carlo (src/mclmc.c): settings, budget and the
+# per-chain driver that tunes and samples in blocks.
+
+#' MCLMC sampler settings
+#'
+#' Settings for unadjusted microcanonical Langevin Monte Carlo (MCLMC;
+#' Robnik et al. 2023) as implemented in BlackJAX, with the tuning of
+#' microcanonical Langevin ensembles (MILE; Sommer et al. 2025) or BlackJAX's
+#' own `mclmc_find_L_and_step_size`.
+#'
+#' One MCLMC step is a half partial momentum refresh, one step of the
+#' isokinetic integrator and another half refresh (BlackJAX's
+#' `with_isokinetic_maruyama`, the version MILE ran). The momentum has unit
+#' norm; the refresh is \eqn{u \leftarrow (u + \nu z)/|u + \nu z|} with
+#' \eqn{\nu = \sqrt{(e^{\epsilon/L} - 1)/d}} for each half. There is no
+#' Metropolis correction: the step size controls the bias through the
+#' energy error.
+#'
+#' **Tuning** has three stages:
+#' \enumerate{
+#'   \item Stage 1 adapts the step size so that the energy-error variance
+#'     per dimension, \eqn{\mathrm{Var}[\Delta E]/d}, matches `energy_var`,
+#'     with a weighted moving average (window `n_eff`, weights governed by
+#'     `trust`) and \eqn{\mathrm{Var}[\Delta E] \propto \epsilon^6}.
+#'   \item Stage 2 continues and sets \eqn{L = \sqrt{\sum_i \mathrm{Var}\,
+#'     \theta_i}} from step-size-weighted moments; with `diag_precond` the
+#'     square roots of these variances become the diagonal preconditioner,
+#'     \eqn{L = \sqrt d}, and `floor(n_tune[2] / 3)` more steps re-adapt the
+#'     step size.
+#'   \item Stage 3 runs at fixed step size and \eqn{L} and sets
+#'     \eqn{L = } `Lfactor` \eqn{\cdot\, \epsilon \cdot \mathrm{mean}_i(n_3 /
+#'     \mathrm{ESS}_i)} from single-chain effective sample sizes.
+#' }
+#' A step with a non-finite position, momentum, gradient, log density or
+#' energy error is reverted: the position is kept, the momentum is redrawn
+#' uniformly on the sphere, and in stages 1 and 2 the step size is capped at
+#' `shrink` times its current value (MILE), while in stage 3 and during
+#' sampling it is multiplied by `shrink`. Reverted steps are counted and
+#' never become draws; the draw of such a step repeats the previous
+#' position.
+#'
+#' **Presets.** `tuning = "mile"` (the default) uses MILE's settings: stage
+#' lengths 40000 / 5000 / 5000, initial step size the learning rate of the
+#' deep ensemble that provides the starting points (1e-3, MILE's UCI value,
+#' when none is known), initial \eqn{L = \max(\sqrt d, 15)}, desired energy
+#' variance decreasing linearly from 0.5 to 0.1 over stages 1 and 2
+#' (exponentially when the start value exceeds 2, as in MILE's code),
+#' `n_eff = 100`, no preconditioning, and stage 3 on at most 2000 randomly
+#' chosen parameters and 10000 equally spaced steps. `tuning = "blackjax"`
+#' uses BlackJAX's defaults: stage lengths `floor(0.1 * n_samples) + 1`,
+#' `floor(0.1 * n_samples) + 1`, `floor(0.1 * n_samples)`, initial step size
+#' \eqn{0.25\sqrt d}, initial \eqn{L = \sqrt d}, constant energy variance
+#' 5e-4, `n_eff = 150`, diagonal preconditioning and no ESS subsampling.
+#' Any argument given explicitly overrides the preset.
+#'
+#' **Cost.** Each step evaluates the gradient once per position update: 2
+#' for `"mclachlan"`, 1 for `"leapfrog"`; reverted steps cost the same. With
+#' the initial evaluation a chain uses exactly \eqn{1 + k(n_1 + n_2 + n_p +
+#' n_3 + n_{samples})} gradient evaluations, with \eqn{n_p = \lfloor n_2/3
+#' \rfloor} preconditioning steps if `diag_precond` and 0 otherwise, which
+#' [bnn_mclmc_budget()] computes before running: 120001 for the MILE
+#' defaults.
+#'
+#' Deviations from BlackJAX 1.2.2/MILE, all in degenerate cases: the
+#' step-size cap uses `min()` (BlackJAX's expression returns 0 when the
+#' proposal equals the cap); non-finite log densities, gradients and momenta,
+#' not only positions, revert a step, and a reverted step redraws the
+#' momentum (as newer BlackJAX does; with the old momentum the next step
+#' heads for the same non-finite region); zero-variance coordinates are left
+#' out of \eqn{L} and of the preconditioner; and a step is also reverted
+#' (with step-size shrinkage) during stage 3 and sampling, where BlackJAX
+#' 1.2.2 has no safeguard.
+#'
+#' @param integrator `"mclachlan"` (minimal-norm two-stage integrator,
+#'   \eqn{b_1 = 0.1931833275037836}, 2 gradients per step) or `"leapfrog"`
+#'   (velocity Verlet, 1 gradient per step). Both are second order.
+#' @param tuning `"mile"` or `"blackjax"`: the preset for every `NULL`
+#'   argument below.
+#' @param n_tune Steps of tuning stages 1, 2 and 3 (whole numbers >= 0).
+#'   `c(0, 0, 0)` samples at the given `stepsize` and `L` without tuning.
+#' @param n_samples Sampling steps after tuning.
+#' @param thin Keep sampling step \eqn{i = 0, 1, \ldots} when
+#'   \eqn{i \bmod} `thin` \eqn{= 0}, giving `ceiling(n_samples / thin)`
+#'   draws (MILE: 10000 steps, thinning 10, 1000 draws).
+#' @param diag_precond Estimate a diagonal preconditioner in stage 2.
+#' @param stepsize Initial step size (the step size when not tuned).
+#' @param L Initial momentum decoherence length (the value used when not
+#'   tuned); `Inf` switches the momentum noise off.
+#' @param energy_var Desired energy-error variance per dimension, one value
+#'   or `c(start, end)` for MILE's schedule over stages 1 and 2.
+#' @param n_eff Effective number of steps in the step-size estimator's
+#'   moving average (decay \eqn{(n_{eff} - 1)/(n_{eff} + 1)}).
+#' @param trust BlackJAX's `trust_in_estimate`.
+#' @param Lfactor Factor of the stage-3 rule for \eqn{L}.
+#' @param fft_params,fft_samples Maximum number of parameters (chosen at
+#'   random) and of equally spaced stage-3 steps entering the ESS in stage
+#'   3; `Inf` for all.
+#' @param shrink Step-size factor after a non-finite step, in (0, 1).
+#' @return A list of class `"bnn_mclmc"`; dimension-dependent defaults
+#'   (`NULL` `stepsize` and `L`) are resolved when a chain starts.
+#' @references
+#' Robnik, J., De Luca, G. B., Silverstein, E. and Seljak, U. (2023).
+#' Microcanonical Hamiltonian Monte Carlo. *Journal of Machine Learning
+#' Research* 24(311).
+#'
+#' Sommer, E., Robnik, J., Nozadze, G., Seljak, U. and Ruegamer, D. (2025).
+#' Microcanonical Langevin Ensembles: Advancing the Sampling of Bayesian
+#' Neural Networks. *ICLR*. \doi{10.48550/arXiv.2502.06335}
+#' @seealso [bnn_mclmc_budget()]
+#' @examples
+#' s <- bnn_mclmc()                      # MILE: 50k tuning + 10k sampling steps
+#' bnn_mclmc_budget(s)$n_grad            # 120001 gradient evaluations per chain
+#' bnn_mclmc(tuning = "blackjax", n_samples = 2000)
+#' bnn_mclmc(n_tune = c(4000, 500, 500), n_samples = 1000, thin = 1)
+#' @export
+bnn_mclmc <- function(integrator = c("mclachlan", "leapfrog"),
+                      tuning = c("mile", "blackjax"), n_tune = NULL,
+                      n_samples = 10000, thin = 10, diag_precond = NULL,
+                      stepsize = NULL, L = NULL, energy_var = NULL,
+                      n_eff = NULL, trust = 1.5, Lfactor = 0.4,
+                      fft_params = NULL, fft_samples = NULL, shrink = 0.8) {
+  integrator <- match.arg(integrator)
+  tuning <- match.arg(tuning)
+  mile <- tuning == "mile"
+  n_samples <- .omc_check_count(n_samples, "n_samples", 0)
+  thin <- .omc_check_count(thin, "thin", 1)
+  if (is.null(n_tune)) {
+    n_tune <- if (mile) c(40000L, 5000L, 5000L) else {
+      k <- as.integer(floor(0.1 * n_samples))
+      c(k + 1L, k + 1L, k)
+    }
+  }
+  if (!is.numeric(n_tune) || length(n_tune) != 3L || anyNA(n_tune) ||
+      any(n_tune < 0) || any(n_tune != round(n_tune)) ||
+      any(n_tune > .Machine$integer.max))
+    stop("'n_tune' must be 3 whole numbers >= 0 (steps of tuning stages 1-3)",
+         call. = FALSE)
+  if (is.null(diag_precond)) diag_precond <- !mile
+  diag_precond <- .omc_check_flag(diag_precond, "diag_precond")
+  if (!is.null(stepsize))
+    stepsize <- .omc_check_number(stepsize, "stepsize", 0, Inf,
+                                  lower_open = TRUE, upper_open = TRUE)
+  if (!is.null(L)) L <- .omc_check_number(L, "L", 0, Inf, lower_open = TRUE)
+  if (is.null(energy_var)) energy_var <- if (mile) c(0.5, 0.1) else 5e-4
+  if (!is.numeric(energy_var) || !length(energy_var) %in% 1:2 ||
+      anyNA(energy_var) || any(energy_var <= 0) || any(!is.finite(energy_var)))
+    stop("'energy_var' must be one or two positive numbers (start, end)",
+         call. = FALSE)
+  energy_var <- rep_len(as.double(energy_var), 2L)
+  if (is.null(n_eff)) n_eff <- if (mile) 100 else 150
+  if (is.null(fft_params)) fft_params <- if (mile) 2000 else Inf
+  if (is.null(fft_samples)) fft_samples <- if (mile) 10000 else Inf
+  lim <- function(x, name) {
+    if (identical(x, Inf)) return(Inf)
+    .omc_check_count(x, name, 2)
+  }
+  structure(list(
+    integrator = integrator, tuning = tuning,
+    n_tune = as.integer(n_tune), n_samples = n_samples, thin = thin,
+    diag_precond = diag_precond, stepsize = stepsize, L = L,
+    energy_var = energy_var,
+    n_eff = .omc_check_number(n_eff, "n_eff", 1, Inf, upper_open = TRUE),
+    trust = .omc_check_number(trust, "trust", 0, Inf, lower_open = TRUE,
+                              upper_open = TRUE),
+    Lfactor = .omc_check_number(Lfactor, "Lfactor", 0, Inf, lower_open = TRUE,
+                                upper_open = TRUE),
+    fft_params = lim(fft_params, "fft_params"),
+    fft_samples = lim(fft_samples, "fft_samples"),
+    shrink = .omc_check_number(shrink, "shrink", 0, 1, lower_open = TRUE,
+                               upper_open = TRUE)
+  ), class = "bnn_mclmc")
+}
+
+#' Gradient evaluations of an MCLMC chain
+#'
+#' The cost of an MCLMC chain is fixed before it runs: every step evaluates
+#' the gradient once per position update of the integrator (2 for
+#' `"mclachlan"`, 1 for `"leapfrog"`), whether or not it is reverted, and
+#' the chain evaluates it once more at its starting point.
+#'
+#' @param settings Settings from [bnn_mclmc()].
+#' @return A list with `steps` (named: `stage1`, `stage2`, `precond`
+#'   (the extra stage-2 steps with `diag_precond`), `stage3`, `sampling`),
+#'   `grads_per_step`, `n_grad` (total gradient evaluations per chain,
+#'   including the initial one) and `n_draws` (kept draws per chain).
+#' @examples
+#' bnn_mclmc_budget(bnn_mclmc())$n_grad                        # 120001
+#' bnn_mclmc_budget(bnn_mclmc(integrator = "leapfrog"))$n_grad # 60001
+#' @export
+bnn_mclmc_budget <- function(settings = bnn_mclmc()) {
+  if (!inherits(settings, "bnn_mclmc"))
+    stop("'settings' must come from bnn_mclmc()", call. = FALSE)
+  nt <- as.double(settings$n_tune)
+  steps <- c(stage1 = nt[1], stage2 = nt[2],
+             precond = if (settings$diag_precond) floor(nt[2] / 3) else 0,
+             stage3 = nt[3], sampling = as.double(settings$n_samples))
+  k <- .Call(C_mclmc_grads_per_step,
+             if (settings$integrator == "leapfrog") 0L else 1L)
+  list(steps = steps, grads_per_step = k, n_grad = 1 + k * sum(steps),
+       n_draws = ceiling(settings$n_samples / settings$thin))
+}
+
+# Settings for C_mclmc_new with the dimension-dependent defaults resolved.
+# lr: learning rate of the ensemble that produced the start (MILE's initial
+# step size), or NULL.
+.mclmc_c_settings <- function(settings, dim, lr = NULL) {
+  mile <- settings$tuning == "mile"
+  stepsize <- settings$stepsize
+  if (is.null(stepsize)) {
+    stepsize <- if (!mile) 0.25 * sqrt(dim) else if (!is.null(lr)) {
+      .omc_check_number(lr, "lr", 0, Inf, lower_open = TRUE, upper_open = TRUE)
+    } else 1e-3
+  }
+  L <- settings$L
+  if (is.null(L)) L <- if (mile) max(sqrt(dim), 15) else sqrt(dim)
+  lim <- function(x) if (is.finite(x)) as.integer(x) else 0L
+  list(integrator = if (settings$integrator == "leapfrog") 0L else 1L,
+       n_tune = settings$n_tune, diag_precond = as.integer(settings$diag_precond),
+       stepsize = as.double(stepsize), L = as.double(L),
+       energy_var = settings$energy_var, n_eff = settings$n_eff,
+       trust = settings$trust, Lfactor = settings$Lfactor,
+       fft_params = lim(settings$fft_params),
+       fft_samples = lim(settings$fft_samples), shrink = settings$shrink)
+}
+
+# Run one MCLMC chain: tuning stage by stage, then sampling, each in blocks
+# of `block` steps (R checks interrupts between blocks; `progress`, if a
+# function, is called after each block as progress(phase, done, total) with
+# phase "stage1", "stage2", "stage3" or "sampling").
+#
+# spec: model spec (list(type = "bnn", ...)) or list(type = "gaussian", mean,
+# prec, upper = NULL); init: start (e.g. a deep-ensemble member); the RNG is
+# seeded by (seed, chain_id). trace = TRUE keeps the per-step tuning trace.
+#
+# Returns list(draws = [kept x dim], stats = [kept x 6]: energy_change,
+# kinetic_change, logdens, stepsize, L, reverted; info = list(stepsize, L,
+# sqrt_diag_cov, n_grad, n_reverted, status ("ok", "bad_init", "stepsize"),
+# eevpd (mean energy_change^2 / dim over the sampling steps), ...), n_grad,
+# tune = list(stepsize, L) after tuning, trace = NULL or the tuning trace
+# [steps x 6]: stage, energy_change, stepsize, L, logdens, reverted).
+# A chain whose tuning fails (status "stepsize") returns no draws, with a
+# warning.
+.mclmc_chain <- function(spec, init, seed, chain_id, settings = bnn_mclmc(),
+                         lr = NULL, block = 1000L, progress = NULL,
+                         trace = FALSE) {
+  if (!inherits(settings, "bnn_mclmc"))
+    stop("'settings' must come from bnn_mclmc()", call. = FALSE)
+  if (!is.numeric(init) || anyNA(init))
+    stop("'init' must be a numeric vector without NA", call. = FALSE)
+  seed <- .omc_check_seed(seed)
+  chain_id <- .omc_check_count(chain_id, "chain_id", 0)
+  block <- .omc_check_count(block, "block", 1)
+  if (!is.null(progress) && !is.function(progress))
+    stop("'progress' must be NULL or a function", call. = FALSE)
+  cs <- .mclmc_c_settings(settings, length(init), lr)
+  xp <- .Call(C_mclmc_new, spec, as.double(init), seed, chain_id, cs)
+  info <- .Call(C_mclmc_info, xp)
+  if (info$status == 1L)
+    stop(sprintf("chain %d: the log density or its gradient is not finite at 'init'",
+                 chain_id), call. = FALSE)
+  traces <- list()
+  for (st in 1:3) {
+    repeat {
+      info <- .Call(C_mclmc_info, xp)
+      left <- if (info$stage > st) 0L else info$total[st] - info$done[st]
+      if (left <= 0L) break
+      req <- c(0L, 0L, 0L)
+      req[st] <- min(block, left)
+      res <- .Call(C_mclmc_tune, xp, req[1], req[2], req[3])
+      if (trace) traces[[length(traces) + 1L]] <- res$trace
+      if (!is.null(progress))
+        progress(paste0("stage", st), res$info$done[st], res$info$total[st])
+    }
+  }
+  info <- .Call(C_mclmc_info, xp)
+  tune <- list(stepsize = info$stepsize, L = info$L)
+  dim <- length(init)
+  n_keep <- ceiling(settings$n_samples / settings$thin)
+  stat_names <- c("energy_change", "kinetic_change", "logdens", "stepsize",
+                  "L", "reverted")
+  draws <- matrix(NA_real_, n_keep, dim)
+  stats <- matrix(NA_real_, n_keep, length(stat_names),
+                  dimnames = list(NULL, stat_names))
+  if (info$status == 2L) {
+    warning(sprintf("chain %d: tuning gave a non-finite or zero step size or L; no draws",
+                    chain_id), call. = FALSE)
+    draws <- draws[0L, , drop = FALSE]
+    stats <- stats[0L, , drop = FALSE]
+  } else {
+    done <- 0L
+    row <- 0L
+    while (done < settings$n_samples) {
+      n <- min(block, settings$n_samples - done)
+      res <- .Call(C_mclmc_run, xp, n, settings$thin)
+      k <- nrow(res$draws)
+      if (k > 0L) {
+        draws[row + seq_len(k), ] <- res$draws
+        stats[row + seq_len(k), ] <- res$stats
+        row <- row + k
+      }
+      done <- done + n
+      if (!is.null(progress)) progress("sampling", done, settings$n_samples)
+    }
+    info <- .Call(C_mclmc_info, xp)
+  }
+  info$status <- c("ok", "bad_init", "stepsize")[info$status + 1L]
+  info$stage <- NULL
+  list(draws = draws, stats = stats, info = info, n_grad = info$n_grad,
+       tune = tune,
+       trace = if (trace && length(traces)) do.call(rbind, traces) else NULL)
+}
+
+# MCLMC on the Gaussian test target N(mean, cov) (or given its precision
+# matrix), optionally with log density -Inf where x > upper (a hard wall for
+# testing the handling of non-finite steps). Same value as .mclmc_chain().
+.mclmc_gaussian <- function(mean, cov = NULL, prec = NULL, init = mean,
+                            seed = 1, chain_id = 1L, settings = bnn_mclmc(),
+                            upper = NULL, ...) {
+  mean <- as.double(mean)
+  d <- length(mean)
+  if (is.null(prec)) {
+    if (is.null(cov)) stop("give 'cov' or 'prec'", call. = FALSE)
+    prec <- solve(cov)
+  }
+  prec <- as.matrix(prec)
+  if (!identical(dim(prec), c(d, d)))
+    stop(sprintf("'cov' or 'prec' must be a %d x %d matrix", d, d), call. = FALSE)
+  storage.mode(prec) <- "double"
+  spec <- list(type = "gaussian", mean = mean, prec = prec,
+               upper = if (is.null(upper)) NULL else rep_len(as.double(upper), d))
+  .mclmc_chain(spec, init, seed, chain_id, settings, ...)
+}
