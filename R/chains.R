@@ -74,6 +74,57 @@ run_chain <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
   res
 }
 
+# Run one MCLMC chain (R/mclmc.R) and return it in run_chain()'s shape.
+run_chain_mclmc <- function(spec, init, seed, chain_id, settings, lr = NULL,
+                            progress = NULL) {
+  n_tune <- sum(settings$n_tune)
+  total <- n_tune + settings$n_samples
+  t0 <- proc.time()[[3]]
+  t_tuned <- NA_real_
+  cb <- function(phase, done, tot) {
+    if (phase == "sampling" && is.na(t_tuned)) t_tuned <<- proc.time()[[3]]
+    if (!is.null(progress)) {
+      offs <- switch(phase, stage1 = 0, stage2 = settings$n_tune[1],
+                     stage3 = sum(settings$n_tune[1:2]), sampling = n_tune)
+      progress(chain_id, offs + done, total)
+    }
+  }
+  snames <- c("energy_change__", "kinetic_change__", "lp__", "stepsize__", "L__",
+              "reverted__")
+  n_keep <- ceiling(settings$n_samples / settings$thin)
+  out <- tryCatch(
+    .mclmc_chain(spec, init, seed, chain_id, settings, lr = lr, progress = cb),
+    error = function(e) e)
+  res <- list(chain = chain_id, stat_names = snames,
+              draws = matrix(NA_real_, n_keep, length(init)),
+              stats = matrix(NA_real_, n_keep, length(snames)),
+              warmup_stats = matrix(NA_real_, 0L, length(snames)),
+              time_warmup = 0, time_sampling = 0, status = 0L, n_grad = 0,
+              stepsize = NA_real_, L = NA_real_, n_reverted = NA_real_,
+              inv_metric = rep(NA_real_, length(init)))
+  t1 <- proc.time()[[3]]
+  if (inherits(out, "error")) {
+    res$status <- 1L
+    return(res)
+  }
+  if (is.na(t_tuned)) t_tuned <- t1
+  res$time_warmup <- t_tuned - t0
+  res$time_sampling <- t1 - t_tuned
+  res$n_grad <- out$n_grad
+  res$stepsize <- out$info$stepsize
+  res$L <- out$info$L
+  res$n_reverted <- out$info$n_reverted
+  sdc <- out$info$sqrt_diag_cov
+  if (length(sdc) == length(init)) res$inv_metric <- sdc^2
+  if (out$info$status != "ok" || nrow(out$draws) < n_keep) {
+    res$status <- 2L
+    return(res)
+  }
+  res$draws <- out$draws
+  res$stats <- out$stats
+  res
+}
+
 # Apply fun to each chain index.  Uses future.apply when it is installed and
 # a non-sequential future plan is set; the draws do not depend on it.
 dispatch_chains <- function(ids, fun) {

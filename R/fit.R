@@ -17,8 +17,21 @@
 #' @param likelihood A likelihood name or [bnn_likelihood()] object.  Numeric
 #'   responses default to the heteroscedastic Gaussian of the papers.
 #' @param prior A [bnn_prior()] object or `"normal"` / `"laplace"`.
-#' @param sampler `"nuts"` (default), `"hmc"`, or a settings object from
-#'   [bnn_nuts()] or [bnn_hmc()].
+#' @param sampler `"nuts"` (default), `"hmc"`, `"dei"`, `"mile"`,
+#'   `"mclmc"`, or a settings object from [bnn_nuts()], [bnn_hmc()] or
+#'   [bnn_mclmc()].  The protocols of the papers:
+#'   * `"dei"` (DEI-MCMC, Sommer et al. 2024): a deep ensemble of `chains`
+#'     members is trained ([bnn_optimizer_preset()] `"dei"`), and one NUTS
+#'     chain starts at each member, with 100 warm-up iterations unless
+#'     `warmup` is given;
+#'   * `"mile"` (Sommer et al. 2025): the same with MCLMC and MILE's tuning
+#'     ([bnn_mclmc()]; 40k/5k/5k tuning steps, 10k sampling steps thinned by
+#'     10, initial step size = the ensemble's learning rate), the ensemble
+#'     trained with the `"mile"` preset;
+#'   * `"mclmc"`: MCLMC with MILE's tuning from `init` (random by default).
+#'   For MCLMC samplers `iter` and `thin` (if given) set the sampling steps
+#'   and thinning, and `warmup` (if given) the tuning steps, split 80/10/10
+#'   over the three tuning stages.
 #' @param chains Number of chains.
 #' @param warmup Warm-up (adaptation) iterations per chain, not kept.
 #' @param iter Sampling iterations per chain after warm-up.
@@ -37,6 +50,10 @@
 #'   unless `na.action = na.omit` (or another function) is given.
 #' @param standardize Standardise predictors and response with the training
 #'   data's statistics (strongly recommended: the priors assume it).
+#' @param ensemble Optimiser settings ([bnn_optimizer()]) of the ensemble
+#'   trained when `init = "ensemble"`; by default the preset of the protocol.
+#' @param valid_data Optional validation data frame for the ensemble's early
+#'   stopping (MILE's protocol uses one); it is not used by the sampler.
 #' @param progress Show progress; on by default in interactive sessions.
 #' @param ... Ignored; a warning names unused arguments.
 #' @return An object of class `bnnfit` with the draws as an array
@@ -53,12 +70,82 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
                     likelihood = NULL, prior = bnn_prior(), sampler = "nuts",
                     chains = 4, warmup = 1000, iter = 1000, thin = 1,
                     init = "random", seed = NULL, subset, na.action,
-                    standardize = TRUE, progress = interactive(), ...) {
+                    standardize = TRUE, ensemble = NULL, valid_data = NULL,
+                    progress = interactive(), ...) {
   call <- match.call()
   dots <- list(...)
   if (length(dots))
     warning("Unused arguments: ", paste(names(dots) %||% "<unnamed>", collapse = ", "),
             call. = FALSE)
+  mf <- match.call(expand.dots = FALSE)
+  m <- match(c("formula", "data", "subset", "na.action"), names(mf), 0L)
+  mf <- mf[c(1L, m)]
+  model <- prepare_model(mf, parent.frame(), formula, data, hidden, activation,
+                         likelihood, prior, standardize)
+  protocol <- if (is.character(sampler) && length(sampler) == 1L) sampler else NA_character_
+  sampler <- as_sampler(sampler)
+  chains <- check_count(chains, "chains", 1L)
+  warmup <- check_count(warmup, "warmup", 0L)
+  iter <- check_count(iter, "iter", 1L)
+  thin <- check_count(thin, "thin", 1L)
+  if (identical(protocol, "dei") && missing(warmup)) warmup <- 100L
+  if (protocol %in% c("dei", "mile") && missing(init)) init <- "ensemble"
+  if (is.null(seed)) seed <- new_seed()
+  seed <- check_count(seed, "seed", 0L)
+  is_mclmc <- inherits(sampler, "bnn_mclmc")
+  if (is_mclmc) {
+    if (!missing(iter)) sampler$n_samples <- iter
+    if (!missing(thin)) sampler$thin <- thin
+    if (!missing(warmup))
+      sampler$n_tune <- as.integer(round(warmup * c(0.8, 0.1, 0.1)))
+    warmup <- sum(sampler$n_tune)
+    iter <- sampler$n_samples
+    thin <- sampler$thin
+  }
+
+  spec <- model$spec
+  dim <- spec_dim(spec)
+  ens <- NULL
+  if (inherits(init, "bnn_ensemble")) {
+    ens <- init
+  } else if (identical(init, "ensemble")) {
+    opt <- ensemble %||% bnn_optimizer_preset(if (identical(protocol, "mile")) "mile" else "dei")
+    ens <- train_ensemble(model, chains, opt, valid_data, NULL, seed, progress)
+  }
+  inits <- if (!is.null(ens)) ensemble_inits(ens, chains, dim, spec) else
+    make_inits(init, chains, dim, spec, model$prior, seed)
+
+  pars <- bnn_parameter_names(spec$sizes, sigma = has_sigma(spec))
+  prog <- make_progress(isTRUE(progress), chains, warmup + iter)
+  lr <- if (!is.null(ens)) ens$optimizer$lr else NULL
+  t_start <- proc.time()[[3]]
+  res <- dispatch_chains(seq_len(chains), function(cid) {
+    if (is_mclmc)
+      run_chain_mclmc(spec, inits[[cid]], seed, cid, sampler, lr, progress = prog)
+    else
+      run_chain(spec, inits[[cid]], seed, cid, sampler, warmup, iter, thin,
+                progress = prog)
+  })
+  elapsed <- proc.time()[[3]] - t_start
+  fit <- assemble_fit(res, pars, spec, sampler, warmup, iter, thin, seed, chains)
+  fit <- c(fit, model[setdiff(names(model), c("spec", names(fit)))])
+  fit$call <- call
+  fit$protocol <- protocol
+  fit$inits <- inits
+  fit$elapsed <- elapsed
+  fit$ensemble <- ens
+  fit$spec$X <- NULL
+  fit$spec$y <- NULL
+  class(fit) <- "bnnfit"
+  report_failures(fit)
+  fit
+}
+
+# Model frame, design, response and specification shared by bnn_fit() and
+# bnn_ensemble().  mf is the matched call reduced to formula/data/subset/
+# na.action; env is the caller's frame.
+prepare_model <- function(mf, env, formula, data, hidden, activation, likelihood,
+                          prior, standardize) {
   if (missing(formula) || !inherits(formula, "formula"))
     stop("'formula' must be a formula such as y ~ x1 + x2.", call. = FALSE)
   if (missing(data) || !is.data.frame(data))
@@ -66,22 +153,10 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
   hidden <- check_hidden(hidden)
   activation <- match_choice(activation, names(.activations), "activation")
   prior <- as_prior(prior)
-  sampler <- as_sampler(sampler)
-  chains <- check_count(chains, "chains", 1L)
-  warmup <- check_count(warmup, "warmup", 0L)
-  iter <- check_count(iter, "iter", 1L)
-  thin <- check_count(thin, "thin", 1L)
-  if (is.null(seed)) seed <- new_seed()
-  seed <- check_count(seed, "seed", 0L)
-
-  # model frame
-  mf <- match.call(expand.dots = FALSE)
-  m <- match(c("formula", "data", "subset", "na.action"), names(mf), 0L)
-  mf <- mf[c(1L, m)]
   mf$drop.unused.levels <- TRUE
   if (is.null(mf$na.action)) mf$na.action <- quote(stats::na.fail)
   mf[[1L]] <- quote(stats::model.frame)
-  mf <- tryCatch(eval(mf, parent.frame()), error = function(e) {
+  mf <- tryCatch(eval(mf, env), error = function(e) {
     msg <- conditionMessage(e)
     if (grepl("missing values", msg))
       stop("'data' has missing values in the model's variables; remove them or set ",
@@ -93,43 +168,38 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
   lik <- response_likelihood(y, likelihood)
   yinfo <- encode_response(y, lik, standardize)
   sizes <- layer_sizes(ncol(design$X), hidden, lik, n_class = yinfo$n_class)
-  spec <- make_spec(sizes, activation, lik, prior, X = design$X, y = yinfo$y)
-  dim <- spec_dim(spec)
-  inits <- make_inits(init, chains, dim, spec, prior, seed)
+  list(spec = make_spec(sizes, activation, lik, prior, X = design$X, y = yinfo$y),
+       formula = formula, terms = design$terms, xlevels = design$xlevels,
+       contrasts = design$contrasts, x_center = design$center, x_scale = design$scale,
+       y_center = yinfo$center, y_scale = yinfo$scale, y = y, levels = yinfo$levels,
+       model_frame = mf, hidden = hidden, activation = activation, likelihood = lik,
+       prior = prior, X = design$X, y_model = yinfo$y)
+}
 
-  pars <- bnn_parameter_names(sizes, sigma = has_sigma(spec))
-  prog <- make_progress(isTRUE(progress), chains, warmup + iter)
-  t_start <- proc.time()[[3]]
-  res <- dispatch_chains(seq_len(chains), function(cid) {
-    run_chain(spec, inits[[cid]], seed, cid, sampler, warmup, iter, thin,
-              progress = prog)
-  })
-  elapsed <- proc.time()[[3]] - t_start
-  fit <- assemble_fit(res, pars, spec, sampler, warmup, iter, thin, seed, chains)
-  fit$call <- call
-  fit$formula <- formula
-  fit$terms <- design$terms
-  fit$xlevels <- design$xlevels
-  fit$contrasts <- design$contrasts
-  fit$x_center <- design$center
-  fit$x_scale <- design$scale
-  fit$y_center <- yinfo$center
-  fit$y_scale <- yinfo$scale
-  fit$y <- y
-  fit$levels <- yinfo$levels
-  fit$model_frame <- mf
-  fit$hidden <- hidden
-  fit$activation <- activation
-  fit$likelihood <- lik
-  fit$prior <- prior
-  fit$inits <- inits
-  fit$elapsed <- elapsed
-  fit$spec$X <- NULL
-  fit$spec$y <- NULL
-  fit$X <- design$X
-  fit$y_model <- yinfo$y
-  report_failures(fit)
-  fit
+# The response of new data on the model's scale (standardised, or class
+# indices from 0).
+model_response <- function(object, newdata) {
+  tt <- object$terms
+  yname <- all.vars(tt)[attr(tt, "response")]
+  if (is.null(newdata[[yname]]) && !yname %in% names(newdata)) {
+    mf <- tryCatch(stats::model.frame(tt, newdata, na.action = stats::na.pass),
+                   error = function(e) stop("'newdata' lacks the response '", yname, "'.",
+                                            call. = FALSE))
+    yv <- stats::model.response(mf)
+  } else {
+    mf <- stats::model.frame(tt, newdata, xlev = object$xlevels, na.action = stats::na.pass)
+    yv <- stats::model.response(mf)
+  }
+  if (anyNA(yv)) stop("'newdata' has missing values in the response.", call. = FALSE)
+  if (is_classification(object)) {
+    f <- if (is.logical(yv)) factor(yv, levels = c(FALSE, TRUE)) else factor(yv)
+    bad <- setdiff(levels(droplevels(f)), object$levels)
+    if (length(bad))
+      stop("'newdata' has response level(s) not seen in training: ",
+           paste(bad, collapse = ", "), ".", call. = FALSE)
+    return(as.double(match(as.character(f), object$levels) - 1L))
+  }
+  as.double((yv - object$y_center) / object$y_scale)
 }
 
 # Design matrix without intercept, standardised columns.
@@ -247,10 +317,12 @@ assemble_fit <- function(res, pars, spec, sampler, warmup, iter, thin, seed, cha
   dim <- length(pars)
   draws <- array(NA_real_, c(n_keep, chains, dim),
                  dimnames = list(iteration = NULL, chain = NULL, variable = pars))
-  stats <- array(NA_real_, c(n_keep, chains, length(.stat_names)),
-                 dimnames = list(iteration = NULL, chain = NULL, variable = .stat_names))
-  wstats <- array(NA_real_, c(warmup, chains, length(.stat_names)),
-                  dimnames = list(iteration = NULL, chain = NULL, variable = .stat_names))
+  snames <- res[[1]]$stat_names %||% .stat_names
+  nw <- nrow(res[[1]]$warmup_stats)
+  stats <- array(NA_real_, c(n_keep, chains, length(snames)),
+                 dimnames = list(iteration = NULL, chain = NULL, variable = snames))
+  wstats <- array(NA_real_, c(nw, chains, length(snames)),
+                  dimnames = list(iteration = NULL, chain = NULL, variable = snames))
   for (c in seq_len(chains)) {
     draws[, c, ] <- res[[c]]$draws
     stats[, c, ] <- res[[c]]$stats
@@ -262,6 +334,8 @@ assemble_fit <- function(res, pars, spec, sampler, warmup, iter, thin, seed, cha
     draws = draws, sampler_stats = stats, warmup_stats = wstats,
     n_grad = vapply(res, function(r) r$n_grad, numeric(1)),
     stepsize = vapply(res, function(r) r$stepsize, numeric(1)),
+    L = vapply(res, function(r) r$L %||% NA_real_, numeric(1)),
+    n_reverted = vapply(res, function(r) r$n_reverted %||% NA_real_, numeric(1)),
     inv_metric = do.call(rbind, lapply(res, function(r) r$inv_metric)),
     timing = data.frame(chain = seq_len(chains),
                         warmup = vapply(res, function(r) r$time_warmup, numeric(1)),
@@ -277,13 +351,14 @@ report_failures <- function(fit) {
   for (c in bad)
     warn_cond(sprintf("Chain %d failed: %s. Its draws are NA.", c, fit$chain_status[c]),
               "bnnmc_chain_failure")
-  div <- sum(fit$sampler_stats[, , "divergent__"], na.rm = TRUE)
+  div <- if ("divergent__" %in% dimnames(fit$sampler_stats)[[3]])
+    sum(fit$sampler_stats[, , "divergent__"], na.rm = TRUE) else 0
   if (div > 0)
     warn_cond(paste0(sprintf("%d divergent transitions after warm-up (%.1f%% of draws). ",
                              div, 100 * div / prod(dim(fit$sampler_stats)[1:2])),
                      "The draws near them may be biased; consider a larger adapt_delta, ",
                      "a smaller prior scale, or ensemble starts."), "bnnmc_divergence")
-  if (fit$sampler$method == "nuts") {
+  if (identical(fit$sampler$method, "nuts")) {
     hit <- sum(fit$sampler_stats[, , "treedepth__"] >= fit$sampler$max_treedepth, na.rm = TRUE)
     if (hit > 0)
       warn_cond(sprintf("%d transitions hit the maximum tree depth of %d.", hit,

@@ -3,7 +3,11 @@
 #' @export
 print.bnnfit <- function(x, digits = 3, ...) {
   sizes <- x$spec$sizes
-  cat("Bayesian neural network fitted by", format(x$sampler), "\n")
+  cat("Bayesian neural network fitted by", format(x$sampler),
+      if (!is.null(x$ensemble)) sprintf("started from a deep ensemble (%s)",
+                                         if (identical(x$protocol, "mile")) "MILE"
+                                         else if (identical(x$protocol, "dei")) "DEI-MCMC"
+                                         else "user") else "", "\n")
   cat(" formula:     ", deparse1(x$formula), "\n")
   cat(" network:     ", paste(sizes, collapse = " - "),
       sprintf("(%s hidden activation, %d parameters)",
@@ -15,9 +19,20 @@ print.bnnfit <- function(x, digits = 3, ...) {
               dim(x$draws)[1], x$warmup, x$thin,
               if (all(ok)) "" else sprintf(", %d failed", sum(!ok))))
   st <- x$sampler_stats
-  div <- colSums(st[, , "divergent__", drop = FALSE] > 0, na.rm = TRUE)
-  cat(" divergences: ", sum(div), if (sum(div)) sprintf("(per chain: %s)", paste(div, collapse = " ")) else "", "\n")
+  if ("divergent__" %in% dimnames(st)[[3]]) {
+    div <- colSums(st[, , "divergent__", drop = FALSE] > 0, na.rm = TRUE)
+    cat(" divergences: ", sum(div), if (sum(div)) sprintf("(per chain: %s)", paste(div, collapse = " ")) else "", "\n")
+  } else {
+    rv <- x$n_reverted
+    cat(" reverted steps (non-finite):", sum(rv, na.rm = TRUE),
+        if (sum(rv, na.rm = TRUE)) sprintf("(per chain: %s)", paste(rv, collapse = " ")) else "", "\n")
+  }
   cat(" step sizes:  ", paste(formatC(x$stepsize, digits = digits, format = "g"), collapse = " "), "\n")
+  if (any(!is.na(x$L)))
+    cat(" L (momentum decoherence):", paste(formatC(x$L, digits = digits, format = "g"), collapse = " "), "\n")
+  if (!is.null(x$ensemble))
+    cat(sprintf(" ensemble:     %d members, %s gradients, %.1f s\n", x$ensemble$members,
+                format(sum(x$ensemble$n_grad), big.mark = ","), x$ensemble$elapsed))
   cat(sprintf(" gradients:    %s in total (%s per chain on average)\n",
               format(sum(x$n_grad), big.mark = ","), format(round(mean(x$n_grad)), big.mark = ",")))
   cat(sprintf(" time:         %.1f s (warm-up %.1f s, sampling %.1f s, summed over chains)\n",
@@ -66,14 +81,23 @@ summary.bnnfit <- function(object, probs = c(0.05, 0.5, 0.95), ...) {
   layers$n <- as.vector(table(interaction(tab$layer, tab$role, drop = TRUE))[
     paste(layers$layer, layers$role, sep = ".")])
   st <- object$sampler_stats
+  stat_mean <- function(nm, f = colMeans) {
+    if (!nm %in% dimnames(st)[[3]]) return(rep(NA_real_, object$chains))
+    f(matrix(st[, , nm], ncol = object$chains), na.rm = TRUE)
+  }
   samp <- data.frame(
     chain = seq_len(object$chains), status = as.character(object$chain_status),
     stepsize = object$stepsize,
-    accept_stat = colMeans(st[, , "accept_stat__", drop = FALSE], na.rm = TRUE)[, 1],
-    mean_treedepth = colMeans(st[, , "treedepth__", drop = FALSE], na.rm = TRUE)[, 1],
-    divergences = colSums(st[, , "divergent__", drop = FALSE], na.rm = TRUE)[, 1],
+    accept_stat = stat_mean("accept_stat__"),
+    mean_treedepth = stat_mean("treedepth__"),
+    divergences = stat_mean("divergent__", colSums),
     n_grad = object$n_grad,
     seconds = object$timing$warmup + object$timing$sampling)
+  if (any(!is.na(object$L))) {
+    samp$L <- object$L
+    samp$reverted <- object$n_reverted
+    samp$accept_stat <- samp$mean_treedepth <- samp$divergences <- NULL
+  }
   structure(list(parameters = tab, layers = layers, sampler = samp, fit = object),
             class = "summary.bnnfit")
 }

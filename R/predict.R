@@ -142,30 +142,8 @@ predict.bnnfit <- function(object, newdata = NULL,
     interval = {
       check_prob(level, "level")
       a <- (1 - level) / 2
-      q <- mixture_quantiles(pp$mu, pp$sd, c(a, 1 - a))
+      q <- bnn_mixture_quantile(pp$mu, pp$sd, c(a, 1 - a))
       data.frame(mean = colMeans(pp$mu), lower = q[, 1], upper = q[, 2])
     })
 }
 
-# Quantiles of equal-weight Gaussian mixtures, one per column of mu/sd, by
-# bisection on the mixture CDF (vectorised over observations).
-mixture_quantiles <- function(mu, sd, probs, tol = 1e-10) {
-  n <- ncol(mu)
-  out <- matrix(NA_real_, n, length(probs))
-  lo0 <- apply(mu - 40 * sd, 2L, min)
-  hi0 <- apply(mu + 40 * sd, 2L, max)
-  for (k in seq_along(probs)) {
-    lo <- lo0
-    hi <- hi0
-    for (it in 1:200) {
-      mid <- (lo + hi) / 2
-      cdf <- colMeans(stats::pnorm(sweep(-mu, 2L, mid, "+") / sd))
-      below <- cdf < probs[k]
-      lo[below] <- mid[below]
-      hi[!below] <- mid[!below]
-      if (max(hi - lo) < tol * max(1, max(abs(mid)))) break
-    }
-    out[, k] <- (lo + hi) / 2
-  }
-  out
-}

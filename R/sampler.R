@@ -103,12 +103,13 @@ format.bnn_sampler <- function(x, ...) {
 }
 
 as_sampler <- function(x) {
-  if (inherits(x, "bnn_sampler")) return(x)
+  if (inherits(x, c("bnn_sampler", "bnn_mclmc"))) return(x)
   if (is.character(x) && length(x) == 1L) {
     return(switch(x,
-      nuts = bnn_nuts(),
+      nuts = , dei = bnn_nuts(),
       hmc = bnn_hmc(),
-      stop(sprintf("'sampler' must be one of \"nuts\", \"hmc\" or a settings object such as bnn_nuts(), not \"%s\".", x),
+      mile = , mclmc = bnn_mclmc(),
+      stop(sprintf("'sampler' must be one of \"nuts\", \"hmc\", \"dei\", \"mile\", \"mclmc\" or a settings object such as bnn_nuts(), not \"%s\".", x),
            call. = FALSE)))
   }
   stop("'sampler' must be a name such as \"nuts\" or a settings object such as bnn_nuts().",

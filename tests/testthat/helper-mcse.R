@@ -9,15 +9,3 @@ batch_mcse <- function(draws, n_batch = 20) {
   stats::sd(means) / sqrt(length(means))
 }
 
-# Locate the UCI data shipped beside the repository (not in the package).
-uci_dir <- function() {
-  cand <- c(Sys.getenv("BNNMC_DATA_DIR"),
-            file.path(Sys.getenv("BNNMC_SHARED_DIR"), "data", "uci"))
-  d <- normalizePath(testthat::test_path("."), mustWork = FALSE)
-  for (i in 1:8) {
-    cand <- c(cand, file.path(d, "shared", "data", "uci"))
-    d <- dirname(d)
-  }
-  cand <- cand[nzchar(cand) & dir.exists(cand)]
-  if (length(cand)) cand[[1]] else NULL
-}

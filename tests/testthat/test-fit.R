@@ -37,7 +37,7 @@ test_that("bnn_fit returns a complete bnnfit and the methods work", {
 test_that("the mixture quantiles are exact", {
   mu <- matrix(c(-1, 1, 0, 3), 2)
   sd <- matrix(c(0.5, 0.5, 1, 2), 2)
-  q <- bnnmc:::mixture_quantiles(mu, sd, c(0.05, 0.5, 0.95))
+  q <- bnn_mixture_quantile(mu, sd, c(0.05, 0.5, 0.95))
   for (j in 1:2) for (k in 1:3) {
     cdf <- mean(pnorm(q[j, k], mu[, j], sd[, j]))
     expect_equal(cdf, c(0.05, 0.5, 0.95)[k], tolerance = 1e-8)

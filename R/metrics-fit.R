@@ -1,0 +1,83 @@
+# Predictive metrics of fits and ensembles on held-out data.
+
+#' Predictive metrics of a BNN fit or deep ensemble
+#'
+#' Computes, on `newdata`, the metrics of the papers from the posterior
+#' predictive distribution (the equal-weight mixture over draws): RMSE of the
+#' predictive mean, the LPPD (mean over observations), empirical coverage of
+#' equal-tailed predictive intervals (exact mixture quantiles) and the
+#' calibration error, see [bnn_metrics_gaussian()]; for classification
+#' accuracy, LPPD, Brier score and ECE, see [bnn_metrics_class()].
+#'
+#' @param object A `bnnfit` or `bnn_ensemble`.
+#' @param newdata Test data with the response.
+#' @param scale `"standardised"` (default; the scale the papers report, with
+#'   the training data's mean and sd of the response) or `"original"`.
+#' @param by `"pooled"` (default): one predictive distribution from all
+#'   draws; `"chain"`: metrics of each chain (for an ensemble, each member:
+#'   the papers' single-network "DNN" baseline is their average).
+#' @param levels Nominal levels of the coverage table.
+#' @param ndraws Use this many draws, spread evenly over the chains.
+#' @param ... Passed to [bnn_metrics_gaussian()] (e.g. `cal_levels`).
+#' @return For `by = "pooled"` the list of [bnn_metrics_gaussian()] (or
+#'   [bnn_metrics_class()]) plus `coverage_50`, `coverage_90`,
+#'   `coverage_95`; for `by = "chain"` a data frame with one row per chain.
+#' @export
+#' @examples
+#' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars[1:24, ], hidden = 3, chains = 2,
+#'                warmup = 150, iter = 100, seed = 1, progress = FALSE)
+#' m <- bnn_metrics(fit, mtcars[25:32, ])
+#' c(rmse = m$rmse, lppd = m$lppd, coverage_90 = m$coverage_90)
+bnn_metrics.bnnfit <- function(object, newdata, scale = c("standardised", "original"),
+                               by = c("pooled", "chain"), levels = (1:19) / 20,
+                               ndraws = NULL, ...) {
+  scale <- match.arg(scale)
+  by <- match.arg(by)
+  if (missing(newdata) || !is.data.frame(newdata))
+    stop("'newdata' must be a data frame of test data with the response.", call. = FALSE)
+  y <- model_response(object, newdata)
+  if (by == "chain") {
+    rows <- lapply(seq_len(dim(object$draws)[2]), function(c) {
+      if (object$chain_status[c] != "ok") return(NULL)
+      sub <- object
+      sub$draws <- object$draws[, c, , drop = FALSE]
+      sub$chain_status <- object$chain_status[c]
+      m <- bnn_metrics(sub, newdata, scale = scale, levels = levels, ndraws = ndraws, ...)
+      data.frame(chain = c, metrics_row(m))
+    })
+    return(do.call(rbind, rows))
+  }
+  if (is_classification(object)) {
+    prob <- predict(object, newdata, type = "prob", ndraws = ndraws)
+    return(bnn_metrics_class(prob, factor(object$levels[y + 1], levels = object$levels)))
+  }
+  pp <- predictive_params(object, newdata, ndraws)
+  ys <- if (scale == "original") 1 else object$y_scale
+  yc <- if (scale == "original") 0 else object$y_center
+  yy <- y * object$y_scale + object$y_center
+  m <- bnn_metrics_gaussian((pp$mu - yc) / ys, pp$sd / ys, (yy - yc) / ys,
+                            levels = union(levels, c(0.5, 0.9, 0.95)), ...)
+  cv <- m$coverage
+  for (lv in c(50, 90, 95))
+    m[[paste0("coverage_", lv)]] <- cv$coverage[abs(cv$nominal - lv / 100) < 1e-9][1]
+  m$coverage <- cv[cv$nominal %in% levels | abs(outer(cv$nominal, levels, "-")) %*%
+                     rep(1, length(levels)) < 1e-9, , drop = FALSE]
+  m$scale <- scale
+  m
+}
+
+#' @rdname bnn_metrics.bnnfit
+#' @export
+bnn_metrics.bnn_ensemble <- function(object, newdata, scale = c("standardised", "original"),
+                                     by = c("pooled", "chain"), levels = (1:19) / 20,
+                                     ndraws = NULL, ...) {
+  bnn_metrics.bnnfit(object, newdata, scale = scale, by = by, levels = levels,
+                     ndraws = ndraws, ...)
+}
+
+# One row of scalar metrics from a metrics list.
+metrics_row <- function(m) {
+  keep <- vapply(m, function(v) is.numeric(v) && length(v) == 1L, logical(1))
+  keep[c("n_obs", "n_draws", "y_scale")] <- FALSE
+  as.data.frame(m[keep & !is.na(keep)])
+}
