@@ -73,6 +73,9 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
                     standardize = TRUE, ensemble = NULL, valid_data = NULL,
                     progress = interactive(), ...) {
   call <- match.call()
+  # which settings the user gave (missing() is FALSE once reassigned)
+  given <- c(warmup = !missing(warmup), iter = !missing(iter),
+             thin = !missing(thin), init = !missing(init))
   dots <- list(...)
   if (length(dots))
     warning("Unused arguments: ", paste(names(dots) %||% "<unnamed>", collapse = ", "),
@@ -88,15 +91,15 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
   warmup <- check_count(warmup, "warmup", 0L)
   iter <- check_count(iter, "iter", 1L)
   thin <- check_count(thin, "thin", 1L)
-  if (identical(protocol, "dei") && missing(warmup)) warmup <- 100L
-  if (protocol %in% c("dei", "mile") && missing(init)) init <- "ensemble"
+  if (identical(protocol, "dei") && !given[["warmup"]]) warmup <- 100L
+  if (protocol %in% c("dei", "mile") && !given[["init"]]) init <- "ensemble"
   if (is.null(seed)) seed <- new_seed()
   seed <- check_count(seed, "seed", 0L)
   is_mclmc <- inherits(sampler, "bnn_mclmc")
   if (is_mclmc) {
-    if (!missing(iter)) sampler$n_samples <- iter
-    if (!missing(thin)) sampler$thin <- thin
-    if (!missing(warmup))
+    if (given[["iter"]]) sampler$n_samples <- iter
+    if (given[["thin"]]) sampler$thin <- thin
+    if (given[["warmup"]])
       sampler$n_tune <- as.integer(round(warmup * c(0.8, 0.1, 0.1)))
     warmup <- sum(sampler$n_tune)
     iter <- sampler$n_samples

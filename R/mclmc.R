@@ -330,3 +330,17 @@ bnn_mclmc_budget <- function(settings = bnn_mclmc()) {
                upper = if (is.null(upper)) NULL else rep_len(as.double(upper), d))
   .mclmc_chain(spec, init, seed, chain_id, settings, ...)
 }
+
+#' @export
+format.bnn_mclmc <- function(x, ...) {
+  sprintf("MCLMC (%s integrator, %s tuning %s, %d sampling steps thinned by %d%s)",
+          x$integrator, if (x$tuning == "mile") "MILE" else "BlackJAX",
+          paste(x$n_tune, collapse = "/"), x$n_samples, x$thin,
+          if (x$diag_precond) ", diagonal preconditioning" else "")
+}
+
+#' @export
+print.bnn_mclmc <- function(x, ...) {
+  cat("<bnn_mclmc>", format(x), "\n")
+  invisible(x)
+}
