@@ -34,6 +34,9 @@ flops_per_gradient <- function(n, sizes) {
 }
 
 if (have_stan) {
+  # Debian's r-cran-bh uses the system's Boost headers
+  if (!nzchar(rstan::rstan_options("boost_lib")) && dir.exists("/usr/include/boost"))
+    rstan::rstan_options(boost_lib = "/usr/include")
   sm <- rstan::stan_model(file.path(bench_dir, "bnn_hetero.stan"))
 }
 
