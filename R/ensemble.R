@@ -5,26 +5,31 @@
 #'
 #' `"dei"`: Sommer et al. (2024): Adam with (coupled, PyTorch-style) weight
 #' decay 0.01, learning rate 0.01, full batch, 5000 epochs, no early
-#' stopping.  `"mile"`: Sommer et al. (2025), UCI configuration: AdamW
-#' (decoupled decay 0.001), learning rate 0.001, batch size 32, at most 500
-#' epochs, early stopping with patience 10 when validation data are given.
+#' stopping.  `"mile"`: Sommer et al. (2025), UCI configuration of the
+#' ensemble that starts MILE and BDE chains: AdamW (decoupled decay 0.001),
+#' learning rate 0.001, batch size 32, at most 500 epochs, early stopping
+#' with patience 10 when validation data are given.  `"mile_de"`: the same
+#' paper's configuration of its deep-ensemble *baseline* (`de.yaml` in the
+#' reference code): as `"mile"` but learning rate 0.01 and patience 20.
 #' The loss is the mean Gaussian negative log-likelihood per observation of
 #' the same likelihood the sampler uses (the network's second output is the
 #' log standard deviation in both stages; the DEI reference code treated it
 #' as a log variance when training, which we do not copy).
 #'
-#' @param protocol `"dei"` or `"mile"`.
+#' @param protocol `"dei"`, `"mile"` or `"mile_de"`.
 #' @param ... Settings of [bnn_optimizer()] that override the preset.
 #' @return A `bnn_optimizer` object.
 #' @export
 #' @examples
 #' bnn_optimizer_preset("mile")
-bnn_optimizer_preset <- function(protocol = c("dei", "mile"), ...) {
+bnn_optimizer_preset <- function(protocol = c("dei", "mile", "mile_de"), ...) {
   protocol <- match.arg(protocol)
   base <- switch(protocol,
     dei = list(optimizer = "adam", lr = 1e-2, weight_decay = 1e-2, epochs = 5000),
     mile = list(optimizer = "adamw", lr = 1e-3, weight_decay = 1e-3, epochs = 500,
-                batch_size = 32, patience = 10))
+                batch_size = 32, patience = 10),
+    mile_de = list(optimizer = "adamw", lr = 1e-2, weight_decay = 1e-3, epochs = 500,
+                   batch_size = 32, patience = 20))
   over <- list(...)
   base[names(over)] <- over
   do.call(bnn_optimizer, base)
