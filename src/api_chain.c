@@ -97,18 +97,9 @@ SEXP C_chain_new(SEXP spec, SEXP init, SEXP seed, SEXP chain_id, SEXP settings) 
   return xp;
 }
 
-static SEXP named_list(int n, const char **names) {
-  SEXP out = PROTECT(Rf_allocVector(VECSXP, n));
-  SEXP nms = PROTECT(Rf_allocVector(STRSXP, n));
-  for (int i = 0; i < n; i++) SET_STRING_ELT(nms, i, Rf_mkChar(names[i]));
-  Rf_setAttrib(out, R_NamesSymbol, nms);
-  UNPROTECT(2);
-  return out;
-}
-
 static SEXP chain_info(bnn_chain *c) {
   const char *nm[] = {"stepsize", "inv_metric", "n_grad", "iter", "status", "position"};
-  SEXP out = PROTECT(named_list(6, nm));
+  SEXP out = PROTECT(bnn_named_list(6, nm));
   SET_VECTOR_ELT(out, 0, Rf_ScalarReal(c->hmc.eps));
   SEXP im = Rf_allocVector(REALSXP, c->dim);
   SET_VECTOR_ELT(out, 1, im);
@@ -133,7 +124,7 @@ SEXP C_chain_run(SEXP xp, SEXP n_iter) {
   if (n == NA_INTEGER || n < 0) Rf_error("'n_iter' must be a non-negative integer");
   if (c->status == BNN_CHAIN_BAD_INIT) Rf_error("the chain's initial values have a non-finite log density");
   const char *nm[] = {"draws", "stats", "info"};
-  SEXP out = PROTECT(named_list(3, nm));
+  SEXP out = PROTECT(bnn_named_list(3, nm));
   SEXP draws = Rf_allocMatrix(REALSXP, n, c->dim);
   SET_VECTOR_ELT(out, 0, draws);
   SEXP stats = Rf_allocMatrix(REALSXP, n, BNN_N_STATS);

@@ -23,15 +23,6 @@ static bnn_mclmc_chain *get_chain(SEXP xp) {
   return c;
 }
 
-static SEXP named_list(int n, const char **names) {
-  SEXP out = PROTECT(Rf_allocVector(VECSXP, n));
-  SEXP nms = PROTECT(Rf_allocVector(STRSXP, n));
-  for (int i = 0; i < n; i++) SET_STRING_ELT(nms, i, Rf_mkChar(names[i]));
-  Rf_setAttrib(out, R_NamesSymbol, nms);
-  UNPROTECT(2);
-  return out;
-}
-
 static void set_colnames(SEXP mat, int n, const char **names) {
   SEXP dn = PROTECT(Rf_allocVector(VECSXP, 2));
   SEXP cn = Rf_allocVector(STRSXP, n);
@@ -170,7 +161,7 @@ static SEXP chain_info(bnn_mclmc_chain *c) {
                       "status", "stage", "done", "total", "iter", "eevpd",
                       "position"};
   int d = c->dim;
-  SEXP out = PROTECT(named_list(12, nm));
+  SEXP out = PROTECT(bnn_named_list(12, nm));
   SET_VECTOR_ELT(out, 0, Rf_ScalarReal(c->k.eps));
   SET_VECTOR_ELT(out, 1, Rf_ScalarReal(c->k.L));
   SEXP sg = Rf_allocVector(REALSXP, d);
@@ -228,7 +219,7 @@ SEXP C_mclmc_tune(SEXP xp, SEXP n1, SEXP n2, SEXP n3) {
   int total = req[0] + req[1] + req[2];
   const char *nm[] = {"trace", "info"};
   const char *cn[] = {"stage", "energy_change", "stepsize", "L", "logdens", "reverted"};
-  SEXP out = PROTECT(named_list(2, nm));
+  SEXP out = PROTECT(bnn_named_list(2, nm));
   SEXP tr = Rf_allocMatrix(REALSXP, total, 6);
   SET_VECTOR_ELT(out, 0, tr);
   set_colnames(tr, 6, cn);
@@ -265,7 +256,7 @@ SEXP C_mclmc_run(SEXP xp, SEXP n_iter, SEXP thin) {
     if (fmod(i0 + it, (double)th) == 0.0) kept++;
   const char *nm[] = {"draws", "stats", "info"};
   const char *cn[] = {"energy_change", "kinetic_change", "logdens", "stepsize", "L", "reverted"};
-  SEXP out = PROTECT(named_list(3, nm));
+  SEXP out = PROTECT(bnn_named_list(3, nm));
   SEXP draws = Rf_allocMatrix(REALSXP, kept, d);
   SET_VECTOR_ELT(out, 0, draws);
   SEXP stats = Rf_allocMatrix(REALSXP, kept, BNN_MCLMC_N_STATS);

@@ -23,15 +23,6 @@ static void optim_finalizer(SEXP xp) {
   R_ClearExternalPtr(xp);
 }
 
-static SEXP named_list(int n, const char **names) {
-  SEXP out = PROTECT(Rf_allocVector(VECSXP, n));
-  SEXP nms = PROTECT(Rf_allocVector(STRSXP, n));
-  for (int i = 0; i < n; i++) SET_STRING_ELT(nms, i, Rf_mkChar(names[i]));
-  Rf_setAttrib(out, R_NamesSymbol, nms);
-  UNPROTECT(2);
-  return out;
-}
-
 /* spec: model spec with the training data; valid_spec: the same model with
  * the validation data, or NULL; init: NULL (Glorot) or double of length dim;
  * settings: list(optimizer = 0 adam / 1 adamw, loss = 0 nll / 1 posterior,
@@ -115,7 +106,7 @@ SEXP C_optimize(SEXP spec, SEXP valid_spec, SEXP init, SEXP seed,
 
   const char *nm[] = {"par", "train_loss", "valid_loss", "best_epoch",
                       "epochs", "n_grad", "status", "init"};
-  SEXP out = PROTECT(named_list(8, nm));
+  SEXP out = PROTECT(bnn_named_list(8, nm));
   SEXP par = Rf_allocVector(REALSXP, d);
   SET_VECTOR_ELT(out, 0, par);
   memcpy(REAL(par), bnn_optim_result(o), sizeof(double) * (size_t)d);

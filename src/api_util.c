@@ -9,6 +9,15 @@ SEXP bnn_list_get(SEXP list, const char *name) {
   return R_NilValue;
 }
 
+SEXP bnn_named_list(int n, const char **names) {
+  SEXP out = PROTECT(Rf_allocVector(VECSXP, n));
+  SEXP nms = PROTECT(Rf_allocVector(STRSXP, n));
+  for (int i = 0; i < n; i++) SET_STRING_ELT(nms, i, Rf_mkChar(names[i]));
+  Rf_setAttrib(out, R_NamesSymbol, nms);
+  UNPROTECT(2);
+  return out;
+}
+
 int bnn_get_int(SEXP list, const char *name, int dflt) {
   SEXP x = bnn_list_get(list, name);
   if (Rf_isNull(x) || Rf_length(x) < 1) return dflt;

@@ -6,6 +6,8 @@
 #include "model.h"
 
 SEXP bnn_list_get(SEXP list, const char *name);       /* R_NilValue if absent */
+/* a list of n elements with the given names (returned unprotected) */
+SEXP bnn_named_list(int n, const char **names);
 int bnn_get_int(SEXP list, const char *name, int dflt);
 double bnn_get_double(SEXP list, const char *name, double dflt);
 /* Builds a model from the spec list made by R's bnn_spec_c(); data are

@@ -10,16 +10,8 @@ bnn_chain *bnn_chain_new(bnn_model *model, bnn_gauss_target *gauss,
   if (!c) return NULL;
   c->model = model;
   c->gauss = gauss;
-  if (model) {
-    c->dim = model->dim;
-    c->target.fn = bnn_model_logpost;
-    c->target.ctx = model;
-  } else {
-    c->dim = gauss->dim;
-    c->target.fn = bnn_gauss_logdens;
-    c->target.ctx = gauss;
-  }
-  c->target.dim = c->dim;
+  bnn_target_bind(&c->target, model, gauss);
+  c->dim = c->target.dim;
   c->kernel = s->kernel;
   c->num_warmup = s->num_warmup;
   c->adapt_stepsize = s->adapt_stepsize && s->num_warmup > 0;

@@ -40,3 +40,16 @@ double bnn_gauss_logdens(void *ctx, const double *x, double *grad) {
   }
   return lp;
 }
+
+void bnn_target_bind(bnn_target *t, bnn_model *model, bnn_gauss_target *gauss) {
+  if (model) {
+    t->dim = model->dim;
+    t->fn = bnn_model_logpost;
+    t->ctx = model;
+  } else {
+    t->dim = gauss->dim;
+    t->fn = bnn_gauss_logdens;
+    t->ctx = gauss;
+  }
+  t->n_grad = 0.0;
+}

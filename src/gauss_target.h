@@ -9,4 +9,10 @@ typedef struct {
 bnn_gauss_target *bnn_gauss_new(int dim, const double *mean, const double *prec);
 void bnn_gauss_free(bnn_gauss_target *g);
 double bnn_gauss_logdens(void *ctx, const double *x, double *grad);
+
+/* Bind a BNN model or a Gaussian test target (exactly one non-NULL) to the
+ * log-density interface of target.h. */
+#include "model.h"
+#include "target.h"
+void bnn_target_bind(bnn_target *t, bnn_model *model, bnn_gauss_target *gauss);
 #endif

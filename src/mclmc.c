@@ -615,16 +615,8 @@ bnn_mclmc_chain *bnn_mclmc_chain_new(bnn_model *model, bnn_gauss_target *gauss,
   c->s = *s;
   c->s.upper = NULL;
   c->s.sqrt_diag_cov = NULL;
-  if (model) {
-    c->dim = model->dim;
-    c->target.fn = bnn_model_logpost;
-    c->target.ctx = model;
-  } else {
-    c->dim = gauss->dim;
-    c->target.fn = bnn_gauss_logdens;
-    c->target.ctx = gauss;
-  }
-  c->target.dim = c->dim;
+  bnn_target_bind(&c->target, model, gauss);
+  c->dim = c->target.dim;
   int d = c->dim;
   if (s->upper && gauss) {
     c->upper = malloc(sizeof(double) * (size_t)d);
