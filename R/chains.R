@@ -125,31 +125,108 @@ run_chain_mclmc <- function(spec, init, seed, chain_id, settings, lr = NULL,
   res
 }
 
-# Apply fun to each chain index.  Uses future.apply when it is installed and
-# a non-sequential future plan is set; the draws do not depend on it.
+# Apply fun to each chain index.
+#
+# Whenever future and future.apply are installed the chains go through
+# future.apply::future_lapply(), whatever the plan (sequential included), so
+# progress reporting and the handling of conditions are the same on one core,
+# on several (plan(multisession)), on a PSOCK cluster or on a scheduler
+# (future.batchtools); without them, lapply() runs the chains in turn.
+# The draws do not depend on the plan: each chain has its own C RNG stream
+# from (seed, chain id), and nothing in a chain uses R's RNG.  That is why
+# future.seed = FALSE: no L'Ecuyer streams are set up (TRUE would consume the
+# caller's R RNG state, so the caller's random numbers after bnn_fit() would
+# depend on whether future is installed), and future checks that the chains
+# indeed do not touch R's RNG (it warns if they did).  Workers load bnnmc from
+# their own library paths; multisession workers get the caller's .libPaths(),
+# for other plans the package must be installed where the workers look (see
+# ?bnnmc-parallel).
 dispatch_chains <- function(ids, fun) {
+  prog <- .progress_env$pending
+  .progress_env$pending <- NULL
   use_future <- requireNamespace("future.apply", quietly = TRUE) &&
-    requireNamespace("future", quietly = TRUE) &&
-    !inherits(future::plan(), "sequential")
-  if (use_future) {
-    future.apply::future_lapply(ids, fun, future.seed = NULL,
-                                future.packages = "bnnmc")
-  } else {
-    lapply(ids, fun)
+    requireNamespace("future", quietly = TRUE)
+  run <- function() {
+    # the progressor lives as long as this call (progressr finishes it on exit)
+    if (!is.null(prog)) prog$p <- progressr::progressor(steps = prog$steps)
+    if (use_future) {
+      # one future per chain: with fewer workers than chains, a worker takes
+      # the next chain as soon as it is free, which balances chains of
+      # unequal length (NUTS trees vary), and a scheduler gets one job each
+      future.apply::future_lapply(ids, fun, future.seed = FALSE,
+                                  future.packages = "bnnmc",
+                                  future.chunk.size = 1L,
+                                  future.label = "bnnmc-chain-%d")
+    } else {
+      lapply(ids, fun)
+    }
+  }
+  # Render the progress with the user's progressr handlers (progressr::handlers())
+  # unless the user already reports progress globally (handlers(global = TRUE)).
+  if (is.null(prog) || isTRUE(progressr::handlers(global = NA))) run() else
+    progressr::with_progress(run(), enable = TRUE)
+}
+
+# The progress reporter announced by make_progress() and taken by the next
+# dispatch_chains() call, which creates its progressr progressor.
+.progress_env <- new.env(parent = emptyenv())
+
+# Progress through progressr: returns NULL (no reporting) when disabled or
+# when progressr is not installed, otherwise the callback run_chain() calls
+# as progress(chain_id, done, total) after each block of iterations.  The
+# callback signals progressr "progression" conditions, which future relays
+# from workers to the calling session, so the same bar follows chains run
+# sequentially, on several cores or on other machines.  Steps are
+# iterations (chains x total in all); the message names the chain, its
+# phase and an estimate of the chain's remaining time from its iteration
+# budget and its own speed so far.  `phases` are the phases' lengths in
+# iterations, in order and summing to `total`, e.g.
+# c("warm-up" = 1000, sampling = 1000) (later: ensemble training, tuning);
+# by default they are taken from the caller's `warmup` (bnn_fit()).
+make_progress <- function(enabled, chains, total, phases = NULL) {
+  .progress_env$pending <- NULL
+  if (!isTRUE(enabled) || !requireNamespace("progressr", quietly = TRUE)) return(NULL)
+  if (is.null(phases)) {
+    w <- get0("warmup", envir = parent.frame(), inherits = FALSE)
+    phases <- if (is.numeric(w) && length(w) == 1L && w >= 0 && w <= total)
+      c("warm-up" = w, sampling = total - w) else c(sampling = total)
+  }
+  if (!is.numeric(phases) || is.null(names(phases)) || sum(phases) != total)
+    stop("'phases' must be named phase lengths summing to 'total'.", call. = FALSE)
+  ends <- cumsum(phases[phases > 0])
+  state <- new.env(parent = emptyenv())
+  state$p <- NULL
+  state$steps <- chains * total
+  state$done <- numeric(chains)
+  state$t_first <- rep(NA_real_, chains)
+  state$done_first <- numeric(chains)
+  .progress_env$pending <- state
+  function(chain, done, total) {
+    p <- state$p
+    if (is.null(p)) return(invisible(NULL))
+    now <- proc.time()[[3]]
+    step <- done - state$done[chain]
+    state$done[chain] <- done
+    if (is.na(state$t_first[chain])) {
+      state$t_first[chain] <- now
+      state$done_first[chain] <- done
+      eta <- ""
+    } else {
+      rate <- (now - state$t_first[chain]) / (done - state$done_first[chain])
+      eta <- if (done >= total) ", done" else
+        sprintf(", about %s left", format_seconds(rate * (total - done)))
+    }
+    phase <- names(ends)[which(done <= ends)[1L]]
+    p(message = sprintf("chain %d: %s, iteration %d/%d%s", chain, phase, done, total, eta),
+      amount = step)
+    invisible(NULL)
   }
 }
 
-# Text progress for interactive sessions.
-make_progress <- function(enabled, chains, total) {
-  if (!enabled) return(NULL)
-  last <- 0
-  function(chain, done, total) {
-    now <- proc.time()[[3]]
-    if (now - last > 0.5 || done == total) {
-      last <<- now
-      message(sprintf("\rchain %d: %d/%d (%3.0f%%)%s", chain, done, total,
-                      100 * done / total, if (done == total) "" else ""),
-              appendLF = done == total)
-    }
-  }
+format_seconds <- function(s) {
+  if (!is.finite(s)) return("?")
+  s <- round(s)
+  if (s < 60) return(sprintf("%ds", s))
+  if (s < 3600) return(sprintf("%dm%02ds", s %/% 60, s %% 60))
+  sprintf("%dh%02dm", s %/% 3600, (s %% 3600) %/% 60)
 }

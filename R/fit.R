@@ -119,7 +119,9 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
     make_inits(init, chains, dim, spec, model$prior, seed)
 
   pars <- bnn_parameter_names(spec$sizes, sigma = has_sigma(spec))
-  prog <- make_progress(isTRUE(progress), chains, warmup + iter)
+  phases <- if (is_mclmc) c(tuning = warmup, sampling = iter) else
+    c("warm-up" = warmup, sampling = iter)
+  prog <- make_progress(isTRUE(progress), chains, warmup + iter, phases = phases)
   lr <- if (!is.null(ens)) ens$optimizer$lr else NULL
   t_start <- proc.time()[[3]]
   res <- dispatch_chains(seq_len(chains), function(cid) {

@@ -124,7 +124,7 @@ predict.bnnfit <- function(object, newdata = NULL,
       class = factor(object$levels[max.col(prob, ties.method = "first")], levels = object$levels),
       draws = {
         if (is.null(seed)) seed <- new_seed()
-        with_seed(seed, t(apply(pp, c(1L, 2L), function(p) sample.int(length(p), 1L, prob = p))))
+        with_seed(seed, apply(pp, c(1L, 2L), function(p) sample.int(length(p), 1L, prob = p)))
       },
       mean_draws = pp,
       stop(sprintf("type = \"%s\" is for regression fits.", type), call. = FALSE)))

@@ -55,6 +55,9 @@ test_that("classification fits predict probabilities that sum to one", {
   pr <- predict(fit, d, type = "prob")
   expect_equal(unname(rowSums(pr)), rep(1, n), tolerance = 1e-12)
   expect_gt(mean(predict(fit, d, type = "class") == d$cls), 0.8)
+  dr <- predict(fit, d, type = "draws", seed = 1)
+  expect_equal(dim(dr), c(50, n))    # [draw, observation], class indices
+  expect_true(all(dr %in% 1:2))
   d$k <- factor(sample(c("a", "b", "c"), n, TRUE))
   fit3 <- suppressWarnings(bnn_fit(k ~ x1 + x2, data = d, hidden = 2, chains = 1,
                                    warmup = 30, iter = 10, seed = 1, progress = FALSE))

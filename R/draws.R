@@ -1,0 +1,233 @@
+# Draws in the formats of base R, posterior and coda.
+#
+# The posterior and coda generics live in packages that bnnmc only suggests,
+# so their methods are registered lazily through NAMESPACE directives
+# (roxygen's `@exportS3Method pkg::generic`, giving
+# `S3method(posterior::as_draws_array, bnnfit)`), the mechanism brms uses for
+# its suggested packages: R registers the method when (and only when) the
+# generic's namespace is loaded, so `posterior::as_draws_df(fit)` works
+# without bnnmc importing posterior.
+
+# The kept draws as an array [iteration, chain, variable] with `lp__`
+# appended (as in Stan, cmdstanr and brms), failed chains dropped.  All the
+# conversions below go through this one function.
+fit_draws_array <- function(x, variable = NULL, regex = FALSE, inc_warmup = FALSE) {
+  if (!inherits(x, "bnnfit")) stop("'x' must be a bnnfit.", call. = FALSE)
+  if (!is.logical(inc_warmup) || length(inc_warmup) != 1L || is.na(inc_warmup))
+    stop("'inc_warmup' must be TRUE or FALSE.", call. = FALSE)
+  if (inc_warmup)
+    stop("'inc_warmup = TRUE' is not possible: a bnnfit keeps only the draws after ",
+         "warm-up (warm-up sampler statistics are available from ",
+         "nuts_params(fit, inc_warmup = TRUE)).", call. = FALSE)
+  ok <- which(x$chain_status == "ok")
+  if (!length(ok)) stop("All chains of this fit failed; there are no draws.", call. = FALSE)
+  if (length(ok) < x$chains)
+    warn_cond(sprintf("Chain(s) %s failed and are left out of the draws.",
+                      paste(setdiff(seq_len(x$chains), ok), collapse = ", ")),
+              "bnnmc_chain_failure")
+  d <- x$draws
+  n_it <- dim(d)[1]
+  vars <- c(dimnames(d)[[3]], "lp__")
+  out <- array(NA_real_, c(n_it, length(ok), length(vars)))
+  out[, , seq_len(dim(d)[3])] <- d[, ok, , drop = FALSE]
+  out[, , length(vars)] <- x$sampler_stats[, ok, "lp__"]
+  dimnames(out) <- list(iteration = as.character(seq_len(n_it)),
+                        chain = as.character(ok), variable = vars)
+  keep <- select_variables(vars, variable, regex)
+  out[, , keep, drop = FALSE]
+}
+
+# Indices of the selected variables; errors name the argument.
+select_variables <- function(vars, variable, regex = FALSE, arg = "variable") {
+  if (is.null(variable)) return(seq_along(vars))
+  if (!is.character(variable) || !length(variable) || anyNA(variable))
+    stop(sprintf("'%s' must be a character vector of variable names or NULL.", arg),
+         call. = FALSE)
+  if (!is.logical(regex) || length(regex) != 1L || is.na(regex))
+    stop("'regex' must be TRUE or FALSE.", call. = FALSE)
+  if (regex) {
+    hit <- unique(unlist(lapply(variable, grep, x = vars)))
+    if (!length(hit))
+      stop(sprintf("No variable matches the regular expression(s) in '%s': %s.", arg,
+                   paste(variable, collapse = ", ")), call. = FALSE)
+    return(sort(hit))
+  }
+  miss <- setdiff(variable, vars)
+  if (length(miss))
+    stop(sprintf("'%s' names unknown variable(s): %s. Available: %s%s.", arg,
+                 paste(miss, collapse = ", "),
+                 paste(vars[seq_len(min(8L, length(vars)))], collapse = ", "),
+                 if (length(vars) > 8L) ", ..." else ""), call. = FALSE)
+  match(variable, vars)
+}
+
+#' Posterior draws as arrays, matrices and data frames
+#'
+#' Base-R views of the draws kept after warm-up.  The variables are the
+#' network parameters in the layout of [bnn_parameter_names()] (`sigma`, when
+#' sampled, on its natural scale) followed by `lp__`, the log posterior
+#' density up to a constant, as in Stan.  Chains that failed are left out
+#' (with a warning).  These are the formats bayesplot accepts directly, e.g.
+#' `bayesplot::mcmc_trace(as.array(fit))`.
+#'
+#' @param x A `bnnfit`.
+#' @param variable Names of the variables to keep (all by default), or
+#'   regular expressions when `regex = TRUE`.
+#' @param regex Treat `variable` as regular expressions.
+#' @param inc_warmup Must be `FALSE`: a `bnnfit` does not keep warm-up draws.
+#' @param row.names,optional Unused; for compatibility with the generic.
+#' @param ... Passed on by the generics; unused.
+#' @return `as.array()`: an array `[iteration, chain, variable]`.
+#'   `as.matrix()`: a matrix `[draw, variable]` whose rows run through the
+#'   iterations of the first chain, then of the second, and so on.
+#'   `as.data.frame()`: a data frame with one column per variable and the
+#'   columns `.chain`, `.iteration` and `.draw` of posterior's `draws_df`.
+#' @seealso [as_draws.bnnfit()] for the posterior formats,
+#'   [as.mcmc.list.bnnfit()] for coda.
+#' @export
+#' @examples
+#' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 2,
+#'                warmup = 100, iter = 50, seed = 1, progress = FALSE)
+#' dim(as.array(fit))
+#' head(as.matrix(fit, variable = c("W1[1,1]", "lp__")))
+#' head(as.data.frame(fit)[, c("b2[1]", "lp__", ".chain", ".iteration", ".draw")])
+as.array.bnnfit <- function(x, variable = NULL, regex = FALSE, inc_warmup = FALSE, ...) {
+  fit_draws_array(x, variable, regex, inc_warmup)
+}
+
+#' @rdname as.array.bnnfit
+#' @export
+as.matrix.bnnfit <- function(x, variable = NULL, regex = FALSE, inc_warmup = FALSE, ...) {
+  a <- fit_draws_array(x, variable, regex, inc_warmup)
+  m <- matrix(a, prod(dim(a)[1:2]), dim(a)[3])
+  dimnames(m) <- list(draw = NULL, variable = dimnames(a)[[3]])
+  m
+}
+
+#' @rdname as.array.bnnfit
+#' @export
+as.data.frame.bnnfit <- function(x, row.names = NULL, optional = FALSE, variable = NULL,
+                                 regex = FALSE, inc_warmup = FALSE, ...) {
+  a <- fit_draws_array(x, variable, regex, inc_warmup)
+  n_it <- dim(a)[1]
+  n_ch <- dim(a)[2]
+  m <- matrix(a, n_it * n_ch, dim(a)[3])
+  out <- as.data.frame(m)
+  names(out) <- dimnames(a)[[3]]
+  out$.chain <- rep(seq_len(n_ch), each = n_it)
+  out$.iteration <- rep(seq_len(n_it), times = n_ch)
+  out$.draw <- seq_len(n_it * n_ch)
+  out
+}
+
+#' Convert a fit to posterior's draws formats
+#'
+#' Methods for the generics of the \pkg{posterior} package, so that its
+#' summaries and diagnostics (`summarise_draws()`, `rhat()`, `ess_bulk()`,
+#' `subset_draws()`, `rvar` arithmetic) work on a `bnnfit`.  The variables are
+#' those of [as.array.bnnfit()]: the network parameters (`W1[i,j]`, `b1[j]`,
+#' ..., `sigma`) and `lp__`.  Bracketed names become matrix- and
+#' vector-valued `rvar`s in `as_draws_rvars()` (`W1` is an inputs x units
+#' matrix).  `as_draws()` returns a `draws_array`, the format the draws are
+#' stored in.  `nchains()`, `niterations()`, `ndraws()`, `nvariables()` and
+#' `variables()` count the chains that did not fail.
+#'
+#' The sampler's statistics (`accept_stat__`, `stepsize__`, `treedepth__`,
+#' `n_leapfrog__`, `divergent__`, `energy__`) are not variables of the
+#' draws; get them with [nuts_params.bnnfit()] or `fit$sampler_stats`.
+#'
+#' @inheritParams as.array.bnnfit
+#' @param ... Unused.
+#' @return A `draws_array`, `draws_df`, `draws_matrix`, `draws_list` or
+#'   `draws_rvars` object; a count; or a character vector of names.
+#' @name as_draws.bnnfit
+#' @examplesIf requireNamespace("posterior", quietly = TRUE)
+#' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 2,
+#'                warmup = 100, iter = 50, seed = 1, progress = FALSE)
+#' posterior::as_draws_df(fit)
+#' posterior::summarise_draws(posterior::as_draws_array(fit, variable = "^b2", regex = TRUE))
+#' posterior::as_draws_rvars(fit)$W1
+#' posterior::nchains(fit)
+NULL
+
+#' @rdname as_draws.bnnfit
+#' @exportS3Method posterior::as_draws
+as_draws.bnnfit <- function(x, variable = NULL, regex = FALSE, inc_warmup = FALSE, ...) {
+  posterior::as_draws_array(fit_draws_array(x, variable, regex, inc_warmup))
+}
+
+#' @rdname as_draws.bnnfit
+#' @exportS3Method posterior::as_draws_array
+as_draws_array.bnnfit <- function(x, variable = NULL, regex = FALSE, inc_warmup = FALSE, ...) {
+  posterior::as_draws_array(fit_draws_array(x, variable, regex, inc_warmup))
+}
+
+#' @rdname as_draws.bnnfit
+#' @exportS3Method posterior::as_draws_df
+as_draws_df.bnnfit <- function(x, variable = NULL, regex = FALSE, inc_warmup = FALSE, ...) {
+  posterior::as_draws_df(fit_draws_array(x, variable, regex, inc_warmup))
+}
+
+#' @rdname as_draws.bnnfit
+#' @exportS3Method posterior::as_draws_matrix
+as_draws_matrix.bnnfit <- function(x, variable = NULL, regex = FALSE, inc_warmup = FALSE, ...) {
+  posterior::as_draws_matrix(fit_draws_array(x, variable, regex, inc_warmup))
+}
+
+#' @rdname as_draws.bnnfit
+#' @exportS3Method posterior::as_draws_list
+as_draws_list.bnnfit <- function(x, variable = NULL, regex = FALSE, inc_warmup = FALSE, ...) {
+  posterior::as_draws_list(fit_draws_array(x, variable, regex, inc_warmup))
+}
+
+#' @rdname as_draws.bnnfit
+#' @exportS3Method posterior::as_draws_rvars
+as_draws_rvars.bnnfit <- function(x, variable = NULL, regex = FALSE, inc_warmup = FALSE, ...) {
+  posterior::as_draws_rvars(fit_draws_array(x, variable, regex, inc_warmup))
+}
+
+#' @rdname as_draws.bnnfit
+#' @exportS3Method posterior::nchains
+nchains.bnnfit <- function(x) sum(x$chain_status == "ok")
+
+#' @rdname as_draws.bnnfit
+#' @exportS3Method posterior::niterations
+niterations.bnnfit <- function(x) dim(x$draws)[1]
+
+#' @rdname as_draws.bnnfit
+#' @exportS3Method posterior::ndraws
+ndraws.bnnfit <- function(x) dim(x$draws)[1] * sum(x$chain_status == "ok")
+
+#' @rdname as_draws.bnnfit
+#' @exportS3Method posterior::nvariables
+nvariables.bnnfit <- function(x, ...) length(x$parameters) + 1L
+
+#' @rdname as_draws.bnnfit
+#' @exportS3Method posterior::variables
+variables.bnnfit <- function(x, ...) c(x$parameters, "lp__")
+
+#' Convert a fit to a coda `mcmc.list`
+#'
+#' One `mcmc` object per chain (failed chains left out), with the variables
+#' of [as.array.bnnfit()] and iteration numbers counted from the end of
+#' warm-up, so coda's diagnostics and plots can be used.
+#'
+#' @param x A `bnnfit`.
+#' @param ... Passed to [as.array.bnnfit()] (e.g. `variable`).
+#' @return An object of class `mcmc.list`.
+#' @exportS3Method coda::as.mcmc.list
+#' @examplesIf requireNamespace("coda", quietly = TRUE)
+#' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 2,
+#'                warmup = 100, iter = 50, seed = 1, progress = FALSE)
+#' ml <- coda::as.mcmc.list(fit)
+#' coda::gelman.diag(ml[, c("b2[1]", "lp__")])
+as.mcmc.list.bnnfit <- function(x, ...) {
+  a <- as.array.bnnfit(x, ...)
+  chains <- lapply(seq_len(dim(a)[2]), function(c) {
+    m <- a[, c, , drop = FALSE]
+    dim(m) <- dim(a)[c(1L, 3L)]
+    colnames(m) <- dimnames(a)[[3]]
+    coda::mcmc(m, start = x$warmup + 1L, thin = x$thin)
+  })
+  coda::mcmc.list(chains)
+}

@@ -1,0 +1,93 @@
+# PSIS-LOO and WAIC through the loo package (Suggests; the methods are
+# registered lazily for loo's generics).
+
+need_pkg <- function(pkg, what) {
+  if (!requireNamespace(pkg, quietly = TRUE))
+    stop(sprintf("%s needs the '%s' package; install it with install.packages(\"%s\").",
+                 what, pkg, pkg), call. = FALSE)
+  invisible(TRUE)
+}
+
+#' Approximate leave-one-out cross-validation and WAIC
+#'
+#' `loo()` computes Pareto-smoothed importance-sampling leave-one-out
+#' cross-validation (PSIS-LOO; Vehtari, Gelman and Gabry 2017) from the
+#' pointwise log-likelihood of the training data ([log_lik.bnnfit()]), with
+#' relative efficiencies from [loo::relative_eff()] using the chain of every
+#' draw.  `waic()` computes the widely applicable information criterion from
+#' the same matrix.  The results are loo's own objects, so
+#' [loo::loo_compare()] compares bnnmc fits with each other (and with brms or
+#' rstanarm fits of the same data).
+#'
+#' @section PSIS-LOO for multimodal BNN posteriors:
+#' The parameter posterior of a neural network is multimodal: permuting the
+#' hidden units of a layer, or flipping signs for odd activations such as
+#' tanh, gives the same function, so every mode comes with many symmetric
+#' copies, and there are usually further, functionally different modes.
+#' Chains started apart typically explore different modes and never mix
+#' between them, which makes parameter-level R-hat large.  PSIS-LOO does
+#' not look at the parameters, though: it works with the pointwise
+#' predictive densities `p(y_i | theta_s)`, which are invariant to the
+#' symmetries, and it estimates `log p(y_i | y_-i)` by importance sampling
+#' over the pooled draws.  Symmetric copies of a mode therefore do no harm.
+#' Functionally different modes visited by different chains are a real
+#' problem: the pooled draws then over-represent whichever modes the chains
+#' happened to find, and the importance weights for an observation that
+#' only one mode fits well become heavy-tailed, which shows up as high
+#' Pareto k values.  Check the diagnostics: `print()` of the result
+#' tabulates them, and [loo::pareto_k_table()] and [loo::pareto_k_ids()]
+#' list the observations; values above 0.7 mean that observation's estimate
+#' is unreliable (refit without it, or use K-fold cross-validation or
+#' held-out data, e.g. `log_lik(fit, newdata = test)`).  The relative
+#' efficiencies (`r_eff`) are computed per chain, as loo recommends, so
+#' poorly mixing chains lower them instead of being ignored.
+#'
+#' @param x A `bnnfit`.
+#' @param r_eff Relative efficiencies of the draws for each observation;
+#'   computed from the chains by default.
+#' @param cores Number of cores for loo's computations.
+#' @param save_psis Keep the PSIS object in the result (needed by, e.g.,
+#'   `bayesplot::ppc_loo_pit_overlay()`).
+#' @param ... Passed to [loo::loo()] (e.g. `is_method`) or [loo::waic()].
+#' @return An object of class `psis_loo` (`loo()`) or `waic` (`waic()`); see
+#'   the loo package.
+#' @references Vehtari, A., Gelman, A. and Gabry, J. (2017). Practical
+#'   Bayesian model evaluation using leave-one-out cross-validation and WAIC.
+#'   *Statistics and Computing* 27, 1413--1432.
+#' @name loo.bnnfit
+#' @examplesIf requireNamespace("loo", quietly = TRUE)
+#' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
+#'                warmup = 150, iter = 100, seed = 42, progress = FALSE)
+#' lo <- loo::loo(fit)
+#' lo
+#' loo::pareto_k_table(lo)
+#' loo::waic(fit)
+NULL
+
+#' @rdname loo.bnnfit
+#' @exportS3Method loo::loo
+loo.bnnfit <- function(x, ..., r_eff = NULL, cores = getOption("mc.cores", 1),
+                       save_psis = FALSE) {
+  need_pkg("loo", "loo()")
+  ll <- log_lik.bnnfit(x)
+  if (is.null(r_eff)) r_eff <- fit_relative_eff(x, ll, cores)
+  loo::loo(ll, ..., r_eff = r_eff, save_psis = save_psis, cores = cores)
+}
+
+#' @rdname loo.bnnfit
+#' @exportS3Method loo::waic
+waic.bnnfit <- function(x, ...) {
+  need_pkg("loo", "waic()")
+  loo::waic(log_lik.bnnfit(x), ...)
+}
+
+# Relative efficiency of exp(log_lik) per observation from the chains.  The
+# ESS is scale-invariant, so each column is shifted by its maximum first to
+# keep exp() from underflowing.
+fit_relative_eff <- function(x, ll, cores = 1) {
+  chain_id <- draw_chain_ids(x)
+  if (length(chain_id) != nrow(ll))
+    stop("The pointwise log-likelihood does not have one row per kept draw.", call. = FALSE)
+  lik <- exp(sweep(ll, 2L, apply(ll, 2L, max), "-"))
+  loo::relative_eff(lik, chain_id = chain_id, cores = cores)
+}

@@ -1,0 +1,58 @@
+#' Running chains in parallel and on clusters
+#'
+#' [bnn_fit()] runs its chains through the \pkg{future} framework whenever
+#' the \pkg{future} and \pkg{future.apply} packages are installed, with
+#' whatever plan the user has set ([future::plan()]); the default plan is
+#' sequential.  The draws are the same under every plan: each chain has its
+#' own random number stream from `seed` and the chain index, in C, and no
+#' chain uses R's random number generator.
+#'
+#' @section On one machine:
+#' ```
+#' future::plan(future::multisession, workers = 4)
+#' fit <- bnn_fit(y ~ ., data = d, chains = 4, seed = 1)
+#' future::plan(future::sequential)
+#' ```
+#' Each worker is a separate R process that loads bnnmc; `multisession`
+#' gives workers the calling session's library paths ([.libPaths()]).  For
+#' other plans on the same machine, e.g. a PSOCK cluster made with
+#' [parallelly::makeClusterPSOCK()], pass `rscript_libs = .libPaths()` when
+#' bnnmc is installed in a non-default library.  Each chain is its own
+#' future: with fewer workers than chains, a worker starts the next chain as
+#' soon as it is free.
+#'
+#' @section On a cluster with a job scheduler:
+#' With \pkg{future.batchtools} every chain becomes a job of the scheduler
+#' (Slurm, SGE, Torque/PBS, LSF, ...), described by a batchtools template
+#' file:
+#' ```
+#' library(future.batchtools)
+#' future::plan(batchtools_slurm, template = "slurm.tmpl",
+#'              resources = list(ncpus = 1, memory = 2000, walltime = 3600))
+#' fit <- bnn_fit(y ~ ., data = d, chains = 12, seed = 1)
+#' ```
+#' The same version of bnnmc must be installed on the compute nodes, in a
+#' library the jobs see (e.g. through `R_LIBS_USER` in the template).
+#' The plan's `workers` argument limits how many chains are queued at once.
+#' Nested plans such as `plan(list(tweak(batchtools_slurm, ...),
+#' multisession))` are not needed: chains are the only level of parallelism.
+#'
+#' @section Progress:
+#' With `progress = TRUE` (the default in interactive sessions) progress is
+#' reported through \pkg{progressr}, per chain and phase (warm-up,
+#' sampling), and the updates are relayed from the workers as they arrive
+#' for plans that support it (multisession, cluster).  The display follows
+#' [progressr::handlers()], e.g. `progressr::handlers("cli")`; if progress
+#' reporting is enabled globally (`progressr::handlers(global = TRUE)`),
+#' bnnmc uses that.  Without progressr nothing is shown.
+#'
+#' @name bnnmc-parallel
+#' @examplesIf requireNamespace("future", quietly = TRUE) && requireNamespace("future.apply", quietly = TRUE)
+#' old <- future::plan(future::sequential)
+#' a <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 2,
+#'              warmup = 100, iter = 50, seed = 3, progress = FALSE)
+#' future::plan(old)
+#' b <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 2,
+#'              warmup = 100, iter = 50, seed = 3, progress = FALSE)
+#' identical(a$draws, b$draws)
+NULL

@@ -1,0 +1,390 @@
+# plot.bnnfit(): diagnostic and predictive plots in base graphics.
+
+# R-hat of every network parameter, pooled over chains (rank-normalised
+# split R-hat, the maximum of bulk and folded) and chain-wise (bulk split
+# R-hat of each chain alone, the MILE / DEI-MCMC convention: the chain's two
+# halves are compared).  Long format: one row per parameter and chain, with
+# chain = NA for the pooled value.  Uses posterior for now; this is the one
+# function to switch to the package's C diagnostics.
+.layer_rhat_table <- function(x) {
+  need_pkg("posterior", "R-hat by layer and chain")
+  a <- fit_draws_array(x)[, , x$parameters, drop = FALSE]
+  n_ch <- dim(a)[2]
+  info <- parameter_layers(x$parameters)
+  pooled <- vapply(seq_len(dim(a)[3]), function(j) {
+    posterior::rhat(matrix(a[, , j], dim(a)[1], n_ch))
+  }, numeric(1))
+  chain_rhat <- function(v) {
+    n <- length(v)
+    if (n %% 2L == 1L) v <- v[-((n + 1L) %/% 2L)]   # posterior drops the middle draw
+    posterior::rhat_basic(posterior::z_scale(v), split = TRUE)
+  }
+  per_chain <- vapply(seq_len(n_ch), function(k) {
+    vapply(seq_len(dim(a)[3]), function(j) chain_rhat(a[, k, j]), numeric(1))
+  }, numeric(dim(a)[3]))
+  per_chain <- matrix(per_chain, dim(a)[3], n_ch)
+  chain_ids <- as.integer(dimnames(a)[[2]])
+  layer <- ifelse(is.na(info$layer), info$parameter, paste("layer", info$layer))
+  data.frame(variable = rep(info$parameter, n_ch + 1L),
+             layer = rep(layer, n_ch + 1L),
+             role = rep(info$role, n_ch + 1L),
+             chain = rep(c(NA_integer_, chain_ids), each = nrow(info)),
+             rhat = c(pooled, as.vector(per_chain)),
+             stringsAsFactors = FALSE)
+}
+
+# Cumulative LPPD of one chain: for t = 1..T, mean over observations of
+# log(mean_{s <= t} p(y_i | theta_s)), by a running log-sum-exp.
+cumulative_lppd <- function(ll) {
+  n_it <- nrow(ll)
+  out <- numeric(n_it)
+  m <- ll[1L, ]
+  s <- rep(1, ncol(ll))
+  out[1L] <- mean(m)
+  for (t in seq_len(n_it)[-1L]) {
+    v <- ll[t, ]
+    m2 <- pmax(m, v)
+    s <- s * exp(m - m2) + exp(v - m2)
+    m <- m2
+    out[t] <- mean(m + log(s) - log(t))
+  }
+  out
+}
+
+.plot_types <- c("trace", "rhat_layer", "rhat_chain", "lppd", "coverage", "bands",
+                 "pairs_layer")
+
+# Panels in a grid: one row for up to three, otherwise about square.
+panel_grid <- function(n) {
+  nc <- if (n <= 3L) n else ceiling(sqrt(n))
+  c(ceiling(n / nc), nc)
+}
+
+chain_colours <- function(n) grDevices::hcl.colors(max(n, 1L), "Dark 3")
+
+# The data to take covariate ranges and reference values from.
+plot_data <- function(x, newdata, vars) {
+  if (!is.null(newdata)) {
+    if (!is.data.frame(newdata)) stop("'newdata' must be a data frame.", call. = FALSE)
+    miss <- setdiff(vars, names(newdata))
+    if (length(miss))
+      stop("'newdata' lacks column(s) used by the model: ", paste(miss, collapse = ", "),
+           ".", call. = FALSE)
+    return(newdata)
+  }
+  mf <- x$model_frame
+  if (all(vars %in% names(mf))) return(mf)
+  d <- tryCatch(eval(x$call$data, environment(x$formula)), error = function(e) NULL)
+  if (!is.data.frame(d) || !all(vars %in% names(d)))
+    stop("The model's formula transforms its variables and the training data cannot be ",
+         "found; pass the data as 'newdata'.", call. = FALSE)
+  d
+}
+
+# Most frequent value, keeping the variable's type (and factor levels).
+mode_value <- function(v) {
+  tab <- table(v)
+  top <- names(tab)[which.max(tab)]
+  if (is.factor(v)) return(factor(top, levels = levels(v)))
+  if (is.logical(v)) return(as.logical(top))
+  if (is.numeric(v)) return(as.numeric(top))
+  top
+}
+
+#' Plot a Bayesian neural network fit
+#'
+#' Diagnostic and predictive plots in base graphics (no ggplot2 needed; see
+#' [nuts_params.bnnfit()] and [as.array.bnnfit()] for bayesplot).
+#'
+#' * `"trace"`: trace plots of the parameters `pars` (by default two
+#'   weights of each layer, and `sigma` when it is sampled), one line per
+#'   chain.
+#' * `"rhat_layer"`: R-hat of every parameter (rank-normalised split R-hat
+#'   pooled over chains), grouped by layer.  Weights of a network are not
+#'   identified, so large values in hidden layers are expected when chains
+#'   sit in different (often symmetric) modes.
+#' * `"rhat_chain"`: chain-wise R-hat of every parameter (the bulk split
+#'   R-hat of each chain on its own, which compares its two halves), one box
+#'   per chain: values near 1 say that each chain is stationary within its
+#'   mode, whatever the other chains do.
+#' * `"lppd"`: cumulative log pointwise predictive density per chain,
+#'   `mean_i log(mean_{s <= t} p(y_i | theta_s))` against the iteration
+#'   `t`, on `newdata` (the training data by default; the response is
+#'   needed), with the value for all chains pooled as a dashed line.  Flat
+#'   curves at the same level suggest the chains agree on predictions.
+#' * `"coverage"`: empirical coverage of the equal-tailed predictive
+#'   intervals at nominal levels 0.05, 0.10, ..., 0.95 on `newdata`
+#'   (regression), with the exact mixture quantiles of
+#'   `predict(type = "interval")`; points on the diagonal mean calibrated
+#'   intervals.
+#' * `"bands"`: the predictive mean and the predictive intervals of
+#'   probabilities `level` along one covariate (`covariate`, default the
+#'   first), with the other covariates at their means (numeric) or most
+#'   frequent values (others), and the observations; for classification the
+#'   mean class probabilities.
+#' * `"pairs_layer"`: for each layer, the draws of two of its weights as one
+#'   point cloud per chain: separate clouds show chains in different modes,
+#'   mirror images show symmetric (sign-flipped or permuted) modes.
+#'
+#' @param x A `bnnfit`.
+#' @param type The plot; see above.
+#' @param pars For `"trace"`: parameter names.  For `"pairs_layer"`: a list
+#'   of pairs of parameter names (or a character vector of even length).
+#' @param newdata A data frame for `"lppd"`, `"coverage"` (with the
+#'   response) and `"bands"` (covariate range and reference values); the
+#'   training data by default.
+#' @param covariate For `"bands"`: name of the covariate along which to plot.
+#' @param level For `"bands"`: probabilities of the predictive intervals.
+#' @param ndraws Use this many draws, spread over the chains, for the
+#'   predictive plots (all by default).
+#' @param ... Unused (a warning names them).
+#' @return Invisibly, the data drawn: a data frame for every type except
+#'   `"trace"` and `"pairs_layer"`, which return the draws array used.
+#' @export
+#' @examples
+#' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
+#'                warmup = 150, iter = 100, seed = 42, progress = FALSE)
+#' plot(fit)
+#' plot(fit, type = "lppd")
+#' cov <- plot(fit, type = "coverage")
+#' head(cov)
+#' plot(fit, type = "bands", covariate = "wt")
+#' plot(fit, type = "pairs_layer")
+#' if (requireNamespace("posterior", quietly = TRUE)) {
+#'   plot(fit, type = "rhat_layer")
+#'   plot(fit, type = "rhat_chain")
+#' }
+plot.bnnfit <- function(x, type = c("trace", "rhat_layer", "rhat_chain", "lppd", "coverage",
+                                    "bands", "pairs_layer"),
+                        pars = NULL, newdata = NULL, covariate = NULL, level = c(0.5, 0.9),
+                        ndraws = NULL, ...) {
+  warn_unused_dots(list(...), "plot")
+  if (identical(type, .plot_types)) type <- "trace"
+  type <- match_choice(type, .plot_types, "type")
+  switch(type,
+         trace = plot_trace(x, pars),
+         rhat_layer = plot_rhat(x, by = "layer"),
+         rhat_chain = plot_rhat(x, by = "chain"),
+         lppd = plot_lppd(x, newdata, ndraws),
+         coverage = plot_coverage(x, newdata, ndraws),
+         bands = plot_bands(x, newdata, covariate, level, ndraws),
+         pairs_layer = plot_pairs_layer(x, pars))
+}
+
+default_trace_pars <- function(x) {
+  info <- parameter_layers(x$parameters)
+  out <- character(0)
+  for (l in sort(unique(stats::na.omit(info$layer)))) {
+    w <- info$parameter[info$layer %in% l & info$role == "weight"]
+    out <- c(out, w[seq_len(min(2L, length(w)))])
+  }
+  c(out, info$parameter[info$role == "other"])
+}
+
+plot_trace <- function(x, pars) {
+  if (is.null(pars)) pars <- default_trace_pars(x)
+  a <- fit_draws_array(x, variable = pars)
+  n_it <- dim(a)[1]
+  n_ch <- dim(a)[2]
+  it <- x$warmup + 1L + (seq_len(n_it) - 1L) * x$thin
+  cols <- chain_colours(n_ch)
+  op <- graphics::par(mfrow = panel_grid(dim(a)[3]), mar = c(3.5, 3.5, 2, 0.5),
+                      mgp = c(2.2, 0.7, 0))
+  on.exit(graphics::par(op))
+  for (j in seq_len(dim(a)[3])) {
+    graphics::matplot(it, matrix(a[, , j], n_it, n_ch), type = "l", lty = 1, col = cols,
+                      xlab = "iteration", ylab = "value", main = dimnames(a)[[3]][j])
+    if (j == 1L && n_ch > 1L)
+      graphics::legend("topright", legend = paste("chain", dimnames(a)[[2]]), col = cols,
+                       lty = 1, bty = "n", cex = 0.7)
+  }
+  invisible(a)
+}
+
+plot_rhat <- function(x, by) {
+  tab <- .layer_rhat_table(x)
+  if (by == "layer") {
+    d <- tab[is.na(tab$chain), ]
+    grp <- factor(d$layer, levels = unique(d$layer))
+    main <- "R-hat by layer (all chains)"
+    xlab <- ""
+    cols <- "grey85"
+  } else {
+    d <- tab[!is.na(tab$chain), ]
+    grp <- factor(paste("chain", d$chain), levels = paste("chain", unique(d$chain)))
+    main <- "Chain-wise R-hat (each chain's two halves)"
+    xlab <- ""
+    cols <- grDevices::adjustcolor(chain_colours(nlevels(grp)), alpha.f = 0.4)
+  }
+  ok <- is.finite(d$rhat)
+  if (!any(ok)) stop("No finite R-hat values to plot (too few draws).", call. = FALSE)
+  ylim <- range(c(1, d$rhat[ok]))
+  graphics::boxplot(d$rhat[ok] ~ grp[ok], col = cols, ylim = ylim, outline = FALSE,
+                    xlab = xlab, ylab = "R-hat", main = main)
+  graphics::stripchart(d$rhat[ok] ~ grp[ok], vertical = TRUE, method = "jitter",
+                       pch = 16, cex = 0.5, col = grDevices::adjustcolor("black", 0.5),
+                       add = TRUE)
+  graphics::abline(h = c(1, 1.01), lty = c(1, 2), col = c("grey40", "red"))
+  invisible(d)
+}
+
+plot_lppd <- function(x, newdata, ndraws) {
+  if (!is.null(ndraws))
+    stop("'ndraws' cannot be used with type = \"lppd\", which follows every draw of each chain.",
+         call. = FALSE)
+  ll <- log_lik.bnnfit(x, newdata)
+  ids <- draw_chain_ids(x)
+  n_ch <- max(ids)
+  n_it <- dim(x$draws)[1]
+  cum <- vapply(seq_len(n_ch), function(k) cumulative_lppd(ll[ids == k, , drop = FALSE]),
+                numeric(n_it))
+  cum <- matrix(cum, n_it, n_ch)
+  m <- apply(ll, 2L, max)
+  pooled <- mean(m + log(colMeans(exp(sweep(ll, 2L, m, "-")))))
+  it <- x$warmup + 1L + (seq_len(n_it) - 1L) * x$thin
+  cols <- chain_colours(n_ch)
+  graphics::matplot(it, cum, type = "l", lty = 1, col = cols, xlab = "iteration",
+                    ylab = "cumulative LPPD",
+                    main = sprintf("Cumulative LPPD per chain (%s)",
+                                   if (is.null(newdata)) "training data" else "newdata"))
+  graphics::abline(h = pooled, lty = 2, col = "grey30")
+  ok_ids <- which(x$chain_status == "ok")
+  graphics::legend("bottomright", legend = c(paste("chain", ok_ids), "all chains"),
+                   col = c(cols, "grey30"), lty = c(rep(1, n_ch), 2), bty = "n", cex = 0.7)
+  invisible(data.frame(iteration = rep(it, n_ch), chain = rep(ok_ids, each = n_it),
+                       lppd = as.vector(cum)))
+}
+
+plot_coverage <- function(x, newdata, ndraws) {
+  if (is_classification(x))
+    stop("plot(type = \"coverage\") is for regression fits.", call. = FALSE)
+  y <- response_values(x, newdata)
+  pp <- predictive_params(x, newdata, ndraws)
+  nominal <- seq(0.05, 0.95, by = 0.05)
+  a <- (1 - nominal) / 2
+  q <- bnn_mixture_quantile(pp$mu, pp$sd, c(a, 1 - a))   # as predict(type = "interval")
+  L <- length(nominal)
+  empirical <- vapply(seq_len(L), function(j) mean(y >= q[, j] & y <= q[, L + j]),
+                      numeric(1))
+  graphics::plot(nominal, empirical, xlim = c(0, 1), ylim = c(0, 1), type = "b", pch = 16,
+                 xlab = "nominal coverage", ylab = "empirical coverage",
+                 main = sprintf("Predictive interval coverage (%s, n = %d)",
+                                if (is.null(newdata)) "training data" else "newdata",
+                                length(y)))
+  graphics::abline(0, 1, lty = 2, col = "grey40")
+  invisible(data.frame(nominal = nominal, empirical = empirical))
+}
+
+plot_bands <- function(x, newdata, covariate, level, ndraws) {
+  vars <- all.vars(stats::delete.response(x$terms))
+  if (is.null(covariate)) covariate <- vars[1L]
+  if (!is.character(covariate) || length(covariate) != 1L || !(covariate %in% vars))
+    stop(sprintf("'covariate' must be one of the model's predictors: %s.",
+                 paste(vars, collapse = ", ")), call. = FALSE)
+  if (!is.numeric(level) || !length(level) || anyNA(level) || any(level <= 0 | level >= 1))
+    stop("'level' must be probabilities in (0, 1).", call. = FALSE)
+  level <- sort(level, decreasing = TRUE)
+  d <- plot_data(x, newdata, vars)
+  # variables used as factors, e.g. numeric `am` in factor(am), are discrete
+  in_factors <- unique(unlist(lapply(names(x$xlevels), function(nm) all.vars(str2lang(nm)))))
+  discrete <- function(nm) !is.numeric(d[[nm]]) || nm %in% in_factors
+  v <- d[[covariate]]
+  numeric_cov <- !discrete(covariate)
+  grid <- if (numeric_cov) seq(min(v), max(v), length.out = 100L) else
+    if (is.factor(v)) factor(levels(droplevels(v)), levels = levels(v)) else sort(unique(v))
+  nd <- data.frame(row.names = seq_along(grid))
+  for (nm in vars) {
+    nd[[nm]] <- if (nm == covariate) grid else {
+      w <- d[[nm]]
+      rep(if (discrete(nm)) mode_value(w) else mean(w), length(grid))
+    }
+  }
+  xs <- if (numeric_cov) grid else seq_along(grid)
+  y_obs <- tryCatch(response_values(x, d), error = function(e) NULL)
+  labels <- as.character(grid)
+  x_obs <- if (numeric_cov) v else match(as.character(v), labels)
+  if (is_classification(x)) {
+    prob <- predict.bnnfit(x, nd, type = "prob", ndraws = ndraws)
+    cols <- chain_colours(ncol(prob))
+    graphics::matplot(xs, prob, type = if (numeric_cov) "l" else "b", lty = 1, pch = 16,
+                      col = cols, ylim = c(0, 1), xlab = covariate, ylab = "probability",
+                      main = "Predicted class probabilities", xaxt = if (numeric_cov) "s" else "n")
+    if (!numeric_cov) graphics::axis(1, at = xs, labels = labels)
+    graphics::legend("topright", legend = x$levels, col = cols, lty = 1, bty = "n", cex = 0.7)
+    return(invisible(data.frame(nd[covariate], prob, check.names = FALSE)))
+  }
+  pp <- predictive_params(x, nd, ndraws)
+  a <- (1 - level) / 2
+  q <- bnn_mixture_quantile(pp$mu, pp$sd, c(a, 1 - a))
+  K <- length(level)
+  mean_y <- colMeans(pp$mu)
+  ylim <- range(c(q, mean_y, y_obs), finite = TRUE)
+  shades <- grDevices::adjustcolor("steelblue", alpha.f = 0.25)
+  graphics::plot(range(xs), ylim, type = "n", xlab = covariate,
+                 ylab = deparse1(x$formula[[2L]]),
+                 main = sprintf("Predictive mean and %s intervals",
+                                paste0(100 * level, "%", collapse = ", ")),
+                 xaxt = if (numeric_cov) "s" else "n")
+  if (!numeric_cov) graphics::axis(1, at = xs, labels = labels)
+  for (k in seq_len(K)) {
+    if (numeric_cov) {
+      graphics::polygon(c(xs, rev(xs)), c(q[, k], rev(q[, K + k])), col = shades, border = NA)
+    } else {
+      graphics::segments(xs, q[, k], xs, q[, K + k], lwd = 2 + 3 * (k - 1),
+                         col = grDevices::adjustcolor("steelblue", alpha.f = 0.3 + 0.3 * (k - 1)))
+    }
+  }
+  if (!is.null(y_obs))
+    graphics::points(x_obs, y_obs, pch = 16, cex = 0.6, col = grDevices::adjustcolor("black", 0.6))
+  graphics::lines(xs, mean_y, lwd = 2, type = if (numeric_cov) "l" else "b", pch = 18)
+  out <- data.frame(nd[covariate], mean = mean_y)
+  for (k in seq_len(K)) {
+    out[[sprintf("lower%g", 100 * level[k])]] <- q[, k]
+    out[[sprintf("upper%g", 100 * level[k])]] <- q[, K + k]
+  }
+  invisible(out)
+}
+
+default_layer_pairs <- function(x) {
+  info <- parameter_layers(x$parameters)
+  out <- list()
+  for (l in sort(unique(stats::na.omit(info$layer)))) {
+    w <- info$parameter[info$layer %in% l & info$role == "weight"]
+    if (length(w) >= 2L) out[[length(out) + 1L]] <- w[1:2]
+  }
+  out
+}
+
+plot_pairs_layer <- function(x, pars) {
+  pairs <- if (is.null(pars)) default_layer_pairs(x) else {
+    if (is.character(pars)) {
+      if (length(pars) %% 2L != 0L)
+        stop("'pars' must be a list of pairs of parameter names, or a character vector of even length.",
+             call. = FALSE)
+      split(pars, rep(seq_len(length(pars) / 2L), each = 2L))
+    } else pars
+  }
+  if (!is.list(pairs) || !length(pairs) ||
+      !all(vapply(pairs, function(p) is.character(p) && length(p) == 2L, logical(1))))
+    stop("'pars' must be a list of pairs of parameter names.", call. = FALSE)
+  a <- fit_draws_array(x, variable = unique(unlist(pairs)))
+  n_ch <- dim(a)[2]
+  cols <- grDevices::adjustcolor(chain_colours(n_ch), alpha.f = 0.5)
+  op <- graphics::par(mfrow = panel_grid(length(pairs)), mar = c(3.5, 3.5, 2, 0.5),
+                      mgp = c(2.2, 0.7, 0))
+  on.exit(graphics::par(op))
+  for (i in seq_along(pairs)) {
+    p <- pairs[[i]]
+    xv <- a[, , p[1], drop = FALSE]
+    yv <- a[, , p[2], drop = FALSE]
+    graphics::plot(range(xv, finite = TRUE), range(yv, finite = TRUE), type = "n",
+                   xlab = p[1], ylab = p[2],
+                   main = sub("^W([0-9]+).*$", "layer \\1", p[1]))
+    for (k in seq_len(n_ch))
+      graphics::points(xv[, k, 1], yv[, k, 1], pch = 16, cex = 0.5, col = cols[k])
+    if (i == 1L && n_ch > 1L)
+      graphics::legend("topright", legend = paste("chain", dimnames(a)[[2]]),
+                       col = chain_colours(n_ch), pch = 16, bty = "n", cex = 0.7)
+  }
+  invisible(a)
+}

@@ -1,0 +1,314 @@
+# Methods for the rstantools generics: posterior_predict(), posterior_epred(),
+# posterior_linpred(), predictive_interval(), posterior_interval(),
+# log_lik() and predictive_error().
+#
+# Why rstantools is in Imports (and its generics are re-exported) rather
+# than in Suggests with delayed registration: with a delayed registration,
+# `posterior_predict(fit)` fails after `library(bnnmc)` unless the user also
+# attaches rstantools (or brms/rstanarm), because the generic itself would
+# not be visible.  Re-exporting the generics, as rstanarm and brms do, makes
+# them available as soon as bnnmc is attached, and they remain the very same
+# functions as rstantools', so bnnmc's methods also serve code that calls
+# `rstantools::posterior_predict()` or loads brms alongside (no masking of
+# one generic by another).  The cost is rstantools' own imports (Rcpp,
+# RcppParallel, desc) in the dependency tree; bnnmc does not use Rcpp.
+
+#' @importFrom rstantools posterior_predict posterior_epred posterior_linpred
+#' @importFrom rstantools predictive_interval posterior_interval log_lik
+#' @importFrom rstantools predictive_error
+NULL
+
+#' @export
+rstantools::posterior_predict
+#' @export
+rstantools::posterior_epred
+#' @export
+rstantools::posterior_linpred
+#' @export
+rstantools::predictive_interval
+#' @export
+rstantools::posterior_interval
+#' @export
+rstantools::log_lik
+#' @export
+rstantools::predictive_error
+
+# Warn about arguments that no method uses (typos such as `draws =`).
+warn_unused_dots <- function(dots, fun) {
+  if (length(dots))
+    warning(sprintf("%s(): unused argument(s): %s.", fun,
+                    paste(names(dots) %||% rep("<unnamed>", length(dots)), collapse = ", ")),
+            call. = FALSE)
+  invisible(NULL)
+}
+
+# Raw network outputs as [draw, observation, output] on the standardised
+# scale (the same draws, in the same order, as predictive_params()).
+network_outputs <- function(object, newdata = NULL, ndraws = NULL) {
+  X <- new_design(object, newdata)
+  th <- draws_matrix(object, ndraws)
+  out <- .Call(C_model_forward, object$spec, th, X)   # n x K x S
+  out <- aperm(out, c(3L, 1L, 2L))
+  dimnames(out) <- list(NULL, rownames(X), NULL)
+  out
+}
+
+# Observation names of the design for newdata (the training rows if NULL).
+obs_names <- function(object, newdata) {
+  if (is.null(newdata)) rownames(object$X) else rownames(new_design(object, newdata))
+}
+
+# The observed response on its original scale: numeric for regression; for
+# classification the index 1..K of the level.
+response_values <- function(object, newdata = NULL) {
+  if (is.null(newdata)) {
+    y <- object$y
+  } else {
+    if (!is.data.frame(newdata)) stop("'newdata' must be a data frame.", call. = FALSE)
+    lhs <- deparse1(object$formula[[2L]])
+    mf <- tryCatch(stats::model.frame(object$terms, newdata, xlev = object$xlevels,
+                                      na.action = stats::na.pass),
+                   error = function(e)
+                     stop(sprintf("'newdata' must contain the response '%s' (and the predictors): %s",
+                                  lhs, conditionMessage(e)), call. = FALSE))
+    y <- stats::model.response(mf)
+    if (is.null(y) || anyNA(y))
+      stop(sprintf("'newdata' has missing values in the response '%s'.", lhs), call. = FALSE)
+  }
+  if (is_classification(object)) {
+    k <- match(as.character(y), object$levels)
+    if (anyNA(k))
+      stop(sprintf("'newdata' has response values that are not levels seen in training: %s.",
+                   paste(unique(as.character(y)[is.na(k)]), collapse = ", ")), call. = FALSE)
+    return(k)
+  }
+  if (!is.numeric(y)) stop("'newdata' has a non-numeric response.", call. = FALSE)
+  as.double(y)
+}
+
+# Class of every draw and observation from probabilities [draw, obs, class]
+# by the inverse CDF, with R's RNG seeded.
+draw_classes <- function(prob, seed) {
+  if (is.null(seed)) seed <- new_seed()
+  seed <- check_count(seed, "seed", 0L)
+  S <- dim(prob)[1]
+  n <- dim(prob)[2]
+  K <- dim(prob)[3]
+  u <- with_seed(seed, stats::runif(S * n))
+  cls <- rep(1L, S * n)
+  cum <- 0
+  for (k in seq_len(K - 1L)) {
+    cum <- cum + as.vector(prob[, , k])
+    cls <- cls + (u > cum)
+  }
+  matrix(cls, S, n)
+}
+
+softmax3 <- function(eta) {
+  m <- apply(eta, c(1L, 2L), max)
+  e <- exp(eta - as.vector(m))
+  e / as.vector(apply(e, c(1L, 2L), sum))
+}
+
+#' Posterior predictive draws and the rstantools generics
+#'
+#' Methods for the generics of \pkg{rstantools} (re-exported by bnnmc, so
+#' they work after `library(bnnmc)`), with the shapes those generics
+#' promise.  Rows are posterior draws: all kept iterations of the first chain
+#' that did not fail, then of the second, and so on (or `ndraws` of them
+#' spread evenly over the chains); columns are observations of `newdata`
+#' (the training data by default).  Everything is on the response's original
+#' scale.
+#'
+#' * `posterior_predict()`: draws from the posterior predictive
+#'   distribution, observation noise included.  For classification the
+#'   drawn class: 0/1 (1 = the second level) for a binary response, the
+#'   level's index 1..K for a categorical one.
+#' * `posterior_epred()`: draws of the expected response, i.e. the mean
+#'   function (regression), the probability of the second level (binary), or
+#'   an array `[draw, observation, class]` of class probabilities
+#'   (categorical).  `colMeans(posterior_epred(fit))` equals `predict(fit)`
+#'   for regression.
+#' * `posterior_linpred()`: the network's output before the inverse link.
+#'   For regression the link is the identity (the response's standardisation
+#'   is an affine map absorbed in the linear output layer), so it equals
+#'   `posterior_epred()`; for classification it is the logit (binary) or
+#'   the array of unnormalised log-probabilities (categorical), and
+#'   `transform = TRUE` applies the inverse link.
+#' * `predictive_interval()`: equal-tailed predictive intervals, one row per
+#'   observation, columns named like rstantools' (`"5%"`, `"95%"` for
+#'   `prob = 0.9`).  For regression these are the exact quantiles of the
+#'   Gaussian mixture over draws (as `predict(type = "interval")`), not
+#'   Monte Carlo quantiles of `posterior_predict()`; for classification they
+#'   are quantiles of `posterior_predict()` draws.
+#' * `posterior_interval()`: central posterior intervals of the parameters
+#'   (one row per parameter).
+#' * `log_lik()`: the pointwise log-likelihood `log p(y_i | theta_s)`,
+#'   `[draw, observation]`, for regression (densities on the original scale
+#'   of the response) and classification (log-probabilities of the observed
+#'   class); it is what [loo.bnnfit()] uses.
+#' * `predictive_error()`: `y - posterior_predict()` (regression and binary
+#'   responses).
+#'
+#' @param object A `bnnfit`.
+#' @param newdata A data frame; the training data if `NULL`.  `log_lik()`
+#'   and `predictive_error()` also need the response in it.
+#' @param ndraws Number of draws to use, spread evenly over the chains (all
+#'   by default).
+#' @param seed Seed of R's RNG for the noise of the predictive draws; the
+#'   caller's RNG state is left as it was.
+#' @param transform For `posterior_linpred()`: apply the inverse link.
+#' @param prob Probability mass of the intervals.
+#' @param pars,regex_pars For `posterior_interval()`: parameter names, or
+#'   regular expressions matched against them (all network parameters, and
+#'   `sigma` if present, by default).
+#' @param ... Unused (a warning names them).
+#' @return See the list above: an S x N matrix (S draws, N observations),
+#'   an S x N x K array, or an N x 2 (or P x 2) matrix of intervals.
+#' @name posterior_predict.bnnfit
+#' @examples
+#' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
+#'                warmup = 150, iter = 100, seed = 42, progress = FALSE)
+#' yrep <- posterior_predict(fit, ndraws = 50, seed = 1)
+#' dim(yrep)
+#' all.equal(unname(colMeans(posterior_epred(fit))), predict(fit))
+#' predictive_interval(fit, prob = 0.8)[1:3, ]
+#' posterior_interval(fit, pars = "W2[1,1]", regex_pars = "^b2")
+#' dim(log_lik(fit))
+#' dim(predictive_error(fit, newdata = mtcars[1:5, ], seed = 1))
+NULL
+
+#' @rdname posterior_predict.bnnfit
+#' @export
+posterior_predict.bnnfit <- function(object, newdata = NULL, ndraws = NULL, seed = NULL,
+                                     ...) {
+  warn_unused_dots(list(...), "posterior_predict")
+  if (is_classification(object)) {
+    prob <- predictive_params(object, newdata, ndraws)$prob
+    out <- draw_classes(prob, seed)
+    if (object$likelihood$family == "bernoulli") out <- out - 1L
+  } else {
+    out <- predict.bnnfit(object, newdata, type = "draws", ndraws = ndraws, seed = seed)
+  }
+  dimnames(out) <- list(NULL, obs_names(object, newdata))
+  out
+}
+
+#' @rdname posterior_predict.bnnfit
+#' @export
+posterior_epred.bnnfit <- function(object, newdata = NULL, ndraws = NULL, ...) {
+  warn_unused_dots(list(...), "posterior_epred")
+  nm <- obs_names(object, newdata)
+  if (!is_classification(object)) {
+    out <- predictive_params(object, newdata, ndraws)$mu
+    dimnames(out) <- list(NULL, nm)
+    return(out)
+  }
+  prob <- predictive_params(object, newdata, ndraws)$prob
+  if (object$likelihood$family == "bernoulli") {
+    out <- matrix(prob[, , 2L], dim(prob)[1], dim(prob)[2], dimnames = list(NULL, nm))
+    return(out)
+  }
+  dimnames(prob) <- list(NULL, nm, object$levels)
+  prob
+}
+
+#' @rdname posterior_predict.bnnfit
+#' @export
+posterior_linpred.bnnfit <- function(object, transform = FALSE, newdata = NULL,
+                                     ndraws = NULL, ...) {
+  warn_unused_dots(list(...), "posterior_linpred")
+  if (!is.logical(transform) || length(transform) != 1L || is.na(transform))
+    stop("'transform' must be TRUE or FALSE.", call. = FALSE)
+  if (!is_classification(object) || transform)
+    return(posterior_epred.bnnfit(object, newdata = newdata, ndraws = ndraws))
+  eta <- network_outputs(object, newdata, ndraws)
+  if (object$likelihood$family == "bernoulli")
+    return(matrix(eta[, , 1L], dim(eta)[1], dim(eta)[2],
+                  dimnames = list(NULL, dimnames(eta)[[2]])))
+  dimnames(eta)[[3]] <- object$levels
+  eta
+}
+
+#' @rdname posterior_predict.bnnfit
+#' @export
+predictive_interval.bnnfit <- function(object, prob = 0.9, newdata = NULL, ndraws = NULL,
+                                       seed = NULL, ...) {
+  warn_unused_dots(list(...), "predictive_interval")
+  check_prob(prob, "prob")
+  labs <- paste0(100 * c((1 - prob) / 2, 1 - (1 - prob) / 2), "%")
+  if (is_classification(object)) {
+    yrep <- posterior_predict.bnnfit(object, newdata, ndraws = ndraws, seed = seed)
+    return(rstantools::predictive_interval(yrep, prob = prob))
+  }
+  iv <- predict.bnnfit(object, newdata, type = "interval", level = prob, ndraws = ndraws)
+  matrix(c(iv$lower, iv$upper), ncol = 2L,
+         dimnames = list(obs_names(object, newdata), labs))
+}
+
+#' @rdname posterior_predict.bnnfit
+#' @export
+posterior_interval.bnnfit <- function(object, prob = 0.9, pars = NULL, regex_pars = NULL,
+                                      ...) {
+  warn_unused_dots(list(...), "posterior_interval")
+  check_prob(prob, "prob")
+  vars <- object$parameters
+  sel <- if (is.null(pars) && is.null(regex_pars)) seq_along(vars) else
+    sort(unique(c(if (!is.null(pars)) select_variables(vars, pars, FALSE, "pars"),
+                  if (!is.null(regex_pars)) select_variables(vars, regex_pars, TRUE,
+                                                             "regex_pars"))))
+  m <- as.matrix.bnnfit(object, variable = vars[sel])
+  rstantools::posterior_interval(m, prob = prob)
+}
+
+#' @rdname posterior_predict.bnnfit
+#' @export
+log_lik.bnnfit <- function(object, newdata = NULL, ndraws = NULL, ...) {
+  warn_unused_dots(list(...), "log_lik")
+  y <- response_values(object, newdata)
+  nm <- obs_names(object, newdata)
+  fam <- object$likelihood$family
+  if (!is_classification(object)) {
+    pp <- predictive_params(object, newdata, ndraws)
+    Y <- matrix(y, nrow(pp$mu), ncol(pp$mu), byrow = TRUE)
+    out <- stats::dnorm(Y, pp$mu, pp$sd, log = TRUE)
+  } else {
+    eta <- network_outputs(object, newdata, ndraws)
+    S <- dim(eta)[1]
+    n <- dim(eta)[2]
+    if (fam == "bernoulli") {
+      e <- matrix(eta[, , 1L], S, n)
+      Y <- matrix(y == 2L, S, n, byrow = TRUE)
+      out <- ifelse(Y, stats::plogis(e, log.p = TRUE), stats::plogis(-e, log.p = TRUE))
+    } else {
+      m <- apply(eta, c(1L, 2L), max)
+      lse <- m + log(apply(exp(eta - as.vector(m)), c(1L, 2L), sum))
+      idx <- cbind(rep(seq_len(S), n), rep(seq_len(n), each = S), rep(y, each = S))
+      out <- matrix(eta[idx], S, n) - lse
+    }
+  }
+  dimnames(out) <- list(NULL, nm)
+  out
+}
+
+#' @rdname posterior_predict.bnnfit
+#' @export
+predictive_error.bnnfit <- function(object, newdata = NULL, ndraws = NULL, seed = NULL, ...) {
+  warn_unused_dots(list(...), "predictive_error")
+  if (identical(object$likelihood$family, "categorical"))
+    stop("predictive_error() needs a numeric or binary response; this fit is categorical.",
+         call. = FALSE)
+  y <- response_values(object, newdata)
+  if (is_classification(object)) y <- y - 1
+  yrep <- posterior_predict.bnnfit(object, newdata, ndraws = ndraws, seed = seed)
+  out <- matrix(y, nrow(yrep), ncol(yrep), byrow = TRUE) - yrep
+  dimnames(out) <- dimnames(yrep)
+  out
+}
+
+# Chain index (1, 2, ... over the chains that did not fail) of every row of
+# the [draw, observation] matrices above when all draws are used.
+draw_chain_ids <- function(object) {
+  n_ok <- sum(object$chain_status == "ok")
+  rep(seq_len(n_ok), each = dim(object$draws)[1])
+}

@@ -1,0 +1,160 @@
+# Chains give the same draws whatever the future plan, and progress is
+# reported through progressr from sequential and parallel workers alike.
+
+par_fit <- function(...) {
+  bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2, warmup = 60, iter = 30,
+          seed = 21, ...)
+}
+
+# Fit, collecting warnings (future's RNG-misuse warnings must not occur).
+fit_collect <- function(...) {
+  warns <- list()
+  fit <- withCallingHandlers(par_fit(...), warning = function(w) {
+    warns[[length(warns) + 1L]] <<- w
+    invokeRestart("muffleWarning")
+  })
+  list(fit = fit, warnings = warns)
+}
+
+no_rng_warnings <- function(warns) {
+  bad <- vapply(warns, function(w) inherits(w, "RngFutureCondition") ||
+                  grepl("random numbers", conditionMessage(w)), logical(1))
+  expect_false(any(bad))
+}
+
+# Where bnnmc is loaded from (symbolic links resolved: R CMD check puts
+# links to the installed packages in a library of its own).
+worker_bnnmc <- function() normalizePath(find.package("bnnmc"))
+
+# A progressr handler that records every update it receives.
+recording_handler <- function(env) {
+  env$updates <- list()
+  progressr::make_progression_handler("bnnmc_test", enable = TRUE, reporter = list(
+    update = function(config, state, progression, ...) {
+      env$updates[[length(env$updates) + 1L]] <-
+        list(step = state$step, max = config$max_steps, message = state$message)
+    }))
+}
+
+test_that("each chain run on its own in this session gives the fit's draws", {
+  ref <- suppressWarnings(par_fit(progress = FALSE))
+  # the non-future path of dispatch_chains() is lapply(): run the chains directly
+  spec <- bnnmc:::make_spec(ref$spec$sizes, "tanh", ref$likelihood, ref$prior,
+                            X = ref$X, y = ref$y_model)
+  for (cid in 1:2) {
+    r <- bnnmc:::run_chain(spec, ref$inits[[cid]], ref$seed, cid, ref$sampler, 60L, 30L, 1L)
+    expect_identical(r$draws, unname(ref$draws[, cid, ]))
+  }
+})
+
+test_that("draws are identical under sequential, multisession and cluster plans", {
+  skip_if_not_installed("future")
+  skip_if_not_installed("future.apply")
+  skip_if_not_installed("parallelly")
+  old <- future::plan(future::sequential)
+  on.exit(future::plan(old), add = TRUE)
+  seq_run <- fit_collect(progress = FALSE)
+  no_rng_warnings(seq_run$warnings)
+
+  # two local background sessions; multisession passes .libPaths() to them
+  future::plan(future::multisession, workers = 2)
+  expect_identical(future::value(future::future(worker_bnnmc())), worker_bnnmc())
+  ms_run <- fit_collect(progress = FALSE)
+  no_rng_warnings(ms_run$warnings)
+  expect_identical(ms_run$fit$draws, seq_run$fit$draws)
+  expect_identical(ms_run$fit$sampler_stats, seq_run$fit$sampler_stats)
+  expect_identical(ms_run$fit$stepsize, seq_run$fit$stepsize)
+  pids <- future.apply::future_lapply(1:2, function(i) Sys.getpid())
+  expect_false(Sys.getpid() %in% unlist(pids))
+
+  # a PSOCK cluster on localhost, given this session's library paths
+  cl <- parallelly::makeClusterPSOCK(2L, rscript_libs = .libPaths(), verbose = FALSE)
+  on.exit(parallel::stopCluster(cl), add = TRUE, after = FALSE)
+  future::plan(future::cluster, workers = cl)
+  expect_identical(future::value(future::future(worker_bnnmc())), worker_bnnmc())
+  cl_run <- fit_collect(progress = FALSE)
+  no_rng_warnings(cl_run$warnings)
+  expect_identical(cl_run$fit$draws, seq_run$fit$draws)
+  expect_identical(cl_run$fit$sampler_stats, seq_run$fit$sampler_stats)
+  future::plan(future::sequential)
+})
+
+test_that("bnn_fit() with a seed leaves the caller's R RNG stream alone under future", {
+  skip_if_not_installed("future")
+  skip_if_not_installed("future.apply")
+  old <- future::plan(future::sequential)
+  on.exit(future::plan(old), add = TRUE)
+  set.seed(5)
+  untouched <- stats::runif(1)
+  set.seed(5)
+  suppressWarnings(par_fit(progress = FALSE))
+  expect_identical(stats::runif(1), untouched)
+})
+
+test_that("progress goes through progressr per chain and phase", {
+  skip_if_not_installed("progressr")
+  skip_if_not_installed("future")
+  old <- future::plan(future::sequential)
+  on.exit(future::plan(old), add = TRUE)
+  rec <- new.env()
+  oopt <- options(progressr.handlers = list(recording_handler(rec)))
+  on.exit(options(oopt), add = TRUE)
+  a <- suppressWarnings(par_fit(progress = TRUE))
+  steps <- vapply(rec$updates, `[[`, numeric(1), "step")
+  msgs <- vapply(rec$updates, function(u) paste(u$message, collapse = ""), "")
+  expect_identical(rec$updates[[1]]$max, 2L * 90L)
+  expect_identical(max(steps), 180)
+  expect_true(all(diff(steps) > 0))
+  expect_true(any(grepl("^chain 1: warm-up, iteration 50/90$", msgs)))
+  expect_true(any(grepl("^chain 2: sampling, iteration 90/90, done$", msgs)))
+  expect_true(any(grepl("left$", msgs)))
+  # progress = FALSE signals nothing
+  rec$updates <- list()
+  n_cond <- 0L
+  b <- withCallingHandlers(suppressWarnings(par_fit(progress = FALSE)),
+                           progression = function(p) n_cond <<- n_cond + 1L)
+  expect_identical(n_cond, 0L)
+  expect_length(rec$updates, 0L)
+  expect_identical(a$draws, b$draws)
+  expect_null(bnnmc:::make_progress(FALSE, 2L, 90L))
+})
+
+test_that("progress from multisession workers reaches the calling session", {
+  skip_if_not_installed("progressr")
+  skip_if_not_installed("future")
+  skip_if_not_installed("future.apply")
+  old <- future::plan(future::multisession, workers = 2)
+  on.exit(future::plan(old), add = TRUE)
+  rec <- new.env()
+  oopt <- options(progressr.handlers = list(recording_handler(rec)))
+  on.exit(options(oopt), add = TRUE)
+  a <- suppressWarnings(par_fit(progress = TRUE))
+  steps <- vapply(rec$updates, `[[`, numeric(1), "step")
+  expect_identical(max(steps), 180)
+  msgs <- vapply(rec$updates, function(u) paste(u$message, collapse = ""), "")
+  expect_true(any(grepl("^chain 2: ", msgs)))
+  future::plan(future::sequential)
+  expect_identical(a$draws, suppressWarnings(par_fit(progress = FALSE))$draws)
+})
+
+test_that("make_progress() names its phases from the caller's warmup", {
+  skip_if_not_installed("progressr")
+  caller <- function() {
+    warmup <- 10L
+    bnnmc:::make_progress(TRUE, 1L, 30L)
+  }
+  cb <- caller()
+  expect_type(cb, "closure")
+  st <- bnnmc:::.progress_env$pending
+  expect_identical(st$steps, 30L)
+  got <- list()
+  st$p <- function(message, amount) got[[length(got) + 1L]] <<- list(message, amount)
+  cb(1L, 10L, 30L)
+  cb(1L, 30L, 30L)
+  expect_identical(got[[1]], list("chain 1: warm-up, iteration 10/30", 10))
+  expect_identical(got[[2]][[2]], 20)
+  expect_match(got[[2]][[1]], "^chain 1: sampling, iteration 30/30, done$")
+  expect_error(bnnmc:::make_progress(TRUE, 1L, 30L, phases = c(a = 10)), "'phases'")
+  bnnmc:::make_progress(FALSE, 1L, 30L)
+  expect_null(bnnmc:::.progress_env$pending)
+})
