@@ -98,17 +98,37 @@ summary.bnnfit <- function(object, probs = c(0.05, 0.5, 0.95), ...) {
     samp$reverted <- object$n_reverted
     samp$accept_stat <- samp$mean_treedepth <- samp$divergences <- NULL
   }
-  structure(list(parameters = tab, layers = layers, sampler = samp, fit = object),
+  diag <- bnn_diagnostics(object)
+  tab$rhat <- diag$rhat
+  tab$cw_rhat <- diag$cw_rhat_mean
+  tab$ess_bulk <- diag$ess_bulk
+  tab$ess_tail <- diag$ess_tail
+  lsum <- bnn_layer_summary(ok_draws(object))
+  layers <- merge(layers, lsum[, c("layer", "role", "rhat_mean", "cw_rhat_mean",
+                                   "within_var_mean", "between_var_mean")],
+                  by = c("layer", "role"), all.x = TRUE, sort = FALSE)
+  layers <- layers[order(layers$layer, layers$role), , drop = FALSE]
+  structure(list(parameters = tab, layers = layers, sampler = samp,
+                 verdicts = fit_verdicts(object, diag, lsum), fit = object),
             class = "summary.bnnfit")
 }
 
 #' @export
 print.summary.bnnfit <- function(x, digits = 3, ...) {
   print(x$fit, digits = digits)
-  cat("\nPer layer (posterior means of |mean| and sd over parameters):\n")
+  cat("\nPer layer (means over parameters of |posterior mean|, posterior sd,\n",
+      "R-hat across chains, chain-wise R-hat, within- and between-chain variance):\n", sep = "")
   print(x$layers, digits = digits, row.names = FALSE)
   cat("\nSampler diagnostics per chain:\n")
   print(x$sampler, digits = digits, row.names = FALSE)
+  if (length(x$verdicts)) {
+    cat("\nWarnings:\n")
+    wrapped <- vapply(strwrap(x$verdicts, exdent = 3, width = 76, simplify = FALSE),
+                      paste, character(1), collapse = "\n")
+    cat(paste0(" * ", wrapped), sep = "\n")
+  } else {
+    cat("\nNo problems found by the sampler diagnostics or chain-wise R-hat.\n")
+  }
   invisible(x)
 }
 

@@ -1,0 +1,117 @@
+# Diagnostics of fitted BNNs: per-parameter table, function-space R-hat, and
+# the verdicts that summary() puts into words.
+
+# Draws of the chains that did not fail, [iteration, chain, variable].
+ok_draws <- function(fit) {
+  fit$draws[, fit$chain_status == "ok", , drop = FALSE]
+}
+
+#' Convergence diagnostics of a BNN fit, one row per parameter
+#'
+#' For every parameter: its layer and role (weight, bias or other), the
+#' rank-normalised split R-hat across chains, the chain-wise R-hat
+#' (averaged over chains and its maximum), bulk and tail effective sample
+#' sizes, all computed in C and equal to the `posterior` package's.  Failed
+#' chains are left out.  With one chain, or with chains of a single draw
+#' (the symmetry paper's design), what cannot be computed is `NA`.
+#'
+#' @param object A `bnnfit`.
+#' @param kappa Sub-chains per chain of the chain-wise R-hat.
+#' @return A data frame with columns `variable`, `layer`, `role`, `mean`,
+#'   `sd`, `rhat`, `cw_rhat_mean`, `cw_rhat_max`, `ess_bulk`, `ess_tail`.
+#' @export
+#' @examples
+#' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
+#'                warmup = 100, iter = 100, seed = 1, progress = FALSE)
+#' head(bnn_diagnostics(fit))
+bnn_diagnostics <- function(object, kappa = 4) {
+  if (!inherits(object, "bnnfit")) stop("'object' must be a bnnfit.", call. = FALSE)
+  s <- bnn_summarise_draws(ok_draws(object), chainwise = TRUE, kappa = kappa)
+  lay <- parameter_layers(s$variable)
+  data.frame(variable = s$variable, layer = lay$layer, role = lay$role,
+             mean = s$mean, sd = s$sd, rhat = s$rhat, cw_rhat_mean = s$cw_rhat_mean,
+             cw_rhat_max = s$cw_rhat_max, ess_bulk = s$ess_bulk, ess_tail = s$ess_tail,
+             stringsAsFactors = FALSE)
+}
+
+#' R-hat in function space
+#'
+#' Network weights are not identified, but predictions are: these R-hat
+#' values (rank-normalised split R-hat across chains) are the convergence
+#' diagnostics that mean something for BNNs (Sommer et al. 2024, Sec. 3.7).
+#'
+#' @param object A `bnnfit`.
+#' @param newdata Data to predict (test data with the response for
+#'   `"rmse"` and `"lpd"`); the training data if `NULL`.
+#' @param what `"points"`: R-hat of the predictive mean at each row of
+#'   `newdata`; `"rmse"`: R-hat of the per-draw RMSE over `newdata`;
+#'   `"lpd"`: R-hat of the per-draw mean log predictive density.
+#' @return A numeric vector (one value per row for `"points"`) or a single
+#'   number.
+#' @export
+#' @examples
+#' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
+#'                warmup = 100, iter = 100, seed = 1, progress = FALSE)
+#' bnn_function_rhat(fit, mtcars, "rmse")
+bnn_function_rhat <- function(object, newdata = NULL, what = c("points", "rmse", "lpd")) {
+  what <- match.arg(what)
+  if (!inherits(object, "bnnfit")) stop("'object' must be a bnnfit.", call. = FALSE)
+  if (is_classification(object) && what != "points")
+    stop("what = \"", what, "\" is for regression fits.", call. = FALSE)
+  keep <- object$chain_status == "ok"
+  n_iter <- dim(object$draws)[1]
+  n_ch <- sum(keep)
+  fit <- object
+  fit$draws <- ok_draws(object)
+  fit$chain_status <- object$chain_status[keep]
+  pp <- predictive_params(fit, newdata)
+  if (is_classification(object)) {
+    # probability of the first class at each point
+    a <- array(pp$prob[, , 1L], c(n_iter, n_ch, dim(pp$prob)[2]))
+    return(unname(bnn_rhat(a)))
+  }
+  if (what == "points") {
+    a <- array(pp$mu, c(n_iter, n_ch, ncol(pp$mu)))
+    return(unname(bnn_rhat(a)))
+  }
+  if (is.null(newdata)) newdata <- object$model_frame
+  y <- model_response(object, newdata) * object$y_scale + object$y_center
+  stat <- if (what == "rmse") sqrt(rowMeans(sweep(pp$mu, 2L, y)^2)) else
+    rowMeans(stats::dnorm(matrix(y, nrow(pp$mu), length(y), byrow = TRUE), pp$mu, pp$sd,
+                          log = TRUE))
+  unname(bnn_rhat(matrix(stat, n_iter, n_ch)))
+}
+
+# Plain-words verdicts on a fit's sampler and diagnostics, for summary().
+fit_verdicts <- function(object, diag, layers) {
+  out <- character(0)
+  failed <- sum(object$chain_status != "ok")
+  if (failed)
+    out <- c(out, sprintf("%d chain(s) failed (%s); they are left out.", failed,
+                          paste(unique(as.character(object$chain_status[object$chain_status != "ok"])),
+                                collapse = "; ")))
+  st <- object$sampler_stats
+  if ("divergent__" %in% dimnames(st)[[3]]) {
+    div <- sum(st[, , "divergent__"], na.rm = TRUE)
+    if (div > 0)
+      out <- c(out, sprintf("%d divergent transitions: the posterior has regions the sampler could not explore; results near them may be biased.", div))
+  }
+  eps <- object$stepsize[object$chain_status == "ok"]
+  if (length(eps) > 1 && any(eps < 1e-3 * stats::median(eps)))
+    out <- c(out, sprintf("Chain(s) %s have a step size more than 1000 times smaller than the median: probably stuck where they started (a dying sampler); consider ensemble starts (sampler = \"dei\" or \"mile\").",
+                          paste(which(object$chain_status == "ok")[eps < 1e-3 * stats::median(eps)], collapse = ", ")))
+  cw <- diag$cw_rhat_max
+  if (any(is.finite(cw))) {
+    bad <- mean(cw > 1.1, na.rm = TRUE)
+    if (bad > 0.1)
+      out <- c(out, sprintf("Chain-wise R-hat exceeds 1.1 for %.0f%% of the parameters in at least one chain: chains have not settled within their own modes; run longer.", 100 * bad))
+  } else if (dim(object$draws)[1] < 8) {
+    out <- c(out, "Chains are too short for (chain-wise) R-hat and ESS; only predictive checks apply.")
+  }
+  if (sum(object$chain_status == "ok") > 1 && any(is.finite(diag$rhat))) {
+    hi <- mean(diag$rhat > 1.1, na.rm = TRUE)
+    if (hi > 0.5)
+      out <- c(out, sprintf("R-hat across chains exceeds 1.1 for %.0f%% of the parameters. For BNNs this is expected (chains sit in different, equivalent modes) and alone does not make the fit unusable; check chain-wise R-hat and function-space R-hat (bnn_function_rhat()).", 100 * hi))
+  }
+  out
+}
