@@ -1,0 +1,1430 @@
+/* Convergence diagnostics: see diagnostics.h.
+ *
+ * Implementation notes
+ * - Ranks: one LSD radix sort (11-bit digits) of the draws of a variable per
+ *   call; the folded draws |x - median| are ranked by merging the two
+ *   monotone halves of the sorted draws, and the within-chain ranks of the
+ *   chain-wise R-hat are read off the same global order, so every variable
+ *   is sorted once.  Ties get average ranks, as rank(ties.method =
+ *   "average").  The normal scores qnorm((r - 3/8) / (S + 1/4)) depend only
+ *   on (2r, S), so they are tabulated lazily per call.
+ * - qnorm5() and qbeta() come from R's maths library (Rmath.h).  They are
+ *   pure functions of their arguments (no R state, no allocation) and give
+ *   the same values as R's qnorm()/qbeta(), which posterior uses.
+ * - Autocovariances: Geyer's truncation only reads the lags up to the first
+ *   negative pair of autocorrelations, usually a handful, so lags are
+ *   computed directly in blocks, on demand; when more than ws->direct_max
+ *   lags are needed, all remaining lags are computed at once by FFT
+ *   (radix-2, zero padding to L >= 2n, two real chains per complex
+ *   transform, power spectra summed over chains, one inverse transform).
+ *   Both are the exact biased estimator sum_i yc_i yc_{i+t} / n that
+ *   posterior computes with stats::fft, up to rounding.
+ * - Means, variances and the median follow R's long double accumulation. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include <Rmath.h> /* qnorm5, qbeta: pure functions (see above) */
+#include "diagnostics.h"
+
+#define RADIX_MAX_BITS 12 /* digit width of the radix sort */
+#define RADIX_MAX_PASSES 6
+
+/* cached per-variable state */
+enum {
+  ST_SCAN = 1u << 0,   /* has_nan, has_inf */
+  ST_SORT = 1u << 1,   /* sval, sidx */
+  ST_ZB = 1u << 2,     /* zb: rank-normalised split draws */
+  ST_ZT = 1u << 3,     /* zt: rank-normalised split folded draws */
+  ST_MEAN = 1u << 4,
+  ST_SD = 1u << 5,
+  ST_RB = 1u << 6,     /* rhat_bulk */
+  ST_RT = 1u << 7,     /* rhat_tail */
+  ST_EB = 1u << 8,     /* ess_basic */
+  ST_MED = 1u << 9
+};
+
+struct bnn_diag_ws {
+  int n_iter, n_chain, kappa;
+  int S;      /* draws per variable */
+  int h;      /* length of a split half: floor(n_iter / 2) */
+  int m2;     /* number of split chains: 2 * n_chain */
+  int Sp;     /* split draws: m2 * h */
+  int Lc, Sc; /* chain-wise: sub-chain length and kept draws per chain */
+  int L, log2L;
+  int direct_max; /* lags computed directly before switching to the FFT */
+  int avx2;       /* the CPU has AVX2 and FMA */
+  int n_capped;
+
+  /* current variable */
+  const double *x;
+  unsigned st;
+  int has_nan, has_inf, n_valid;
+  int split_nan; /* NaN among the draws kept by splitting */
+  int zb_na, zt_na; /* rank-normalised draws unusable (NA in posterior) */
+  double mean, sd, med, rhat_bulk, rhat_tail, ess_basic;
+
+  /* a draw is coded as (chain << ib) | iteration */
+  int ib, r0; /* r0: first iteration kept by the chain-wise R-hat */
+  uint32_t imask;
+
+  /* sorting */
+  uint64_t *key, *key2, *key3;
+  uint32_t *hist;
+  int id_bits; /* bits of a draw code in a composite sort key */
+  double *sval;   /* sorted non-NaN draws */
+  uint32_t *sidx; /* their codes */
+  double *fval;   /* folded draws, sorted */
+  double *fbuf;   /* folded draws in the order of sval */
+  uint32_t *fidx;
+
+  /* split matrices [h, m2] */
+  double *zb, *zt, *tmp, *yc;
+  /* normal scores for integer ranks r and for ranks r + 1/2 (ties), for
+   * S = Sp (split draws) and S = Sc (chain-wise); filled lazily */
+  double *tsp_int, *tsp_half, *tcw_int, *tcw_half;
+  double *zc;     /* within-chain normal scores [Sc, n_chain] */
+  int *cnt, *kcnt, *chain_nan;
+  double *cm, *cv; /* column means / variances (max(m2, kappa) each) */
+
+  /* ESS */
+  double *acov, *rho; /* length h */
+  int n_acov;
+  double *cbuf, *pw, *tw, *tw3; /* FFT: 2L, L, 2L, 2L (twiddles of all stages) */
+  uint32_t *rev;          /* bit-reversed position of frequency L - k */
+};
+
+static int cpu_has_avx2_fma(void);
+
+/* ---------- small numerical helpers following R ---------- */
+
+/* R's mean(): long double sum, then a correction pass. */
+static double r_mean(const double *x, int n) {
+  long double s = 0.0;
+  for (int i = 0; i < n; i++) s += x[i];
+  if (isfinite((double) s)) {
+    s /= n;
+  } else {
+    long double t = 0.0;
+    for (int i = 0; i < n; i++) t += x[i] / n;
+    s = t;
+  }
+  if (isfinite((double) s)) {
+    long double t = 0.0;
+    for (int i = 0; i < n; i++) t += (x[i] - s);
+    s += t / n;
+  }
+  return (double) s;
+}
+
+/* R's var() of a vector (cov.c): long double mean with a correction pass,
+ * rounded to double, then long double sum of squared deviations / (n - 1). */
+static double r_var(const double *x, int n) {
+  if (n < 2) return NAN;
+  long double s = 0.0;
+  for (int i = 0; i < n; i++) s += x[i];
+  long double m = s / n;
+  if (isfinite((double) m)) {
+    s = 0.0;
+    for (int i = 0; i < n; i++) s += (x[i] - m);
+    m = m + s / n;
+  }
+  long double xm = (double) m;
+  long double ss = 0.0;
+  for (int i = 0; i < n; i++) ss += (x[i] - xm) * (x[i] - xm);
+  return (double) (ss / (n - 1));
+}
+
+/* Type-7 quantile of a sorted vector, computed as stats::quantile(). */
+static double quantile7(const double *s, int n, double prob) {
+  if (n < 1) return NAN;
+  if (prob < 0) prob = 0;
+  if (prob > 1) prob = 1;
+  double index = 1 + (n - 1) * prob;
+  double lo = floor(index), hi = ceil(index);
+  double qs = s[(int) lo - 1];
+  double xh = s[(int) hi - 1];
+  if (index > lo && xh != qs) {
+    double hh = index - lo;
+    qs = (1 - hh) * qs + hh * xh;
+  }
+  return qs;
+}
+
+/* ---------- workspace ---------- */
+
+static size_t align_up(size_t b) { return (b + 63) & ~(size_t) 63; }
+
+typedef struct {
+  char *base;
+  size_t off;
+} arena;
+
+static void *take(arena *a, size_t bytes) {
+  void *p = a->base ? a->base + a->off : NULL;
+  a->off += align_up(bytes);
+  return p;
+}
+
+static int fft_len(int h, int *log2L) {
+  int L = 1, k = 0;
+  while (L < 2 * h) {
+    L <<= 1;
+    k++;
+  }
+  if (L < 4) {
+    L = 4;
+    k = 2;
+  }
+  *log2L = k;
+  return L;
+}
+
+/* Lays out the workspace in a (a->base NULL: only measures). */
+static void layout(arena *a, bnn_diag_ws *w) {
+  size_t S = (size_t) w->S, Sp = (size_t) w->Sp, L = (size_t) w->L;
+  size_t mx = (size_t) (w->m2 > w->kappa ? w->m2 : w->kappa);
+  w->key = take(a, S * sizeof(uint64_t));
+  w->key2 = take(a, S * sizeof(uint64_t));
+  w->key3 = take(a, S * sizeof(uint64_t));
+  w->sidx = take(a, S * sizeof(uint32_t));
+  w->hist = take(a, (size_t) RADIX_MAX_PASSES * (1 << RADIX_MAX_BITS) * sizeof(uint32_t));
+  w->sval = take(a, S * sizeof(double));
+  w->fval = take(a, S * sizeof(double));
+  w->fbuf = take(a, (S + 2) * sizeof(double));
+  w->fidx = take(a, S * sizeof(uint32_t));
+  w->zb = take(a, Sp * sizeof(double));
+  w->zt = take(a, Sp * sizeof(double));
+  w->tmp = take(a, Sp * sizeof(double));
+  w->yc = take(a, Sp * sizeof(double));
+  w->tsp_int = take(a, (Sp + 1) * sizeof(double));
+  w->tsp_half = take(a, (Sp + 1) * sizeof(double));
+  w->tcw_int = w->kappa ? take(a, ((size_t) w->Sc + 1) * sizeof(double)) : NULL;
+  w->tcw_half = w->kappa ? take(a, ((size_t) w->Sc + 1) * sizeof(double)) : NULL;
+  w->zc = w->kappa ? take(a, (size_t) w->Sc * w->n_chain * sizeof(double)) : NULL;
+  w->cnt = take(a, (size_t) w->n_chain * sizeof(int));
+  w->kcnt = take(a, (size_t) w->n_chain * sizeof(int));
+  w->chain_nan = take(a, (size_t) w->n_chain * sizeof(int));
+  w->cm = take(a, mx * sizeof(double));
+  w->cv = take(a, mx * sizeof(double));
+  w->acov = take(a, ((size_t) w->h + 1) * sizeof(double));
+  w->rho = take(a, ((size_t) w->h + 1) * sizeof(double));
+  w->cbuf = take(a, 2 * L * sizeof(double));
+  w->pw = take(a, L * sizeof(double));
+  w->tw = take(a, 2 * L * sizeof(double));
+  w->tw3 = take(a, 2 * L * sizeof(double));
+  w->rev = take(a, L * sizeof(uint32_t));
+}
+
+size_t bnn_diag_ws_size(int n_iter, int n_chain, int kappa) {
+  if (n_iter < 1 || n_chain < 1 || kappa < 0 || kappa == 1) return 0;
+  if ((double) n_iter * n_chain > 1073741823.0) return 0; /* 2S + 2 fits int */
+  /* draw codes (chain << ib | iteration) must fit 31 bits */
+  if ((double) n_iter * n_chain * 4 > 2147483647.0) return 0;
+  bnn_diag_ws w;
+  memset(&w, 0, sizeof w);
+  w.n_iter = n_iter;
+  w.n_chain = n_chain;
+  w.kappa = kappa;
+  w.S = n_iter * n_chain;
+  w.h = n_iter / 2;
+  w.m2 = 2 * n_chain;
+  w.Sp = w.m2 * w.h;
+  w.Lc = kappa ? n_iter / kappa : 0;
+  w.Sc = kappa * w.Lc;
+  w.L = fft_len(w.h, &w.log2L);
+  arena a = {NULL, align_up(sizeof(bnn_diag_ws))};
+  layout(&a, &w);
+  return a.off + 64;
+}
+
+bnn_diag_ws *bnn_diag_ws_init(void *mem, int n_iter, int n_chain, int kappa) {
+  if (!bnn_diag_ws_size(n_iter, n_chain, kappa)) return NULL;
+  char *base = (char *) (((uintptr_t) mem + 63) & ~(uintptr_t) 63);
+  bnn_diag_ws *w = (bnn_diag_ws *) base;
+  memset(w, 0, sizeof *w);
+  w->n_iter = n_iter;
+  w->n_chain = n_chain;
+  w->kappa = kappa;
+  w->S = n_iter * n_chain;
+  w->h = n_iter / 2;
+  w->m2 = 2 * n_chain;
+  w->Sp = w->m2 * w->h;
+  w->Lc = kappa ? n_iter / kappa : 0;
+  w->Sc = kappa * w->Lc;
+  w->L = fft_len(w->h, &w->log2L);
+  while ((1L << w->ib) < n_iter) w->ib++;
+  w->imask = (uint32_t) ((1L << w->ib) - 1);
+  int cb = 0;
+  while ((1L << cb) < n_chain) cb++;
+  w->id_bits = w->ib + cb;
+  w->r0 = kappa ? n_iter - w->Sc : 0;
+  /* the FFT route costs (m2 / 2 + 1) transforms of about L log2(L)
+   * butterflies, a direct lag m2 * h multiply-adds; measured, a butterfly
+   * costs ~3.8 multiply-adds of lags8() and ~20 of lags8_avx2() */
+  w->avx2 = cpu_has_avx2_fma();
+  w->direct_max = w->h > 0 ? (int) ((w->avx2 ? 20.0 : 3.8) * (w->m2 / 2 + 1) *
+                                    (double) w->L * w->log2L / ((double) w->m2 * w->h)) : 0;
+  arena a = {base, align_up(sizeof(bnn_diag_ws))};
+  layout(&a, w);
+
+  for (size_t k = 0; k <= (size_t) w->Sp; k++) w->tsp_int[k] = w->tsp_half[k] = NAN;
+  if (kappa)
+    for (size_t k = 0; k <= (size_t) w->Sc; k++) w->tcw_int[k] = w->tcw_half[k] = NAN;
+  /* FFT twiddles per stage and, in bit-reversed order, the position of
+   * frequency L - k for the position of frequency k */
+  int L = w->L;
+  for (int hh = 1; hh < L; hh <<= 1)
+    for (int k = 0; k < hh; k++) {
+      double ang = -M_PI * (double) k / (double) hh;
+      w->tw[2 * (hh - 1 + k)] = cos(ang);
+      w->tw[2 * (hh - 1 + k) + 1] = sin(ang);
+      /* w1 * w2 of a fused radix-2^2 stage: exp(-3 pi i k / hh) */
+      w->tw3[2 * (hh - 1 + k)] = cos(3 * ang);
+      w->tw3[2 * (hh - 1 + k) + 1] = sin(3 * ang);
+    }
+  for (int i = 0; i < L; i++) {
+    uint32_t r = 0, v = (uint32_t) i;
+    for (int b = 0; b < w->log2L; b++) {
+      r = (r << 1) | (v & 1u);
+      v >>= 1;
+    }
+    w->rev[i] = r; /* frequency held at position i */
+  }
+  for (int i = 0; i < L; i++) {
+    uint32_t k = w->rev[i], k2 = (uint32_t) ((L - (int) k) & (L - 1)), r = 0;
+    for (int b = 0; b < w->log2L; b++) {
+      r = (r << 1) | (k2 & 1u);
+      k2 >>= 1;
+    }
+    w->cbuf[i] = (double) r; /* temporary */
+  }
+  for (int i = 0; i < L; i++) w->rev[i] = (uint32_t) w->cbuf[i];
+  return w;
+}
+
+int bnn_diag_n_capped(const bnn_diag_ws *ws) { return ws->n_capped; }
+
+void bnn_diag_load(bnn_diag_ws *ws, const double *x) {
+  ws->x = x;
+  ws->st = 0;
+}
+
+static void scan(bnn_diag_ws *ws) {
+  if (ws->st & ST_SCAN) return;
+  int has_nan = 0, has_inf = 0, split_nan = 0, N = ws->n_iter, h = ws->h;
+  int r0 = ws->r0;
+  for (int c = 0; c < ws->n_chain; c++) {
+    int cn = 0;
+    const double *xc = ws->x + (size_t) N * c;
+    for (int i = 0; i < N; i++) {
+      double v = xc[i];
+      if (isnan(v)) {
+        has_nan = 1;
+        if (i >= r0) cn = 1;
+        if (i < h || i >= N - h) split_nan = 1;
+      } else if (isinf(v)) {
+        has_inf = 1;
+      }
+    }
+    ws->chain_nan[c] = cn;
+  }
+  ws->has_nan = has_nan;
+  ws->split_nan = split_nan;
+  ws->has_inf = has_inf;
+  ws->st |= ST_SCAN;
+}
+
+/* ---------- sorting ---------- */
+
+static inline uint64_t dkey(double v) {
+  uint64_t u;
+  if (v == 0) v = 0.0; /* -0 ties with +0, as in R */
+  memcpy(&u, &v, sizeof u);
+  return (u >> 63) ? ~u : (u | ((uint64_t) 1 << 63));
+}
+
+
+/* LSD radix sort of a[0..n) by bits [lo, hi) (stable; the order of equal
+ * digits is kept).  tmp has room for n values.  Returns the sorted array (a
+ * or tmp). */
+static uint64_t *radix_sort(uint64_t *a, uint64_t *tmp, int n, int lo, int hi,
+                            uint32_t *hist) {
+  int nbits = hi - lo;
+  if (nbits <= 0 || n < 2) return a;
+  int npass = (nbits + RADIX_MAX_BITS - 1) / RADIX_MAX_BITS;
+  int db = (nbits + npass - 1) / npass, R = 1 << db;
+  uint64_t dmask = (uint64_t) R - 1;
+  memset(hist, 0, (size_t) npass * R * sizeof(uint32_t));
+  for (int i = 0; i < n; i++) {
+    uint64_t k = a[i] >> lo;
+    for (int p = 0; p < npass; p++) hist[p * R + ((k >> (p * db)) & dmask)]++;
+  }
+  for (int p = 0; p < npass; p++) {
+    uint32_t *h = hist + p * R;
+    int sh = lo + p * db;
+    if (h[(a[0] >> sh) & dmask] == (uint32_t) n) continue; /* one digit */
+    uint32_t sum = 0;
+    for (int d = 0; d < R; d++) {
+      uint32_t c = h[d];
+      h[d] = sum;
+      sum += c;
+    }
+    for (int i = 0; i < n; i++) {
+      uint64_t k = a[i];
+      tmp[h[(k >> sh) & dmask]++] = k;
+    }
+    uint64_t *t = a;
+    a = tmp;
+    tmp = t;
+  }
+  return a;
+}
+
+/* Draw codes: (chain << ib) | iteration. */
+static inline double code_val(const bnn_diag_ws *w, uint32_t code) {
+  return w->x[(size_t) (code >> w->ib) * w->n_iter + (code & w->imask)];
+}
+
+/* Position of a draw in the split matrix [h, 2M] (first halves, then second
+ * halves), -1 for the middle draw of an odd chain; without branches, as the
+ * halves come in random order. */
+static inline int split_pos(const bnn_diag_ws *w, uint32_t code) {
+  int c = (int) (code >> w->ib), i = (int) (code & w->imask);
+  int second = i >= w->h;
+  int row = i - second * (w->n_iter - w->h);
+  return row >= 0 ? (c + second * w->n_chain) * w->h + row : -1;
+}
+
+/* Position of a draw in zc [Sc, M], -1 if dropped (i < r0). */
+static inline int cw_pos(const bnn_diag_ws *w, uint32_t code) {
+  int c = (int) (code >> w->ib), i = (int) (code & w->imask);
+  return i >= w->r0 ? c * w->Sc + (i - w->r0) : -1;
+}
+
+/* Sorts the non-NaN draws; fills sval/sidx and n_valid.
+ * Each draw becomes one 64-bit word: the top T bits of its order-preserving
+ * key above its code (B bits).  Sorting these words (3 radix passes for
+ * T = 36) orders the draws except among draws whose keys agree in the top
+ * T bits, i.e. that are equal or within ~2^(12 - T) relative of each other;
+ * such runs are then ordered by the remaining key bits. */
+static void sort_draws(bnn_diag_ws *ws) {
+  if (ws->st & ST_SORT) return;
+  scan(ws);
+  int n = 0, N = ws->n_iter, B = ws->id_bits;
+  int T = 64 - B < 36 ? 64 - B : 36;
+  if (T < B) T = B;
+  int lb = 64 - T; /* key bits left for the runs */
+  uint64_t lowmask = ((uint64_t) 1 << B) - 1, lkmask = ((uint64_t) 1 << lb) - 1;
+  uint64_t *a = ws->key;
+  for (int c = 0; c < ws->n_chain; c++) {
+    const double *xc = ws->x + (size_t) N * c;
+    uint64_t base = (uint64_t) c << ws->ib;
+    for (int i = 0; i < N; i++) {
+      double v = xc[i];
+      if (isnan(v)) continue;
+      a[n++] = ((dkey(v) >> lb) << B) | base | (uint64_t) i;
+    }
+  }
+  a = radix_sort(a, a == ws->key ? ws->key2 : ws->key, n, B, B + T, ws->hist);
+  uint64_t *fr = a == ws->key ? ws->key2 : ws->key; /* free buffers */
+  uint64_t *fr2 = ws->key3;
+  int i = 0;
+  while (i < n) {
+    uint64_t top = a[i] >> B;
+    int j = i + 1;
+    while (j < n && (a[j] >> B) == top) j++;
+    if (j - i > 1) {
+      /* order the run by the remaining key bits, unless it already is
+       * (e.g. tied values) */
+      int g = j - i, sorted = 1;
+      uint64_t prev = 0;
+      for (int k = 0; k < g; k++) {
+        uint32_t code = (uint32_t) (a[i + k] & lowmask);
+        uint64_t lk = dkey(code_val(ws, code)) & lkmask;
+        fr[k] = (lk << B) | (uint64_t) k;
+        if (k && lk < prev) sorted = 0;
+        prev = lk;
+      }
+      if (!sorted) {
+        uint64_t *srt = radix_sort(fr, fr2, g, B, B + lb, ws->hist);
+        uint64_t *orig = srt == fr ? fr2 : fr;
+        for (int k = 0; k < g; k++) orig[k] = a[i + k];
+        for (int k = 0; k < g; k++) a[i + k] = orig[srt[k] & lowmask];
+      }
+    }
+    i = j;
+  }
+  for (int k = 0; k < n; k++) {
+    uint32_t code = (uint32_t) (a[k] & lowmask);
+    ws->sidx[k] = code;
+    ws->sval[k] = code_val(ws, code);
+  }
+  ws->n_valid = n;
+  ws->st |= ST_SORT;
+}
+
+/* ---------- rank normalisation ---------- */
+
+/* Normal score of the (average) rank r2 / 2 among S values:
+ * qnorm((r - 3/8) / (S - 2 * 3/8 + 1)) as posterior::backtransform_ranks(),
+ * from the lazily filled tables of integer and half-integer ranks. */
+static inline double zscore(double *ti, double *th, long r2, int S) {
+  double *t = (r2 & 1) ? th : ti;
+  long r = r2 >> 1;
+  double z = t[r];
+  if (isnan(z)) {
+    double p = ((double) r2 * 0.5 - 0.375) / (((double) S - 0.75) + 1.0);
+    z = qnorm5(p, 0.0, 1.0, 1, 0);
+    t[r] = z;
+  }
+  return z;
+}
+
+/* Average ranks of the kept split draws of a sorted sequence (values v,
+ * codes id), written as normal scores to out[split_pos].  Returns 1 if all
+ * kept values are tied (constant: NA in posterior). */
+static int rank_scores(const bnn_diag_ws *ws, const double *v, const uint32_t *id,
+                       int n, double *ti, double *th, double *out) {
+  int Stot = ws->Sp;
+  long pos = 0;
+  int groups = 0;
+  int a = 0;
+  while (a < n) {
+    int b = a + 1;
+    while (b < n && v[b] == v[a]) b++;
+    if (b == a + 1) {
+      int d = split_pos(ws, id[a]);
+      if (d >= 0) {
+        pos++;
+        out[d] = zscore(ti, th, 2 * pos, Stot);
+        groups++;
+      }
+    } else {
+      int k = 0;
+      for (int j = a; j < b; j++) k += split_pos(ws, id[j]) >= 0;
+      if (k) {
+        double z = zscore(ti, th, 2 * pos + k + 1, Stot);
+        for (int j = a; j < b; j++) {
+          int d = split_pos(ws, id[j]);
+          if (d >= 0) out[d] = z;
+        }
+        pos += k;
+        groups++;
+      }
+    }
+    a = b;
+  }
+  return groups < 2;
+}
+
+/* Median of all draws as R's median() (assumes no NaN; sorted). */
+static double median_sorted(bnn_diag_ws *ws) {
+  if (ws->st & ST_MED) return ws->med;
+  int n = ws->n_valid;
+  const double *s = ws->sval;
+  double med;
+  if (n % 2 == 1) {
+    med = s[(n - 1) / 2];
+  } else {
+    double ab[2] = {s[n / 2 - 1], s[n / 2]};
+    med = r_mean(ab, 2);
+  }
+  ws->med = med;
+  ws->st |= ST_MED;
+  return med;
+}
+
+/* One pass over the sorted draws giving the normal scores of the split
+ * draws (zb, ranks among all kept split draws) and, if the workspace has
+ * kappa, the within-chain normal scores of the chain-wise R-hat (zc, ranks
+ * among the kept draws of the same chain).  Ties get average ranks. */
+static void rank_pass(bnn_diag_ws *ws, int do_bulk, int do_cw) {
+  int n = ws->n_valid, M = ws->n_chain, Sp = ws->Sp, Sc = ws->Sc, ib = ws->ib;
+  const double *v = ws->sval;
+  const uint32_t *id = ws->sidx;
+  int *cnt = ws->cnt, *kc = ws->kcnt;
+  double *zb = ws->zb, *zc = ws->zc;
+  long pos = 0;
+  int groups = 0;
+  for (int c = 0; c < M; c++) cnt[c] = kc[c] = 0;
+  int a = 0;
+  while (a < n) {
+    int b = a + 1;
+    while (b < n && v[b] == v[a]) b++;
+    if (b == a + 1) {
+      uint32_t code = id[a];
+      if (do_bulk) {
+        int d = split_pos(ws, code);
+        if (d >= 0) {
+          pos++;
+          zb[d] = zscore(ws->tsp_int, ws->tsp_half, 2 * pos, Sp);
+          groups++;
+        }
+      }
+      if (do_cw) {
+        int d = cw_pos(ws, code);
+        if (d >= 0) {
+          int c = (int) (code >> ib);
+          cnt[c]++;
+          zc[d] = zscore(ws->tcw_int, ws->tcw_half, 2 * (long) cnt[c], Sc);
+        }
+      }
+    } else {
+      if (do_bulk) {
+        int k = 0;
+        for (int j = a; j < b; j++) k += split_pos(ws, id[j]) >= 0;
+        if (k) {
+          double z = zscore(ws->tsp_int, ws->tsp_half, 2 * pos + k + 1, Sp);
+          for (int j = a; j < b; j++) {
+            int d = split_pos(ws, id[j]);
+            if (d >= 0) zb[d] = z;
+          }
+          pos += k;
+          groups++;
+        }
+      }
+      if (do_cw) {
+        for (int j = a; j < b; j++)
+          if (cw_pos(ws, id[j]) >= 0) kc[id[j] >> ib]++;
+        for (int j = a; j < b; j++) {
+          int d = cw_pos(ws, id[j]);
+          if (d >= 0) {
+            int c = (int) (id[j] >> ib);
+            zc[d] = zscore(ws->tcw_int, ws->tcw_half, 2 * (long) cnt[c] + kc[c] + 1, Sc);
+          }
+        }
+        for (int j = a; j < b; j++) {
+          int c = (int) (id[j] >> ib);
+          cnt[c] += kc[c];
+          kc[c] = 0;
+        }
+      }
+    }
+    a = b;
+  }
+  if (do_bulk) ws->zb_na = groups < 2; /* all tied: constant, NA */
+}
+
+/* Normal scores zb (and zc when the workspace has kappa) */
+static void make_zb(bnn_diag_ws *ws) {
+  if (ws->st & ST_ZB) return;
+  ws->st |= ST_ZB;
+  scan(ws);
+  ws->zb_na = 1;
+  int do_bulk = !ws->split_nan && ws->h >= 1, do_cw = ws->kappa && ws->Lc >= 2;
+  if (!do_bulk && !do_cw) return;
+  sort_draws(ws);
+  rank_pass(ws, do_bulk, do_cw);
+}
+
+static void make_zt(bnn_diag_ws *ws) {
+  if (ws->st & ST_ZT) return;
+  ws->st |= ST_ZT;
+  scan(ws);
+  ws->zt_na = 1;
+  if (ws->has_nan || ws->h < 1) return;
+  sort_draws(ws);
+  double med = median_sorted(ws);
+  if (!isfinite(med)) return; /* Inf - Inf = NaN in the folded draws */
+  int n = ws->n_valid;
+  const double *s = ws->sval;
+  const uint32_t *si = ws->sidx;
+  /* |s - med| decreases on s < med and increases on s >= med: merge the
+   * runs L = (f[p-1], f[p-2], ...) and R = (f[p], f[p+1], ...).  Two
+   * independent merges run at once, one from the small end (ties: L first)
+   * and one from the large end (ties: R first); they split the draws
+   * exactly because both follow the same total order. */
+  double *f = ws->fbuf + 1; /* f[-1] and f[n] are padding */
+  for (int k = 0; k < n; k++) f[k] = fabs(s[k] - med);
+  f[-1] = f[n] = 0.0;
+  int p = 0;
+  while (p < n && s[p] < med) p++;
+  int nl = p, nr = n - p;
+  int il = 0, ir = 0, jl = nl - 1, jr = nr - 1, half = n / 2;
+  /* Only the selected position depends on the comparison, so that the
+   * compiler can use conditional moves instead of unpredictable branches.
+   * First pass: ranks are read off the merge directly (the front lane
+   * counts kept draws upwards, the back lane downwards from Sp), which is
+   * right when no two folded draws are equal; a tie sends us to the
+   * general path below. */
+  int Sp = ws->Sp, tie = 0;
+  long up = 0, down = 0;
+  double prevf = 0, prevb = 0, *zt = ws->zt;
+  for (int o = 0; o < half; o++) {
+    int pa = p - 1 - il, pb = p + ir;
+    int tl = (il < nl) & ((ir >= nr) | (f[pa] <= f[pb]));
+    int pos = pb ^ ((pa ^ pb) & -tl);
+    il += tl;
+    ir += 1 - tl;
+    double v = f[pos];
+    tie |= (o > 0) & (v == prevf);
+    prevf = v;
+    int d = split_pos(ws, si[pos]);
+    if (d >= 0) {
+      up++;
+      zt[d] = zscore(ws->tsp_int, ws->tsp_half, 2 * up, Sp);
+    }
+    int qa = p - 1 - jl, qb = p + jr;
+    int tr = (jr >= 0) & ((jl < 0) | (f[qb] >= f[qa]));
+    int qos = qa ^ ((qb ^ qa) & -tr);
+    jr -= tr;
+    jl -= 1 - tr;
+    double w = f[qos];
+    tie |= (o > 0) & (w == prevb);
+    prevb = w;
+    int e = split_pos(ws, si[qos]);
+    if (e >= 0) {
+      zt[e] = zscore(ws->tsp_int, ws->tsp_half, 2 * (Sp - down), Sp);
+      down++;
+    }
+  }
+  if (n % 2) { /* the middle element: the one left over */
+    int pos = il <= jl ? p - 1 - il : p + ir;
+    double v = f[pos];
+    tie |= (half > 0) & ((v == prevf) | (v == prevb));
+    int d = split_pos(ws, si[pos]);
+    if (d >= 0) {
+      up++;
+      zt[d] = zscore(ws->tsp_int, ws->tsp_half, 2 * up, Sp);
+    }
+  } else if (half > 0) {
+    tie |= prevf == prevb;
+  }
+  if (!tie) {
+    ws->zt_na = Sp < 2;
+    return;
+  }
+  /* general path: the merged sequence, then average ranks over ties */
+  double *fv = ws->fval;
+  uint32_t *fi = ws->fidx;
+  il = 0, ir = 0, jl = nl - 1, jr = nr - 1;
+  for (int o = 0; o < half; o++) {
+    int pa = p - 1 - il, pb = p + ir;
+    int tl = (il < nl) & ((ir >= nr) | (f[pa] <= f[pb]));
+    int pos = pb ^ ((pa ^ pb) & -tl);
+    fv[o] = f[pos];
+    fi[o] = si[pos];
+    il += tl;
+    ir += 1 - tl;
+    int qa = p - 1 - jl, qb = p + jr;
+    int tr = (jr >= 0) & ((jl < 0) | (f[qb] >= f[qa]));
+    int qos = qa ^ ((qb ^ qa) & -tr);
+    fv[n - 1 - o] = f[qos];
+    fi[n - 1 - o] = si[qos];
+    jr -= tr;
+    jl -= 1 - tr;
+  }
+  if (n % 2) {
+    int pos = il <= jl ? p - 1 - il : p + ir;
+    fv[half] = f[pos];
+    fi[half] = si[pos];
+  }
+  ws->zt_na = rank_scores(ws, ws->fval, ws->fidx, n, ws->tsp_int, ws->tsp_half, ws->zt);
+}
+
+/* ---------- column statistics of a matrix [n, m] ---------- */
+
+/* Columns are processed four at a time (the last group repeats a column):
+ * each column's sums keep R's sequential order, so the results are those of
+ * R, while the independent sums of different columns overlap in the
+ * pipeline. */
+#define COL_GROUP(y, n, m, j, c)                                              \
+  const double *c[4];                                                         \
+  for (int q_ = 0; q_ < 4; q_++)                                              \
+    c[q_] = (y) + (size_t) (n) * ((j) + q_ < (m) ? (j) + q_ : (j));
+
+/* dmean: matrixStats::colMeans2 (double sum / n); rmean (may be NULL): R's
+ * mean() of each column (long double sum, then a correction pass). */
+static void col_means(const double *y, int n, int m, double *dmean, double *rmean) {
+  for (int j = 0; j < m; j += 4) {
+    COL_GROUP(y, n, m, j, c);
+    long double l0 = 0, l1 = 0, l2 = 0, l3 = 0;
+    double d0 = 0, d1 = 0, d2 = 0, d3 = 0;
+    for (int i = 0; i < n; i++) {
+      double v0 = c[0][i], v1 = c[1][i], v2 = c[2][i], v3 = c[3][i];
+      d0 += v0;
+      d1 += v1;
+      d2 += v2;
+      d3 += v3;
+      if (rmean) {
+        l0 += v0;
+        l1 += v1;
+        l2 += v2;
+        l3 += v3;
+      }
+    }
+    double D[4] = {d0, d1, d2, d3};
+    int g = m - j < 4 ? m - j : 4;
+    for (int q = 0; q < g; q++) dmean[j + q] = D[q] / n;
+    if (!rmean) continue;
+    long double s0 = l0 / n, s1 = l1 / n, s2 = l2 / n, s3 = l3 / n;
+    long double t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+    for (int i = 0; i < n; i++) {
+      t0 += (c[0][i] - s0);
+      t1 += (c[1][i] - s1);
+      t2 += (c[2][i] - s2);
+      t3 += (c[3][i] - s3);
+    }
+    long double S[4] = {s0, s1, s2, s3}, T[4] = {t0, t1, t2, t3};
+    for (int q = 0; q < g; q++)
+      rmean[j + q] = isfinite((double) S[q]) ? (double) (S[q] + T[q] / n) : (double) S[q];
+  }
+}
+
+/* cv: matrixStats::colVars(y, center = cm) = base::colMeans((y - cm)^2)
+ * (long double sum) * (n / (n - 1)). */
+static void col_vars(const double *y, int n, int m, const double *cm, double *cv) {
+  for (int j = 0; j < m; j += 4) {
+    COL_GROUP(y, n, m, j, c);
+    int g = m - j < 4 ? m - j : 4;
+    double mu[4];
+    for (int q = 0; q < 4; q++) mu[q] = cm[j + (q < g ? q : 0)];
+    long double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (int i = 0; i < n; i++) {
+      double e0 = c[0][i] - mu[0], e1 = c[1][i] - mu[1];
+      double e2 = c[2][i] - mu[2], e3 = c[3][i] - mu[3];
+      s0 += e0 * e0;
+      s1 += e1 * e1;
+      s2 += e2 * e2;
+      s3 += e3 * e3;
+    }
+    long double S[4] = {s0, s1, s2, s3};
+    for (int q = 0; q < g; q++)
+      cv[j + q] = n > 1 ? (double) (S[q] / n) * ((double) n / (n - 1)) : NAN;
+  }
+}
+
+/* ---------- R-hat of a matrix [n, m] (posterior:::.rhat) ---------- */
+
+/* With matrixStats' arithmetic mirrored, degenerate inputs (chains constant
+ * within a half) give the same values as posterior. */
+static double rhat_matrix(const double *y, int n, int m, double *cm,
+                          double *cv) {
+  if (n < 2 || m < 2) return NAN; /* colVars / var of one value: NA */
+  col_means(y, n, m, cm, NULL);
+  col_vars(y, n, m, cm, cv);
+  double B = n * r_var(cm, m);
+  double W = r_mean(cv, m);
+  return sqrt((B / W + n - 1) / n);
+}
+
+/* 1 if y has non-finite values or abs(max - min) < eps (should_return_NA) */
+static int should_na(const double *y, size_t n) {
+  if (n == 0) return 1;
+  double lo = y[0], hi = y[0];
+  for (size_t i = 0; i < n; i++) {
+    double v = y[i];
+    if (!isfinite(v)) return 1;
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  return fabs(hi - lo) < DBL_EPSILON;
+}
+
+/* ---------- autocovariance ---------- */
+
+/* out[k] += sum_{i=0}^{n-1-t-k} a[i] a[i+t+k], k = 0..7 (lags >= n add 0).
+ * The main loop needs all eight lags in range; the ends are done after. */
+static void lags8(const double *a, int n, int t, double *out) {
+  const double *b = a + t;
+  int lim = n - t - 7, i = 0;
+  double s[8] = {0, 0, 0, 0, 0, 0, 0, 0}, u[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (; i + 1 < lim; i += 2) {
+    double a0 = a[i], a1 = a[i + 1];
+    const double *bi = b + i;
+    for (int k = 0; k < 8; k++) {
+      s[k] += a0 * bi[k];
+      u[k] += a1 * bi[k + 1];
+    }
+  }
+  for (int k = 0; k < 8; k++) {
+    double sk = s[k] + u[k];
+    int e = n - t - k;
+    for (int j = i; j < e; j++) sk += a[j] * b[j + k];
+    out[k] += sk;
+  }
+}
+
+/* The same with AVX2 and FMA, used when the CPU has them (checked at run
+ * time in bnn_diag_ws_init): about five times faster.  Results differ from
+ * lags8() by rounding only. */
+#if defined(__GNUC__) && defined(__x86_64__)
+#define BNN_HAVE_AVX2_KERNEL 1
+#include <immintrin.h>
+__attribute__((target("avx2,fma"))) static void lags8_avx2(const double *a, int n,
+                                                           int t, double *out) {
+  const double *b = a + t;
+  int lim = n - t - 7, i = 0;
+  __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
+  __m256d s4 = s0, s5 = s0, s6 = s0, s7 = s0;
+  for (; i + 3 < lim; i += 4) {
+    __m256d ai = _mm256_loadu_pd(a + i);
+    const double *bi = b + i;
+    s0 = _mm256_fmadd_pd(ai, _mm256_loadu_pd(bi), s0);
+    s1 = _mm256_fmadd_pd(ai, _mm256_loadu_pd(bi + 1), s1);
+    s2 = _mm256_fmadd_pd(ai, _mm256_loadu_pd(bi + 2), s2);
+    s3 = _mm256_fmadd_pd(ai, _mm256_loadu_pd(bi + 3), s3);
+    s4 = _mm256_fmadd_pd(ai, _mm256_loadu_pd(bi + 4), s4);
+    s5 = _mm256_fmadd_pd(ai, _mm256_loadu_pd(bi + 5), s5);
+    s6 = _mm256_fmadd_pd(ai, _mm256_loadu_pd(bi + 6), s6);
+    s7 = _mm256_fmadd_pd(ai, _mm256_loadu_pd(bi + 7), s7);
+  }
+  double v[32];
+  _mm256_storeu_pd(v, s0);
+  _mm256_storeu_pd(v + 4, s1);
+  _mm256_storeu_pd(v + 8, s2);
+  _mm256_storeu_pd(v + 12, s3);
+  _mm256_storeu_pd(v + 16, s4);
+  _mm256_storeu_pd(v + 20, s5);
+  _mm256_storeu_pd(v + 24, s6);
+  _mm256_storeu_pd(v + 28, s7);
+  for (int k = 0; k < 8; k++) {
+    double sk = (v[4 * k] + v[4 * k + 1]) + (v[4 * k + 2] + v[4 * k + 3]);
+    int e = n - t - k;
+    for (int j = i; j < e; j++) sk += a[j] * b[j + k];
+    out[k] += sk;
+  }
+}
+
+static int cpu_has_avx2_fma(void) {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+#else
+static int cpu_has_avx2_fma(void) { return 0; }
+#endif
+
+/* Radix-2 FFTs without bit reversal: a decimation-in-frequency transform
+ * takes natural order to bit-reversed order, a decimation-in-time transform
+ * takes bit-reversed order back to natural order.  tw holds, for each stage
+ * with half-length hh, the twiddles exp(-2 pi i k / (2 hh)), k < hh, at
+ * complex offset hh - 1.  z: interleaved complex, length L. */
+
+/* DIF forward transform of data whose upper half is zero; only the first
+ * n <= L/2 values are read from a (real part) and b (imaginary part, may be
+ * NULL).  Pairs of radix-2 stages are fused into radix-2^2 butterflies
+ * (three complex multiplications per four points, half the memory passes);
+ * the output order is still bit-reversed.  tw3 holds tw[k] * tw2[k] of the
+ * next stage at the same offsets as tw. */
+#define CMUL(xr, xi, wr, wi, outr, outi)                                      \
+  do {                                                                        \
+    double xr_ = (xr), xi_ = (xi), wr_ = (wr), wi_ = (wi);                    \
+    outr = xr_ * wr_ - xi_ * wi_;                                             \
+    outi = xr_ * wi_ + xi_ * wr_;                                             \
+  } while (0)
+
+static void fft_dif_padded(double *z, int L, const double *tw, const double *tw3,
+                           const double *a, const double *b, int n) {
+  int hh = L >> 1, q = hh >> 1;
+  const double *w1 = tw + 2 * (hh - 1), *w2 = tw + 2 * (q - 1), *w3 = tw3 + 2 * (hh - 1);
+  /* first two stages: x2 = x3 = 0 */
+  for (int k = 0; k < q; k++) {
+    double x0r = k < n ? a[k] : 0.0, x0i = (b && k < n) ? b[k] : 0.0;
+    double x1r = k + q < n ? a[k + q] : 0.0, x1i = (b && k + q < n) ? b[k + q] : 0.0;
+    z[2 * k] = x0r + x1r;
+    z[2 * k + 1] = x0i + x1i;
+    CMUL(x0r - x1r, x0i - x1i, w2[2 * k], w2[2 * k + 1], z[2 * (k + q)], z[2 * (k + q) + 1]);
+    /* (x0 - i x1) w1 and (x0 + i x1) w3 */
+    CMUL(x0r + x1i, x0i - x1r, w1[2 * k], w1[2 * k + 1], z[2 * (k + hh)], z[2 * (k + hh) + 1]);
+    CMUL(x0r - x1i, x0i + x1r, w3[2 * k], w3[2 * k + 1], z[2 * (k + hh + q)],
+         z[2 * (k + hh + q) + 1]);
+  }
+  for (hh = L >> 3; hh >= 2; hh >>= 2) {
+    q = hh >> 1;
+    w1 = tw + 2 * (hh - 1);
+    w2 = tw + 2 * (q - 1);
+    w3 = tw3 + 2 * (hh - 1);
+    for (int i = 0; i < L; i += 2 * hh) {
+      double *p0 = z + 2 * i, *p1 = p0 + 2 * q, *p2 = p0 + 2 * hh, *p3 = p2 + 2 * q;
+      for (int k = 0; k < q; k++) {
+        double x0r = p0[2 * k], x0i = p0[2 * k + 1], x1r = p1[2 * k], x1i = p1[2 * k + 1];
+        double x2r = p2[2 * k], x2i = p2[2 * k + 1], x3r = p3[2 * k], x3i = p3[2 * k + 1];
+        double y0r = x0r + x2r, y0i = x0i + x2i, y1r = x1r + x3r, y1i = x1i + x3i;
+        double d0r = x0r - x2r, d0i = x0i - x2i;
+        double d1r = x1i - x3i, d1i = x3r - x1r; /* -i (x1 - x3) */
+        p0[2 * k] = y0r + y1r;
+        p0[2 * k + 1] = y0i + y1i;
+        CMUL(y0r - y1r, y0i - y1i, w2[2 * k], w2[2 * k + 1], p1[2 * k], p1[2 * k + 1]);
+        CMUL(d0r + d1r, d0i + d1i, w1[2 * k], w1[2 * k + 1], p2[2 * k], p2[2 * k + 1]);
+        CMUL(d0r - d1r, d0i - d1i, w3[2 * k], w3[2 * k + 1], p3[2 * k], p3[2 * k + 1]);
+      }
+    }
+  }
+  if (hh == 1) /* last radix-2 stage, twiddle 1 */
+    for (int i = 0; i < 2 * L; i += 4) {
+      double ar = z[i], ai = z[i + 1], br = z[i + 2], bi = z[i + 3];
+      z[i] = ar + br;
+      z[i + 1] = ai + bi;
+      z[i + 2] = ar - br;
+      z[i + 3] = ai - bi;
+    }
+}
+
+/* DIT transform of a real sequence given in bit-reversed order (z[2p] =
+ * value, imaginary parts ignored and set to 0), output in natural order. */
+static void fft_dit_real_in(double *z, int L, const double *tw) {
+  for (int p = 0; p < L; p++) z[2 * p + 1] = 0.0;
+  for (int hh = 1; hh < L; hh <<= 1) {
+    const double *w = tw + 2 * (hh - 1);
+    int len = 2 * hh;
+    for (int i = 0; i < L; i += len) {
+      double *p = z + 2 * i, *q = p + 2 * hh;
+      for (int k = 0; k < hh; k++) {
+        double br = q[2 * k] * w[2 * k] - q[2 * k + 1] * w[2 * k + 1];
+        double bi = q[2 * k] * w[2 * k + 1] + q[2 * k + 1] * w[2 * k];
+        double ar = p[2 * k], ai = p[2 * k + 1];
+        p[2 * k] = ar + br;
+        p[2 * k + 1] = ai + bi;
+        q[2 * k] = ar - br;
+        q[2 * k + 1] = ai - bi;
+      }
+    }
+  }
+}
+
+/* acov[t] (t = from..n-1) = sum_j sum_i yc_j[i] yc_j[i+t], by FFT: two real
+ * chains per complex transform, |A_k|^2 + |B_k|^2 = (|Z_k|^2 +
+ * |Z_{L-k}|^2) / 2 summed over chains, then one transform back (the power
+ * spectrum is real and symmetric, so forward and inverse agree). */
+static void acov_fft(bnn_diag_ws *ws, int n, int m, int from) {
+  int L = ws->L;
+  double *z = ws->cbuf, *pw = ws->pw;
+  const uint32_t *partner = ws->rev;
+  memset(pw, 0, (size_t) L * sizeof(double));
+  for (int j = 0; j < m; j += 2) {
+    const double *a = ws->yc + (size_t) n * j;
+    const double *b = j + 1 < m ? ws->yc + (size_t) n * (j + 1) : NULL;
+    fft_dif_padded(z, L, ws->tw, ws->tw3, a, b, n);
+    for (int p = 0; p < L; p++) {
+      int q = (int) partner[p];
+      double p1 = z[2 * p] * z[2 * p] + z[2 * p + 1] * z[2 * p + 1];
+      double p2 = z[2 * q] * z[2 * q] + z[2 * q + 1] * z[2 * q + 1];
+      pw[p] += 0.5 * (p1 + p2);
+    }
+  }
+  for (int p = 0; p < L; p++) z[2 * p] = pw[p];
+  fft_dit_real_in(z, L, ws->tw);
+  for (int t = from; t < n; t++) ws->acov[t] = z[2 * t] / L;
+}
+
+/* Makes acov[0..t] available (sums over chains, not yet normalised). */
+static inline void need_lag(bnn_diag_ws *ws, int t, int n, int m) {
+  if (t < ws->n_acov) return;
+  if (t >= ws->direct_max && t >= 8) {
+    acov_fft(ws, n, m, ws->n_acov);
+    ws->n_acov = n;
+    return;
+  }
+  int t0 = ws->n_acov, t1 = t0 + 8;
+  if (t1 > n) t1 = n;
+  double o[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+#ifdef BNN_HAVE_AVX2_KERNEL
+  if (ws->avx2)
+    for (int j = 0; j < m; j++) lags8_avx2(ws->yc + (size_t) n * j, n, t0, o);
+  else
+#endif
+    for (int j = 0; j < m; j++) lags8(ws->yc + (size_t) n * j, n, t0, o);
+  for (int k = t0; k < t1; k++) ws->acov[k] = o[k - t0];
+  ws->n_acov = t1;
+}
+
+/* ---------- ESS of a matrix [n, m] (posterior:::.ess) ---------- */
+
+/* kind of data given to ess_matrix() */
+enum {
+  ESS_RAW,       /* anything: checked, centred with R's mean() */
+  ESS_SCORES,    /* normal scores, known finite and not constant */
+  ESS_INDICATOR  /* 0/1 values, known finite */
+};
+
+/* Centring: posterior's autocovariance() uses mean(x), var_plus uses
+ * matrixStats::colMeans2 (a double sum).  For raw draws R's mean() is
+ * reproduced exactly, because for nearly constant draws the last bit of the
+ * centre matters.  For 0/1 indicators both means are k / n.  For normal
+ * scores (spread ~1, never nearly constant) colMeans2 is used for both; the
+ * difference to mean() is ~1e-16 and has no visible effect. */
+static double ess_matrix(bnn_diag_ws *ws, const double *y, int n, int m, int kind) {
+  if (n < 3) return NAN;
+  if (kind == ESS_RAW && should_na(y, (size_t) n * m)) return NAN;
+  double *cm = ws->cm, *rm = ws->cv;
+  col_means(y, n, m, cm, kind == ESS_RAW ? rm : NULL);
+  if (kind != ESS_RAW) rm = cm;
+  if (kind == ESS_INDICATOR) {
+    double tot = 0;
+    for (int j = 0; j < m; j++) tot += cm[j] * n; /* counts: exact */
+    if (tot < 0.5 || tot > (double) n * m - 0.5) return NAN; /* constant */
+  }
+  for (int j = 0; j < m; j++) {
+    const double *yj = y + (size_t) n * j;
+    double *cj = ws->yc + (size_t) n * j, mu = rm[j];
+    int constant = 1; /* var(x) == 0: zero autocovariances */
+    for (int i = 0; i < n; i++) {
+      cj[i] = yj[i] - mu;
+      constant &= yj[i] == yj[0];
+    }
+    if (constant) memset(cj, 0, (size_t) n * sizeof(double));
+  }
+  ws->n_acov = 0;
+  double scale = 1.0 / ((double) n * m); /* acov sums -> acov_means */
+#define ACOV(t) (need_lag(ws, (t), n, m), ws->acov[(t)] * scale)
+  double mean_var = ACOV(0) * n / (n - 1);
+  double var_plus = mean_var * (n - 1) / n;
+  if (m > 1) var_plus += r_var(cm, m);
+  /* Speed only (the lags are the same either way): if the combined
+   * autocorrelation decays so slowly that Geyer's loop will probably read
+   * more than direct_max lags, take the FFT at once. */
+  if (n > 8 && ws->direct_max < n) {
+    double p0 = 1 + (1 - (mean_var - ACOV(1)) / var_plus);
+    double p6 = (1 - (mean_var - ACOV(6)) / var_plus) + (1 - (mean_var - ACOV(7)) / var_plus);
+    /* Geyer stops about where the pair sums reach their noise level */
+    double level = 2 / sqrt((double) n * m);
+    if (p6 > level && (p6 >= p0 || 6 * log(level / p0) / log(p6 / p0) > 0.7 * ws->direct_max))
+      need_lag(ws, n - 1, n, m);
+  }
+  double *rho = ws->rho;
+  for (int i = 0; i < n; i++) rho[i] = 0.0;
+  int t = 0;
+  double even = 1.0;
+  rho[0] = even;
+  double odd = 1 - (mean_var - ACOV(1)) / var_plus;
+  rho[1] = odd;
+  while (t < n - 5 && !isnan(even + odd) && even + odd > 0) {
+    t += 2;
+    even = 1 - (mean_var - ACOV(t)) / var_plus;
+    odd = 1 - (mean_var - ACOV(t + 1)) / var_plus;
+    if (even + odd >= 0) {
+      rho[t] = even;
+      rho[t + 1] = odd;
+    }
+  }
+#undef ACOV
+  int max_t = t;
+  if (even > 0) rho[max_t] = even;
+  t = 0;
+  while (t <= max_t - 4) {
+    t += 2;
+    if (rho[t] + rho[t + 1] > rho[t - 2] + rho[t - 1]) {
+      rho[t] = (rho[t - 2] + rho[t - 1]) / 2;
+      rho[t + 1] = rho[t];
+    }
+  }
+  double S = (double) m * n;
+  /* R: sum(rho_hat_t[1:max_t]); for max_t == 0, 1:0 selects rho_hat_t[1] */
+  long double sum = 0.0;
+  if (max_t == 0) sum = rho[0];
+  else
+    for (int k = 0; k < max_t; k++) sum += rho[k];
+  double tau = -1 + 2 * (double) sum + rho[max_t];
+  double bound = 1 / log10(S);
+  if (tau < bound) {
+    ws->n_capped++;
+    tau = bound;
+  }
+  return S / tau;
+}
+
+/* ---------- summaries ---------- */
+
+/* Mean of all draws.  R's mean() sums sequentially in long double, which is
+ * slow for long vectors; here a double sum in four lanes gives a first
+ * value m0, and a long double correction pass (four lanes) gives
+ * m0 + sum(x - m0) / n rounded to double: R's value except, rarely, in the
+ * last bit (both are the correctly rounded mean unless it lies within about
+ * 2^-64 sd of a rounding boundary).  Non-finite input uses R's algorithm. */
+double bnn_diag_mean(bnn_diag_ws *ws) {
+  if (!(ws->st & ST_MEAN)) {
+    const double *x = ws->x;
+    int n = ws->S, i = 0;
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (; i + 4 <= n; i += 4) {
+      s0 += x[i];
+      s1 += x[i + 1];
+      s2 += x[i + 2];
+      s3 += x[i + 3];
+    }
+    for (; i < n; i++) s0 += x[i];
+    double m0 = ((s0 + s1) + (s2 + s3)) / n;
+    if (!isfinite(m0)) {
+      ws->mean = r_mean(x, n);
+    } else {
+      long double c0 = 0, c1 = 0, c2 = 0, c3 = 0, lm = m0;
+      for (i = 0; i + 4 <= n; i += 4) {
+        c0 += x[i] - lm;
+        c1 += x[i + 1] - lm;
+        c2 += x[i + 2] - lm;
+        c3 += x[i + 3] - lm;
+      }
+      for (; i < n; i++) c0 += x[i] - lm;
+      ws->mean = (double) (lm + ((c0 + c1) + (c2 + c3)) / n);
+    }
+    ws->st |= ST_MEAN;
+  }
+  return ws->mean;
+}
+
+/* sd of all draws as R's sd(): squared deviations from the (double) mean
+ * summed in long double (four lanes), denominator n - 1. */
+double bnn_diag_sd(bnn_diag_ws *ws) {
+  if (!(ws->st & ST_SD)) {
+    const double *x = ws->x;
+    int n = ws->S, i = 0;
+    long double m = bnn_diag_mean(ws);
+    long double c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+    for (; i + 4 <= n; i += 4) {
+      long double d0 = x[i] - m, d1 = x[i + 1] - m, d2 = x[i + 2] - m, d3 = x[i + 3] - m;
+      c0 += d0 * d0;
+      c1 += d1 * d1;
+      c2 += d2 * d2;
+      c3 += d3 * d3;
+    }
+    for (; i < n; i++) c0 += (x[i] - m) * (x[i] - m);
+    ws->sd = n < 2 ? NAN : sqrt((double) (((c0 + c1) + (c2 + c3)) / (n - 1)));
+    ws->st |= ST_SD;
+  }
+  return ws->sd;
+}
+
+double bnn_diag_quantile(bnn_diag_ws *ws, double prob) {
+  scan(ws);
+  if (ws->has_nan || !(prob >= 0 && prob <= 1)) return NAN;
+  sort_draws(ws);
+  return quantile7(ws->sval, ws->n_valid, prob);
+}
+
+/* ---------- R-hat ---------- */
+
+double bnn_diag_rhat_bulk(bnn_diag_ws *ws) {
+  if (!(ws->st & ST_RB)) {
+    make_zb(ws);
+    ws->rhat_bulk = ws->zb_na ? NAN : rhat_matrix(ws->zb, ws->h, ws->m2, ws->cm, ws->cv);
+    ws->st |= ST_RB;
+  }
+  return ws->rhat_bulk;
+}
+
+double bnn_diag_rhat_tail(bnn_diag_ws *ws) {
+  if (!(ws->st & ST_RT)) {
+    make_zt(ws);
+    ws->rhat_tail = ws->zt_na ? NAN : rhat_matrix(ws->zt, ws->h, ws->m2, ws->cm, ws->cv);
+    ws->st |= ST_RT;
+  }
+  return ws->rhat_tail;
+}
+
+double bnn_diag_rhat(bnn_diag_ws *ws) {
+  double b = bnn_diag_rhat_bulk(ws), t = bnn_diag_rhat_tail(ws);
+  if (isnan(b) || isnan(t)) return NAN;
+  return b > t ? b : t;
+}
+
+/* Copies f(x) of the kept draws into the split matrix tmp. */
+/* The split matrix [h, 2M] of a transform of the draws: column c is the
+ * first half of chain c, column M + c its second half (the middle draw of
+ * an odd chain is dropped), as posterior:::.split_chains().
+ * mode 0: x; 1: (x - center)^2; 2: x <= center (0/1). */
+static void split_map(bnn_diag_ws *ws, double center, int mode) {
+  int N = ws->n_iter, h = ws->h, M = ws->n_chain;
+  for (int c = 0; c < M; c++)
+    for (int half = 0; half < 2; half++) {
+      const double *src = ws->x + (size_t) N * c + (half ? N - h : 0);
+      double *dst = ws->tmp + (size_t) h * (c + half * M);
+      if (mode == 0) {
+        memcpy(dst, src, (size_t) h * sizeof(double));
+      } else if (mode == 1) {
+        for (int i = 0; i < h; i++) {
+          double v = src[i] - center;
+          dst[i] = v * v;
+        }
+      } else {
+        for (int i = 0; i < h; i++) dst[i] = src[i] <= center ? 1.0 : 0.0;
+      }
+    }
+}
+
+double bnn_diag_rhat_basic(bnn_diag_ws *ws) {
+  if (ws->h < 1) return NAN;
+  split_map(ws, 0, 0);
+  if (should_na(ws->tmp, (size_t) ws->Sp)) return NAN;
+  return rhat_matrix(ws->tmp, ws->h, ws->m2, ws->cm, ws->cv);
+}
+
+/* ---------- ESS ---------- */
+
+double bnn_diag_ess_bulk(bnn_diag_ws *ws) {
+  make_zb(ws);
+  if (ws->zb_na) return NAN;
+  return ess_matrix(ws, ws->zb, ws->h, ws->m2, ESS_SCORES);
+}
+
+double bnn_diag_ess_quantile(bnn_diag_ws *ws, double prob) {
+  scan(ws);
+  if (!(prob >= 0 && prob <= 1)) return NAN;
+  if (ws->has_nan || ws->has_inf || ws->h < 1) return NAN;
+  sort_draws(ws);
+  int S = ws->S;
+  if (fabs(ws->sval[S - 1] - ws->sval[0]) < DBL_EPSILON) return NAN;
+  if (prob == 1) prob = (S - 0.5) / S;
+  double q = quantile7(ws->sval, S, prob);
+  split_map(ws, q, 2);
+  return ess_matrix(ws, ws->tmp, ws->h, ws->m2, ESS_INDICATOR);
+}
+
+double bnn_diag_ess_tail(bnn_diag_ws *ws) {
+  double a = bnn_diag_ess_quantile(ws, 0.05), b = bnn_diag_ess_quantile(ws, 0.95);
+  if (isnan(a) || isnan(b)) return NAN;
+  return a < b ? a : b;
+}
+
+double bnn_diag_ess_basic(bnn_diag_ws *ws) {
+  if (!(ws->st & ST_EB)) {
+    ws->st |= ST_EB;
+    ws->ess_basic = NAN;
+    if (ws->h >= 1) {
+      split_map(ws, 0, 0);
+      ws->ess_basic = ess_matrix(ws, ws->tmp, ws->h, ws->m2, ESS_RAW);
+    }
+  }
+  return ws->ess_basic;
+}
+
+double bnn_diag_ess_sd(bnn_diag_ws *ws) {
+  if (ws->h < 1) return NAN;
+  split_map(ws, bnn_diag_mean(ws), 1);
+  return ess_matrix(ws, ws->tmp, ws->h, ws->m2, ESS_RAW);
+}
+
+/* ---------- MCSE ---------- */
+
+double bnn_diag_mcse_mean(bnn_diag_ws *ws) {
+  double e = bnn_diag_ess_basic(ws);
+  if (isnan(e)) return NAN;
+  return bnn_diag_sd(ws) / sqrt(e);
+}
+
+double bnn_diag_mcse_quantile(bnn_diag_ws *ws, double prob) {
+  double e = bnn_diag_ess_quantile(ws, prob);
+  if (isnan(e)) return NAN;
+  /* posterior:::.mcse_quantile */
+  double a1 = qbeta(0.1586553, e * prob + 1, e * (1 - prob) + 1, 1, 0);
+  double a2 = qbeta(0.8413447, e * prob + 1, e * (1 - prob) + 1, 1, 0);
+  if (isnan(a1) || isnan(a2)) return NAN;
+  int S = ws->n_valid;
+  double i1 = floor(a1 * S), i2 = ceil(a2 * S);
+  if (i1 < 1) i1 = 1;
+  if (i2 > S) i2 = S;
+  return (ws->sval[(int) i2 - 1] - ws->sval[(int) i1 - 1]) / 2;
+}
+
+/* ---------- chain-wise R-hat and moments ---------- */
+
+void bnn_diag_chainwise_rhat(bnn_diag_ws *ws, double *out) {
+  int M = ws->n_chain, Sc = ws->Sc;
+  if (!ws->kappa || ws->Lc < 2) {
+    for (int c = 0; c < M; c++) out[c] = NAN;
+    return;
+  }
+  make_zb(ws);
+  for (int c = 0; c < M; c++) {
+    const double *zcc = ws->zc + (size_t) Sc * c;
+    if (ws->chain_nan[c] || should_na(zcc, (size_t) Sc)) out[c] = NAN;
+    else out[c] = rhat_matrix(zcc, ws->Lc, ws->kappa, ws->cm, ws->cv);
+  }
+}
+
+void bnn_diag_moments(bnn_diag_ws *ws, double *within, double *between,
+                      double *slope) {
+  int N = ws->n_iter, M = ws->n_chain;
+  double *cm = ws->cm;
+  long double wsum = 0.0;
+  double c0 = (N + 1) / 2.0; /* centre of s = 1..N */
+  double suu = (double) N * ((double) N * N - 1) / 12.0; /* sum (s - c0)^2 */
+  for (int c = 0; c < M; c++) {
+    const double *xc = ws->x + (size_t) N * c;
+    long double s = 0.0, sux = 0.0;
+    for (int i = 0; i < N; i++) {
+      s += xc[i];
+      sux += (long double) (i + 1 - c0) * xc[i];
+    }
+    double mu = (double) (s / N);
+    long double ss = 0.0;
+    for (int i = 0; i < N; i++) {
+      double d = xc[i] - mu;
+      ss += (long double) d * d;
+    }
+    cm[c] = mu;
+    wsum += ss / N;
+    /* regressor t = (s - 1) / N: slope = N * sum (s - c0) x / sum (s - c0)^2 */
+    slope[c] = N < 2 ? NAN : fabs((double) (sux / suu) * N);
+  }
+  *within = (double) (wsum / M);
+  long double s = 0.0;
+  for (int c = 0; c < M; c++) s += cm[c];
+  double mu = (double) (s / M);
+  long double ss = 0.0;
+  for (int c = 0; c < M; c++) ss += (long double) (cm[c] - mu) * (cm[c] - mu);
+  *between = (double) (ss / M);
+}
+
+/* ---------- cumulative LPPD ---------- */
+
+void bnn_cumulative_lppd(const double *ll, int n_iter, int n_chain, int n_obs,
+                         double *out) {
+  size_t S = (size_t) n_iter;
+  for (size_t k = 0; k < S * n_chain; k++) out[k] = 0.0;
+  for (int c = 0; c < n_chain; c++) {
+    double *oc = out + S * c;
+    for (int i = 0; i < n_obs; i++) {
+      const double *l = ll + S * ((size_t) c + (size_t) n_chain * i);
+      double mx = -INFINITY, sum = 0.0; /* sum exp(l - mx) */
+      for (size_t s = 0; s < S; s++) {
+        double v = l[s];
+        if (isnan(v) || isnan(sum)) {
+          sum = NAN;
+        } else if (v == INFINITY) {
+          mx = INFINITY;
+          sum = 1.0;
+        } else if (v > mx) {
+          sum = sum * exp(mx - v) + 1.0;
+          mx = v;
+        } else if (v > -INFINITY && mx < INFINITY) {
+          sum += exp(v - mx);
+        }
+        double lse = mx == -INFINITY ? -INFINITY : mx + log(sum);
+        oc[s] += lse - log((double) (s + 1));
+      }
+    }
+    for (size_t s = 0; s < S; s++) oc[s] /= n_obs;
+  }
+}
+
+void bnn_lppd_stop(const double *lppd, int n_iter, int n_chain, double eps,
+                   int window, int *out) {
+  for (int c = 0; c < n_chain; c++) {
+    const double *v = lppd + (size_t) n_iter * c;
+    out[c] = 0;
+    if (window < 1) continue;
+    long double s = 0.0;
+    int n_nan = 0;
+    /* non-finite values are counted, not summed: a window holding one
+     * gives a non-finite mean, and the rule cannot fire */
+    for (int l = 0; l < window && l < n_iter; l++) {
+      if (!isfinite(v[l])) n_nan++;
+      else s += v[l];
+    }
+    /* 0-based l: window = v[l - window .. l - 1] */
+    for (int l = window; l < n_iter; l++) {
+      if (!n_nan && isfinite(v[l])) {
+        double mean = (double) (s / window);
+        if (fabs(mean - v[l]) < eps) {
+          out[c] = l + 1;
+          break;
+        }
+      }
+      if (!isfinite(v[l - window])) n_nan--;
+      else s -= v[l - window];
+      if (!isfinite(v[l])) n_nan++;
+      else s += v[l];
+    }
+  }
+}
