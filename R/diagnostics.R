@@ -23,7 +23,9 @@
                if (!is.null(dn)) list(dn[[1L]], dn[[2L]], NULL))
     is3 <- FALSE
   } else if (length(d) == 3L) {
-    a <- array(as.double(x), d, dn)
+    # a double array is passed on as it is (no copy; other attributes such
+    # as the class of a posterior draws_array are ignored by the C code)
+    a <- if (is.double(x)) x else array(as.double(x), d, dn)
     is3 <- TRUE
   } else {
     stop(sprintf("'%s' must have at most 3 dimensions [iteration, chain, variable].",
@@ -48,10 +50,13 @@
 
 # One pass of the C diagnostics over all variables of a [iter, chain, var]
 # array.  Warns (once) when ESS values were capped, as posterior does.
+# options(bnnmc.simd = FALSE) forces the portable autocovariance kernel
+# instead of the AVX2/FMA one (for testing; results differ by rounding).
 .bnn_diag <- function(a, stats, probs = numeric(), kappa = 4L,
                       chainwise = FALSE, moments = FALSE) {
   res <- .Call(C_diag, a, as.character(stats), as.double(probs),
-               as.integer(kappa), chainwise, moments)
+               as.integer(kappa), chainwise, moments,
+               !isFALSE(getOption("bnnmc.simd")))
   if (res$n_capped > 0L) {
     warning(sprintf(paste0("The ESS has been capped to avoid unstable estimates ",
                            "(%d value%s)."), res$n_capped,
@@ -106,7 +111,10 @@
 #' @return For a 3-D array or a `bnnfit`, a numeric vector named by variable;
 #'   otherwise a single number.  `NA` where posterior gives `NA`: when the
 #'   draws contain `NA`/`NaN`, when they are constant, when split chains have
-#'   fewer than 2 draws (fewer than 4 iterations), and, for `"rhat_basic"`
+#'   fewer than 2 draws (fewer than 4 iterations; with 2 or 3 iterations
+#'   posterior 1.4.0 returns values because its split then loses the matrix
+#'   dimension and compares first and last draws across chains), and, for
+#'   `"rhat_basic"`
 #'   (and `"rhat_tail"` when the median is infinite), when there are infinite
 #'   values.  Bulk R-hat (and hence `"rhat"`) is computed from ranks and is
 #'   finite in the presence of `Inf`.
@@ -166,7 +174,8 @@ bnn_rhat.bnnfit <- function(x, ...) bnn_rhat.default(x$draws, ...)
 #' @inheritParams bnn_rhat
 #' @param type Which ESS to compute (see Details).
 #' @return As for [bnn_rhat()].  `NA` (as in posterior) when split chains
-#'   have fewer than 3 draws (fewer than 6 iterations), when the draws are
+#'   have fewer than 3 draws (fewer than 6 iterations; but see [bnn_rhat()]
+#'   for 2 or 3 iterations), when the draws are
 #'   constant or contain `NA`/`NaN`, and, except for `"bulk"`, when they
 #'   contain infinite values.
 #' @seealso [bnn_rhat()], [bnn_mcse()]

@@ -61,9 +61,10 @@ static void draws_dims(SEXP x, const char *arg, int *d) {
  * sub-chains of the chain-wise R-hat); chainwise, moments: logical.
  * Returns list(stats = [variable, column] matrix, chainwise = [chain,
  * variable] matrix or NULL, within, between (vectors) and slope ([chain,
- * variable]) or NULL, n_capped = number of capped ESS values). */
+ * variable]) or NULL, n_capped = number of capped ESS values).  simd: FALSE
+ * forces the portable autocovariance kernel. */
 SEXP C_diag(SEXP x, SEXP stats, SEXP probs, SEXP kappa, SEXP chainwise,
-            SEXP moments) {
+            SEXP moments, SEXP simd) {
   int d[3];
   draws_dims(x, "x", d);
   int n_iter = d[0], n_chain = d[1], n_var = d[2];
@@ -99,6 +100,7 @@ SEXP C_diag(SEXP x, SEXP stats, SEXP probs, SEXP kappa, SEXP chainwise,
   size_t bytes = bnn_diag_ws_size(n_iter, n_chain, kap);
   if (!bytes) Rf_error("'x' has too many draws per variable (%d x %d)", n_iter, n_chain);
   bnn_diag_ws *ws = bnn_diag_ws_init(R_alloc(bytes, 1), n_iter, n_chain, kap);
+  if (Rf_asLogical(simd) == 0) bnn_diag_no_simd(ws);
 
   SEXP out = PROTECT(Rf_allocVector(VECSXP, 6));
   SEXP names = PROTECT(Rf_allocVector(STRSXP, 6));

@@ -1,25 +1,38 @@
 /* Convergence diagnostics: see diagnostics.h.
  *
  * Implementation notes
- * - Ranks: one LSD radix sort (11-bit digits) of the draws of a variable per
- *   call; the folded draws |x - median| are ranked by merging the two
- *   monotone halves of the sorted draws, and the within-chain ranks of the
- *   chain-wise R-hat are read off the same global order, so every variable
- *   is sorted once.  Ties get average ranks, as rank(ties.method =
- *   "average").  The normal scores qnorm((r - 3/8) / (S + 1/4)) depend only
- *   on (2r, S), so they are tabulated lazily per call.
+ * - Ranks: the draws of a variable are sorted once per variable, with an
+ *   LSD radix sort of 64-bit words (top 36 bits of an order-preserving key
+ *   above the draw's code; runs that agree in those bits are then ordered by
+ *   the remaining bits).  The folded draws |x - median| are ranked by
+ *   merging the two monotone halves of the sorted draws (from both ends at
+ *   once, branch-free), and the within-chain ranks of the chain-wise R-hat
+ *   are read off the same global order.  Ties get average ranks, as
+ *   rank(ties.method = "average").  The normal scores
+ *   qnorm((r - 3/8) / (S + 1/4)) depend only on (2r, S) and are tabulated
+ *   lazily per call.
  * - qnorm5() and qbeta() come from R's maths library (Rmath.h).  They are
  *   pure functions of their arguments (no R state, no allocation) and give
  *   the same values as R's qnorm()/qbeta(), which posterior uses.
  * - Autocovariances: Geyer's truncation only reads the lags up to the first
  *   negative pair of autocorrelations, usually a handful, so lags are
- *   computed directly in blocks, on demand; when more than ws->direct_max
- *   lags are needed, all remaining lags are computed at once by FFT
- *   (radix-2, zero padding to L >= 2n, two real chains per complex
- *   transform, power spectra summed over chains, one inverse transform).
- *   Both are the exact biased estimator sum_i yc_i yc_{i+t} / n that
- *   posterior computes with stats::fft, up to rounding.
- * - Means, variances and the median follow R's long double accumulation. */
+ *   computed directly in blocks of eight, on demand (AVX2/FMA kernel when
+ *   the CPU has it, chosen at run time); when the autocorrelation decays
+ *   slowly, or more than ws->direct_max lags are needed, all remaining lags
+ *   are computed at once by FFT (radix-2^2, zero padding to L >= 2n, two
+ *   real chains per complex transform, power spectra summed over chains,
+ *   one transform back).  Both give the biased estimator
+ *   sum_i yc_i yc_{i+t} / n that posterior computes with stats::fft, up to
+ *   rounding.
+ * - Where the last bits of a result decide something for degenerate input
+ *   (nearly constant draws, chains constant within a half), R's arithmetic
+ *   is mirrored: mean() with long double and a correction pass for the
+ *   centre of raw draws, matrixStats' double sums for column means, var()
+ *   with long double, the type-7 quantile formula, median() of two values.
+ *   Elsewhere sums run in several lanes and differ from R by rounding only.
+ * - posterior's split of 2 or 3 iterations loses the matrix dimension
+ *   (x[1:1, ] is a vector) and compares first and last draws across
+ *   chains; here split chains of one draw give NA. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -79,13 +92,22 @@ struct bnn_diag_ws {
   uint32_t *fidx;
 
   /* split matrices [h, m2] */
-  double *zb, *zt, *tmp, *yc;
+  double *zb, *tmp, *yc;
+  /* Scores used only for R-hat, which needs column sums only: kept in rank
+   * order with their column instead of being scattered to matrix order. */
+  double *zt;      /* folded scores in rank order; column: ztc */
+  int32_t *ztc;
+  double *zc;      /* within-chain scores; column chain * kappa + sub-chain */
+  int32_t *zcc;
+  int n_zc;
+  int32_t *sub_of; /* iteration -> sub-chain of the chain-wise R-hat */
+  int *cw_const;   /* chain-wise: all kept scores of the chain tied so far */
+  double *cw_first;
   /* normal scores for integer ranks r and for ranks r + 1/2 (ties), for
    * S = Sp (split draws) and S = Sc (chain-wise); filled lazily */
   double *tsp_int, *tsp_half, *tcw_int, *tcw_half;
-  double *zc;     /* within-chain normal scores [Sc, n_chain] */
   int *cnt, *kcnt, *chain_nan;
-  double *cm, *cv; /* column means / variances (max(m2, kappa) each) */
+  double *cm, *cv; /* column means / variances (max(m2, M * kappa) each) */
 
   /* ESS */
   double *acov, *rho; /* length h */
@@ -183,7 +205,8 @@ static int fft_len(int h, int *log2L) {
 /* Lays out the workspace in a (a->base NULL: only measures). */
 static void layout(arena *a, bnn_diag_ws *w) {
   size_t S = (size_t) w->S, Sp = (size_t) w->Sp, L = (size_t) w->L;
-  size_t mx = (size_t) (w->m2 > w->kappa ? w->m2 : w->kappa);
+  size_t mcw = (size_t) w->n_chain * (w->kappa > 0 ? w->kappa : 1);
+  size_t mx = (size_t) w->m2 > mcw ? (size_t) w->m2 : mcw;
   w->key = take(a, S * sizeof(uint64_t));
   w->key2 = take(a, S * sizeof(uint64_t));
   w->key3 = take(a, S * sizeof(uint64_t));
@@ -195,6 +218,7 @@ static void layout(arena *a, bnn_diag_ws *w) {
   w->fidx = take(a, S * sizeof(uint32_t));
   w->zb = take(a, Sp * sizeof(double));
   w->zt = take(a, Sp * sizeof(double));
+  w->ztc = take(a, Sp * sizeof(int32_t));
   w->tmp = take(a, Sp * sizeof(double));
   w->yc = take(a, Sp * sizeof(double));
   w->tsp_int = take(a, (Sp + 1) * sizeof(double));
@@ -202,6 +226,10 @@ static void layout(arena *a, bnn_diag_ws *w) {
   w->tcw_int = w->kappa ? take(a, ((size_t) w->Sc + 1) * sizeof(double)) : NULL;
   w->tcw_half = w->kappa ? take(a, ((size_t) w->Sc + 1) * sizeof(double)) : NULL;
   w->zc = w->kappa ? take(a, (size_t) w->Sc * w->n_chain * sizeof(double)) : NULL;
+  w->zcc = w->kappa ? take(a, (size_t) w->Sc * w->n_chain * sizeof(int32_t)) : NULL;
+  w->sub_of = take(a, (size_t) w->n_iter * sizeof(int32_t));
+  w->cw_const = take(a, (size_t) w->n_chain * sizeof(int));
+  w->cw_first = take(a, (size_t) w->n_chain * sizeof(double));
   w->cnt = take(a, (size_t) w->n_chain * sizeof(int));
   w->kcnt = take(a, (size_t) w->n_chain * sizeof(int));
   w->chain_nan = take(a, (size_t) w->n_chain * sizeof(int));
@@ -269,6 +297,8 @@ bnn_diag_ws *bnn_diag_ws_init(void *mem, int n_iter, int n_chain, int kappa) {
   layout(&a, w);
 
   for (size_t k = 0; k <= (size_t) w->Sp; k++) w->tsp_int[k] = w->tsp_half[k] = NAN;
+  for (int i = 0; i < n_iter; i++)
+    w->sub_of[i] = (w->Lc > 0 && i >= w->r0) ? (i - w->r0) / w->Lc : -1;
   if (kappa)
     for (size_t k = 0; k <= (size_t) w->Sc; k++) w->tcw_int[k] = w->tcw_half[k] = NAN;
   /* FFT twiddles per stage and, in bit-reversed order, the position of
@@ -304,6 +334,13 @@ bnn_diag_ws *bnn_diag_ws_init(void *mem, int n_iter, int n_chain, int kappa) {
 }
 
 int bnn_diag_n_capped(const bnn_diag_ws *ws) { return ws->n_capped; }
+
+void bnn_diag_no_simd(bnn_diag_ws *ws) {
+  if (!ws->avx2) return;
+  ws->avx2 = 0;
+  ws->direct_max = ws->h > 0 ? (int) (3.8 * (ws->m2 / 2 + 1) * (double) ws->L * ws->log2L /
+                                      ((double) ws->m2 * ws->h)) : 0;
+}
 
 void bnn_diag_load(bnn_diag_ws *ws, const double *x) {
   ws->x = x;
@@ -396,10 +433,13 @@ static inline int split_pos(const bnn_diag_ws *w, uint32_t code) {
   return row >= 0 ? (c + second * w->n_chain) * w->h + row : -1;
 }
 
-/* Position of a draw in zc [Sc, M], -1 if dropped (i < r0). */
-static inline int cw_pos(const bnn_diag_ws *w, uint32_t code) {
+/* Column of a draw in the split matrix, -1 for the middle draw of an odd
+ * chain. */
+static inline int split_col(const bnn_diag_ws *w, uint32_t code) {
   int c = (int) (code >> w->ib), i = (int) (code & w->imask);
-  return i >= w->r0 ? c * w->Sc + (i - w->r0) : -1;
+  int second = i >= w->h;
+  int row = i - second * (w->n_iter - w->h);
+  return row >= 0 ? c + second * w->n_chain : -1;
 }
 
 /* Sorts the non-NaN draws; fills sval/sidx and n_valid.
@@ -447,7 +487,20 @@ static void sort_draws(bnn_diag_ws *ws) {
         prev = lk;
       }
       if (!sorted) {
-        uint64_t *srt = radix_sort(fr, fr2, g, B, B + lb, ws->hist);
+        uint64_t *srt = fr;
+        if (g <= 32) {
+          for (int k = 1; k < g; k++) {
+            uint64_t v = fr[k];
+            int q = k - 1;
+            while (q >= 0 && fr[q] > v) {
+              fr[q + 1] = fr[q];
+              q--;
+            }
+            fr[q + 1] = v;
+          }
+        } else {
+          srt = radix_sort(fr, fr2, g, B, B + lb, ws->hist);
+        }
         uint64_t *orig = srt == fr ? fr2 : fr;
         for (int k = 0; k < g; k++) orig[k] = a[i + k];
         for (int k = 0; k < g; k++) a[i + k] = orig[srt[k] & lowmask];
@@ -482,10 +535,11 @@ static inline double zscore(double *ti, double *th, long r2, int S) {
 }
 
 /* Average ranks of the kept split draws of a sorted sequence (values v,
- * codes id), written as normal scores to out[split_pos].  Returns 1 if all
- * kept values are tied (constant: NA in posterior). */
+ * codes id), as normal scores in rank order: out[k] with its split column
+ * col[k].  Returns 1 if all kept values are tied (constant: NA in
+ * posterior). */
 static int rank_scores(const bnn_diag_ws *ws, const double *v, const uint32_t *id,
-                       int n, double *ti, double *th, double *out) {
+                       int n, double *ti, double *th, double *out, int32_t *col) {
   int Stot = ws->Sp;
   long pos = 0;
   int groups = 0;
@@ -494,22 +548,24 @@ static int rank_scores(const bnn_diag_ws *ws, const double *v, const uint32_t *i
     int b = a + 1;
     while (b < n && v[b] == v[a]) b++;
     if (b == a + 1) {
-      int d = split_pos(ws, id[a]);
-      if (d >= 0) {
-        pos++;
-        out[d] = zscore(ti, th, 2 * pos, Stot);
+      int cl = split_col(ws, id[a]);
+      if (cl >= 0) {
+        out[pos] = zscore(ti, th, 2 * pos + 2, Stot);
+        col[pos++] = cl;
         groups++;
       }
     } else {
       int k = 0;
-      for (int j = a; j < b; j++) k += split_pos(ws, id[j]) >= 0;
+      for (int j = a; j < b; j++) k += split_col(ws, id[j]) >= 0;
       if (k) {
         double z = zscore(ti, th, 2 * pos + k + 1, Stot);
         for (int j = a; j < b; j++) {
-          int d = split_pos(ws, id[j]);
-          if (d >= 0) out[d] = z;
+          int cl = split_col(ws, id[j]);
+          if (cl >= 0) {
+            out[pos] = z;
+            col[pos++] = cl;
+          }
         }
-        pos += k;
         groups++;
       }
     }
@@ -518,36 +574,27 @@ static int rank_scores(const bnn_diag_ws *ws, const double *v, const uint32_t *i
   return groups < 2;
 }
 
-/* Median of all draws as R's median() (assumes no NaN; sorted). */
-static double median_sorted(bnn_diag_ws *ws) {
-  if (ws->st & ST_MED) return ws->med;
-  int n = ws->n_valid;
-  const double *s = ws->sval;
-  double med;
-  if (n % 2 == 1) {
-    med = s[(n - 1) / 2];
-  } else {
-    double ab[2] = {s[n / 2 - 1], s[n / 2]};
-    med = r_mean(ab, 2);
-  }
-  ws->med = med;
-  ws->st |= ST_MED;
-  return med;
-}
-
 /* One pass over the sorted draws giving the normal scores of the split
  * draws (zb, ranks among all kept split draws) and, if the workspace has
  * kappa, the within-chain normal scores of the chain-wise R-hat (zc, ranks
  * among the kept draws of the same chain).  Ties get average ranks. */
 static void rank_pass(bnn_diag_ws *ws, int do_bulk, int do_cw) {
   int n = ws->n_valid, M = ws->n_chain, Sp = ws->Sp, Sc = ws->Sc, ib = ws->ib;
+  int kappa = ws->kappa, r0 = ws->r0;
+  uint32_t imask = ws->imask;
   const double *v = ws->sval;
   const uint32_t *id = ws->sidx;
-  int *cnt = ws->cnt, *kc = ws->kcnt;
-  double *zb = ws->zb, *zc = ws->zc;
+  const int32_t *sub = ws->sub_of;
+  int *cnt = ws->cnt, *kc = ws->kcnt, *cst = ws->cw_const;
+  double *zb = ws->zb, *zc = ws->zc, *first = ws->cw_first;
+  int32_t *zcc = ws->zcc;
   long pos = 0;
-  int groups = 0;
-  for (int c = 0; c < M; c++) cnt[c] = kc[c] = 0;
+  int groups = 0, o = 0;
+  for (int c = 0; c < M; c++) {
+    cnt[c] = kc[c] = 0;
+    cst[c] = 1;
+    first[c] = NAN;
+  }
   int a = 0;
   while (a < n) {
     int b = a + 1;
@@ -563,11 +610,15 @@ static void rank_pass(bnn_diag_ws *ws, int do_bulk, int do_cw) {
         }
       }
       if (do_cw) {
-        int d = cw_pos(ws, code);
-        if (d >= 0) {
+        int i = (int) (code & imask);
+        if (i >= r0) {
           int c = (int) (code >> ib);
           cnt[c]++;
-          zc[d] = zscore(ws->tcw_int, ws->tcw_half, 2 * (long) cnt[c], Sc);
+          double z = zscore(ws->tcw_int, ws->tcw_half, 2 * (long) cnt[c], Sc);
+          zc[o] = z;
+          zcc[o++] = c * kappa + sub[i];
+          if (cnt[c] == 1) first[c] = z;
+          else cst[c] = 0; /* a second, larger value */
         }
       }
     } else {
@@ -586,12 +637,16 @@ static void rank_pass(bnn_diag_ws *ws, int do_bulk, int do_cw) {
       }
       if (do_cw) {
         for (int j = a; j < b; j++)
-          if (cw_pos(ws, id[j]) >= 0) kc[id[j] >> ib]++;
+          if ((int) (id[j] & imask) >= r0) kc[id[j] >> ib]++;
         for (int j = a; j < b; j++) {
-          int d = cw_pos(ws, id[j]);
-          if (d >= 0) {
+          int i = (int) (id[j] & imask);
+          if (i >= r0) {
             int c = (int) (id[j] >> ib);
-            zc[d] = zscore(ws->tcw_int, ws->tcw_half, 2 * (long) cnt[c] + kc[c] + 1, Sc);
+            double z = zscore(ws->tcw_int, ws->tcw_half, 2 * (long) cnt[c] + kc[c] + 1, Sc);
+            zc[o] = z;
+            zcc[o++] = c * kappa + sub[i];
+            if (cnt[c] == 0) first[c] = z; /* the chain's smallest values */
+            else cst[c] = 0;
           }
         }
         for (int j = a; j < b; j++) {
@@ -603,6 +658,7 @@ static void rank_pass(bnn_diag_ws *ws, int do_bulk, int do_cw) {
     }
     a = b;
   }
+  ws->n_zc = o;
   if (do_bulk) ws->zb_na = groups < 2; /* all tied: constant, NA */
 }
 
@@ -616,6 +672,23 @@ static void make_zb(bnn_diag_ws *ws) {
   if (!do_bulk && !do_cw) return;
   sort_draws(ws);
   rank_pass(ws, do_bulk, do_cw);
+}
+
+/* Median of all draws as R's median() (assumes no NaN; sorted). */
+static double median_sorted(bnn_diag_ws *ws) {
+  if (ws->st & ST_MED) return ws->med;
+  int n = ws->n_valid;
+  const double *s = ws->sval;
+  double med;
+  if (n % 2 == 1) {
+    med = s[(n - 1) / 2];
+  } else {
+    double ab[2] = {s[n / 2 - 1], s[n / 2]};
+    med = r_mean(ab, 2);
+  }
+  ws->med = med;
+  ws->st |= ST_MED;
+  return med;
 }
 
 static void make_zt(bnn_diag_ws *ws) {
@@ -644,13 +717,26 @@ static void make_zt(bnn_diag_ws *ws) {
   int il = 0, ir = 0, jl = nl - 1, jr = nr - 1, half = n / 2;
   /* Only the selected position depends on the comparison, so that the
    * compiler can use conditional moves instead of unpredictable branches.
-   * First pass: ranks are read off the merge directly (the front lane
-   * counts kept draws upwards, the back lane downwards from Sp), which is
-   * right when no two folded draws are equal; a tie sends us to the
-   * general path below. */
-  int Sp = ws->Sp, tie = 0;
-  long up = 0, down = 0;
-  double prevf = 0, prevb = 0, *zt = ws->zt;
+   * Ranks are read off the merge directly: the front lane counts kept draws
+   * upwards, the back lane downwards from Sp, and the scores are stored in
+   * rank order (zt, with their split column in ztc).  Ties within a lane
+   * (e.g. the two middle draws, equally far from the median) occupy
+   * consecutive ranks and get their average when the run ends; a tie across
+   * the lanes sends us to the general path below. */
+  int Sp = ws->Sp, bad = 0;
+  long up = 0, down = 0, fup0 = 0, bdown0 = 0;
+  double prevf = 0, prevb = 0, *zt = ws->zt, *ti = ws->tsp_int, *th = ws->tsp_half;
+  int32_t *ztc = ws->ztc;
+#define FLUSH_FRONT()                                                         \
+  if (up - fup0 > 1) {                                                        \
+    double z_ = zscore(ti, th, 2 * fup0 + (up - fup0) + 1, Sp);               \
+    for (long q_ = fup0; q_ < up; q_++) zt[q_] = z_;                          \
+  }
+#define FLUSH_BACK()                                                          \
+  if (down - bdown0 > 1) {                                                    \
+    double z_ = zscore(ti, th, 2 * (Sp - bdown0) - (down - bdown0) + 1, Sp);  \
+    for (long q_ = bdown0; q_ < down; q_++) zt[Sp - 1 - q_] = z_;             \
+  }
   for (int o = 0; o < half; o++) {
     int pa = p - 1 - il, pb = p + ir;
     int tl = (il < nl) & ((ir >= nr) | (f[pa] <= f[pb]));
@@ -658,12 +744,15 @@ static void make_zt(bnn_diag_ws *ws) {
     il += tl;
     ir += 1 - tl;
     double v = f[pos];
-    tie |= (o > 0) & (v == prevf);
+    if (!(o > 0 && v == prevf)) {
+      FLUSH_FRONT();
+      fup0 = up;
+    }
     prevf = v;
-    int d = split_pos(ws, si[pos]);
-    if (d >= 0) {
-      up++;
-      zt[d] = zscore(ws->tsp_int, ws->tsp_half, 2 * up, Sp);
+    int cl = split_col(ws, si[pos]);
+    if (cl >= 0) {
+      zt[up] = zscore(ti, th, 2 * up + 2, Sp);
+      ztc[up++] = cl;
     }
     int qa = p - 1 - jl, qb = p + jr;
     int tr = (jr >= 0) & ((jl < 0) | (f[qb] >= f[qa]));
@@ -671,27 +760,37 @@ static void make_zt(bnn_diag_ws *ws) {
     jr -= tr;
     jl -= 1 - tr;
     double w = f[qos];
-    tie |= (o > 0) & (w == prevb);
+    if (!(o > 0 && w == prevb)) {
+      FLUSH_BACK();
+      bdown0 = down;
+    }
     prevb = w;
-    int e = split_pos(ws, si[qos]);
-    if (e >= 0) {
-      zt[e] = zscore(ws->tsp_int, ws->tsp_half, 2 * (Sp - down), Sp);
+    int ce = split_col(ws, si[qos]);
+    if (ce >= 0) {
+      zt[Sp - 1 - down] = zscore(ti, th, 2 * (Sp - down), Sp);
+      ztc[Sp - 1 - down] = ce;
       down++;
     }
   }
+  FLUSH_FRONT();
+  FLUSH_BACK();
+#undef FLUSH_FRONT
+#undef FLUSH_BACK
   if (n % 2) { /* the middle element: the one left over */
     int pos = il <= jl ? p - 1 - il : p + ir;
     double v = f[pos];
-    tie |= (half > 0) & ((v == prevf) | (v == prevb));
-    int d = split_pos(ws, si[pos]);
-    if (d >= 0) {
-      up++;
-      zt[d] = zscore(ws->tsp_int, ws->tsp_half, 2 * up, Sp);
+    bad |= (half > 0) & ((v == prevf) | (v == prevb));
+    int cl = split_col(ws, si[pos]);
+    if (cl >= 0) {
+      zt[up] = zscore(ti, th, 2 * up + 2, Sp);
+      ztc[up++] = cl;
     }
   } else if (half > 0) {
-    tie |= prevf == prevb;
+    bad |= prevf == prevb;
   }
-  if (!tie) {
+  if (!bad) {
+    /* no tie across the lanes: at least two distinct values, so the kept
+     * folded draws are constant only if there are fewer than two */
     ws->zt_na = Sp < 2;
     return;
   }
@@ -720,7 +819,8 @@ static void make_zt(bnn_diag_ws *ws) {
     fv[half] = f[pos];
     fi[half] = si[pos];
   }
-  ws->zt_na = rank_scores(ws, ws->fval, ws->fidx, n, ws->tsp_int, ws->tsp_half, ws->zt);
+  ws->zt_na = rank_scores(ws, ws->fval, ws->fidx, n, ws->tsp_int, ws->tsp_half, ws->zt,
+                          ws->ztc);
 }
 
 /* ---------- column statistics of a matrix [n, m] ---------- */
@@ -772,26 +872,24 @@ static void col_means(const double *y, int n, int m, double *dmean, double *rmea
   }
 }
 
-/* cv: matrixStats::colVars(y, center = cm) = base::colMeans((y - cm)^2)
- * (long double sum) * (n / (n - 1)). */
+/* cv: matrixStats::colVars(y, center = cm) = base::colMeans((y - cm)^2) *
+ * (n / (n - 1)).  R sums the squares in long double; a double sum in four
+ * lanes differs by rounding only (relative ~1e-16), also for columns that
+ * are constant up to the last bit of cm. */
 static void col_vars(const double *y, int n, int m, const double *cm, double *cv) {
-  for (int j = 0; j < m; j += 4) {
-    COL_GROUP(y, n, m, j, c);
-    int g = m - j < 4 ? m - j : 4;
-    double mu[4];
-    for (int q = 0; q < 4; q++) mu[q] = cm[j + (q < g ? q : 0)];
-    long double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    for (int i = 0; i < n; i++) {
-      double e0 = c[0][i] - mu[0], e1 = c[1][i] - mu[1];
-      double e2 = c[2][i] - mu[2], e3 = c[3][i] - mu[3];
+  for (int j = 0; j < m; j++) {
+    const double *yj = y + (size_t) n * j;
+    double mu = cm[j], s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+      double e0 = yj[i] - mu, e1 = yj[i + 1] - mu, e2 = yj[i + 2] - mu, e3 = yj[i + 3] - mu;
       s0 += e0 * e0;
       s1 += e1 * e1;
       s2 += e2 * e2;
       s3 += e3 * e3;
     }
-    long double S[4] = {s0, s1, s2, s3};
-    for (int q = 0; q < g; q++)
-      cv[j + q] = n > 1 ? (double) (S[q] / n) * ((double) n / (n - 1)) : NAN;
+    for (; i < n; i++) s0 += (yj[i] - mu) * (yj[i] - mu);
+    cv[j] = n > 1 ? (((s0 + s1) + (s2 + s3)) / n) * ((double) n / (n - 1)) : NAN;
   }
 }
 
@@ -804,6 +902,29 @@ static double rhat_matrix(const double *y, int n, int m, double *cm,
   if (n < 2 || m < 2) return NAN; /* colVars / var of one value: NA */
   col_means(y, n, m, cm, NULL);
   col_vars(y, n, m, cm, cv);
+  double B = n * r_var(cm, m);
+  double W = r_mean(cv, m);
+  return sqrt((B / W + n - 1) / n);
+}
+
+/* Column means and variances (as col_means/col_vars) of columns given as
+ * (value, column) pairs: cnt values for m columns of n rows each, summed in
+ * pair order.  A constant column gives the same sums as matrixStats'
+ * sequential ones; otherwise the order changes the rounding only. */
+static void pair_moments(const double *z, const int32_t *col, long cnt, int n, int m,
+                         double *cm, double *cv) {
+  for (int j = 0; j < m; j++) cm[j] = cv[j] = 0.0;
+  for (long k = 0; k < cnt; k++) cm[col[k]] += z[k];
+  for (int j = 0; j < m; j++) cm[j] /= n;
+  for (long k = 0; k < cnt; k++) {
+    double d = z[k] - cm[col[k]];
+    cv[col[k]] += d * d;
+  }
+  for (int j = 0; j < m; j++) cv[j] = (cv[j] / n) * ((double) n / (n - 1));
+}
+
+/* R-hat from column means and variances (posterior:::.rhat) */
+static double rhat_from_moments(const double *cm, const double *cv, int n, int m) {
   double B = n * r_var(cm, m);
   double W = r_mean(cv, m);
   return sqrt((B / W + n - 1) / n);
@@ -1048,22 +1169,44 @@ static double ess_matrix(bnn_diag_ws *ws, const double *y, int n, int m, int kin
   if (n < 3) return NAN;
   if (kind == ESS_RAW && should_na(y, (size_t) n * m)) return NAN;
   double *cm = ws->cm, *rm = ws->cv;
-  col_means(y, n, m, cm, kind == ESS_RAW ? rm : NULL);
-  if (kind != ESS_RAW) rm = cm;
+  if (kind == ESS_RAW) {
+    col_means(y, n, m, cm, rm);
+  } else { /* sums in four lanes: rounding differences only */
+    for (int j = 0; j < m; j++) {
+      const double *yj = y + (size_t) n * j;
+      double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      int i = 0;
+      for (; i + 4 <= n; i += 4) {
+        s0 += yj[i];
+        s1 += yj[i + 1];
+        s2 += yj[i + 2];
+        s3 += yj[i + 3];
+      }
+      for (; i < n; i++) s0 += yj[i];
+      cm[j] = ((s0 + s1) + (s2 + s3)) / n;
+    }
+    rm = cm;
+  }
   if (kind == ESS_INDICATOR) {
     double tot = 0;
     for (int j = 0; j < m; j++) tot += cm[j] * n; /* counts: exact */
     if (tot < 0.5 || tot > (double) n * m - 0.5) return NAN; /* constant */
   }
   for (int j = 0; j < m; j++) {
-    const double *yj = y + (size_t) n * j;
-    double *cj = ws->yc + (size_t) n * j, mu = rm[j];
-    int constant = 1; /* var(x) == 0: zero autocovariances */
-    for (int i = 0; i < n; i++) {
-      cj[i] = yj[i] - mu;
-      constant &= yj[i] == yj[0];
+    const double *restrict yj = y + (size_t) n * j;
+    double *restrict cj = ws->yc + (size_t) n * j, mu = rm[j];
+    /* var(x) == 0 (a constant chain): zero autocovariances; an indicator
+     * chain is constant iff its count is 0 or n (then mu is exact) */
+    int constant = 1;
+    if (kind == ESS_INDICATOR) {
+      constant = mu == 0 || mu == 1;
+    } else {
+      double y0 = yj[0];
+      for (int i = 1; i < n && constant; i++) constant = yj[i] == y0;
     }
     if (constant) memset(cj, 0, (size_t) n * sizeof(double));
+    else
+      for (int i = 0; i < n; i++) cj[i] = yj[i] - mu;
   }
   ws->n_acov = 0;
   double scale = 1.0 / ((double) n * m); /* acov sums -> acov_means */
@@ -1127,11 +1270,11 @@ static double ess_matrix(bnn_diag_ws *ws, const double *y, int n, int m, int kin
 /* ---------- summaries ---------- */
 
 /* Mean of all draws.  R's mean() sums sequentially in long double, which is
- * slow for long vectors; here a double sum in four lanes gives a first
- * value m0, and a long double correction pass (four lanes) gives
- * m0 + sum(x - m0) / n rounded to double: R's value except, rarely, in the
- * last bit (both are the correctly rounded mean unless it lies within about
- * 2^-64 sd of a rounding boundary).  Non-finite input uses R's algorithm. */
+ * slow for long vectors; here a double sum in four lanes gives m0 and a
+ * correction pass m0 + sum(x - m0) / n.  The deviations x - m0 of nearly
+ * constant draws are exact, so the result is then the correctly rounded
+ * mean, as R's; otherwise it is within an ulp or so of R's value.
+ * Non-finite input uses R's algorithm. */
 double bnn_diag_mean(bnn_diag_ws *ws) {
   if (!(ws->st & ST_MEAN)) {
     const double *x = ws->x;
@@ -1148,38 +1291,38 @@ double bnn_diag_mean(bnn_diag_ws *ws) {
     if (!isfinite(m0)) {
       ws->mean = r_mean(x, n);
     } else {
-      long double c0 = 0, c1 = 0, c2 = 0, c3 = 0, lm = m0;
+      double c0 = 0, c1 = 0, c2 = 0, c3 = 0;
       for (i = 0; i + 4 <= n; i += 4) {
-        c0 += x[i] - lm;
-        c1 += x[i + 1] - lm;
-        c2 += x[i + 2] - lm;
-        c3 += x[i + 3] - lm;
+        c0 += x[i] - m0;
+        c1 += x[i + 1] - m0;
+        c2 += x[i + 2] - m0;
+        c3 += x[i + 3] - m0;
       }
-      for (; i < n; i++) c0 += x[i] - lm;
-      ws->mean = (double) (lm + ((c0 + c1) + (c2 + c3)) / n);
+      for (; i < n; i++) c0 += x[i] - m0;
+      ws->mean = m0 + ((c0 + c1) + (c2 + c3)) / n;
     }
     ws->st |= ST_MEAN;
   }
   return ws->mean;
 }
 
-/* sd of all draws as R's sd(): squared deviations from the (double) mean
- * summed in long double (four lanes), denominator n - 1. */
+/* sd of all draws as R's sd(): squared deviations from the mean (summed in
+ * four lanes; R uses long double, the difference is rounding), denominator
+ * n - 1. */
 double bnn_diag_sd(bnn_diag_ws *ws) {
   if (!(ws->st & ST_SD)) {
     const double *x = ws->x;
     int n = ws->S, i = 0;
-    long double m = bnn_diag_mean(ws);
-    long double c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+    double m = bnn_diag_mean(ws), c0 = 0, c1 = 0, c2 = 0, c3 = 0;
     for (; i + 4 <= n; i += 4) {
-      long double d0 = x[i] - m, d1 = x[i + 1] - m, d2 = x[i + 2] - m, d3 = x[i + 3] - m;
+      double d0 = x[i] - m, d1 = x[i + 1] - m, d2 = x[i + 2] - m, d3 = x[i + 3] - m;
       c0 += d0 * d0;
       c1 += d1 * d1;
       c2 += d2 * d2;
       c3 += d3 * d3;
     }
     for (; i < n; i++) c0 += (x[i] - m) * (x[i] - m);
-    ws->sd = n < 2 ? NAN : sqrt((double) (((c0 + c1) + (c2 + c3)) / (n - 1)));
+    ws->sd = n < 2 ? NAN : sqrt(((c0 + c1) + (c2 + c3)) / (n - 1));
     ws->st |= ST_SD;
   }
   return ws->sd;
@@ -1206,7 +1349,12 @@ double bnn_diag_rhat_bulk(bnn_diag_ws *ws) {
 double bnn_diag_rhat_tail(bnn_diag_ws *ws) {
   if (!(ws->st & ST_RT)) {
     make_zt(ws);
-    ws->rhat_tail = ws->zt_na ? NAN : rhat_matrix(ws->zt, ws->h, ws->m2, ws->cm, ws->cv);
+    if (ws->zt_na || ws->h < 2) {
+      ws->rhat_tail = NAN;
+    } else {
+      pair_moments(ws->zt, ws->ztc, ws->Sp, ws->h, ws->m2, ws->cm, ws->cv);
+      ws->rhat_tail = rhat_from_moments(ws->cm, ws->cv, ws->h, ws->m2);
+    }
     ws->st |= ST_RT;
   }
   return ws->rhat_tail;
@@ -1319,16 +1467,17 @@ double bnn_diag_mcse_quantile(bnn_diag_ws *ws, double prob) {
 /* ---------- chain-wise R-hat and moments ---------- */
 
 void bnn_diag_chainwise_rhat(bnn_diag_ws *ws, double *out) {
-  int M = ws->n_chain, Sc = ws->Sc;
-  if (!ws->kappa || ws->Lc < 2) {
+  int M = ws->n_chain, K = ws->kappa;
+  if (!K || ws->Lc < 2) {
     for (int c = 0; c < M; c++) out[c] = NAN;
     return;
   }
   make_zb(ws);
+  /* chains with NaN have fewer scores; their columns are not used */
+  pair_moments(ws->zc, ws->zcc, ws->n_zc, ws->Lc, M * K, ws->cm, ws->cv);
   for (int c = 0; c < M; c++) {
-    const double *zcc = ws->zc + (size_t) Sc * c;
-    if (ws->chain_nan[c] || should_na(zcc, (size_t) Sc)) out[c] = NAN;
-    else out[c] = rhat_matrix(zcc, ws->Lc, ws->kappa, ws->cm, ws->cv);
+    if (ws->chain_nan[c] || ws->cw_const[c]) out[c] = NAN;
+    else out[c] = rhat_from_moments(ws->cm + (size_t) c * K, ws->cv + (size_t) c * K, ws->Lc, K);
   }
 }
 
