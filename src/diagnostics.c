@@ -385,17 +385,27 @@ static inline uint64_t dkey(double v) {
 /* LSD radix sort of a[0..n) by bits [lo, hi) (stable; the order of equal
  * digits is kept).  tmp has room for n values.  Returns the sorted array (a
  * or tmp). */
-static uint64_t *radix_sort(uint64_t *a, uint64_t *tmp, int n, int lo, int hi,
-                            uint32_t *hist) {
+/* digit layout of radix_sort() for bits [lo, hi) */
+static void radix_digits(int lo, int hi, int *npass, int *db) {
   int nbits = hi - lo;
-  if (nbits <= 0 || n < 2) return a;
-  int npass = (nbits + RADIX_MAX_BITS - 1) / RADIX_MAX_BITS;
-  int db = (nbits + npass - 1) / npass, R = 1 << db;
+  *npass = nbits > 0 ? (nbits + RADIX_MAX_BITS - 1) / RADIX_MAX_BITS : 0;
+  *db = *npass ? (nbits + *npass - 1) / *npass : 0;
+}
+
+/* have_hist: hist already holds the digit counts (see radix_digits) */
+static uint64_t *radix_sort(uint64_t *a, uint64_t *tmp, int n, int lo, int hi,
+                            uint32_t *hist, int have_hist) {
+  int npass, db;
+  radix_digits(lo, hi, &npass, &db);
+  if (npass == 0 || n < 2) return a;
+  int R = 1 << db;
   uint64_t dmask = (uint64_t) R - 1;
-  memset(hist, 0, (size_t) npass * R * sizeof(uint32_t));
-  for (int i = 0; i < n; i++) {
-    uint64_t k = a[i] >> lo;
-    for (int p = 0; p < npass; p++) hist[p * R + ((k >> (p * db)) & dmask)]++;
+  if (!have_hist) {
+    memset(hist, 0, (size_t) npass * R * sizeof(uint32_t));
+    for (int i = 0; i < n; i++) {
+      uint64_t k = a[i] >> lo;
+      for (int p = 0; p < npass; p++) hist[p * R + ((k >> (p * db)) & dmask)]++;
+    }
   }
   for (int p = 0; p < npass; p++) {
     uint32_t *h = hist + p * R;
@@ -457,16 +467,24 @@ static void sort_draws(bnn_diag_ws *ws) {
   int lb = 64 - T; /* key bits left for the runs */
   uint64_t lowmask = ((uint64_t) 1 << B) - 1, lkmask = ((uint64_t) 1 << lb) - 1;
   uint64_t *a = ws->key;
+  /* build the words and count the radix digits in one pass */
+  int npass, db;
+  radix_digits(B, B + T, &npass, &db);
+  uint32_t *hist = ws->hist, R = 1u << db;
+  uint64_t dmask = (uint64_t) R - 1;
+  memset(hist, 0, (size_t) npass * R * sizeof(uint32_t));
   for (int c = 0; c < ws->n_chain; c++) {
     const double *xc = ws->x + (size_t) N * c;
     uint64_t base = (uint64_t) c << ws->ib;
     for (int i = 0; i < N; i++) {
       double v = xc[i];
       if (isnan(v)) continue;
-      a[n++] = ((dkey(v) >> lb) << B) | base | (uint64_t) i;
+      uint64_t top = dkey(v) >> lb;
+      a[n++] = (top << B) | base | (uint64_t) i;
+      for (int p = 0; p < npass; p++) hist[p * R + ((top >> (p * db)) & dmask)]++;
     }
   }
-  a = radix_sort(a, a == ws->key ? ws->key2 : ws->key, n, B, B + T, ws->hist);
+  a = radix_sort(a, ws->key2, n, B, B + T, hist, 1);
   uint64_t *fr = a == ws->key ? ws->key2 : ws->key; /* free buffers */
   uint64_t *fr2 = ws->key3;
   int i = 0;
@@ -499,7 +517,7 @@ static void sort_draws(bnn_diag_ws *ws) {
             fr[q + 1] = v;
           }
         } else {
-          srt = radix_sort(fr, fr2, g, B, B + lb, ws->hist);
+          srt = radix_sort(fr, fr2, g, B, B + lb, ws->hist, 0);
         }
         uint64_t *orig = srt == fr ? fr2 : fr;
         for (int k = 0; k < g; k++) orig[k] = a[i + k];
