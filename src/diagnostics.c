@@ -101,8 +101,7 @@ struct bnn_diag_ws {
   int32_t *zcc;
   int n_zc;
   int32_t *sub_of; /* iteration -> sub-chain of the chain-wise R-hat */
-  int *cw_const;   /* chain-wise: all kept scores of the chain tied so far */
-  double *cw_first;
+  int *cw_const;   /* chain-wise: all kept draws of the chain are tied */
   /* normal scores for integer ranks r and for ranks r + 1/2 (ties), for
    * S = Sp (split draws) and S = Sc (chain-wise); filled lazily */
   double *tsp_int, *tsp_half, *tcw_int, *tcw_half;
@@ -229,7 +228,6 @@ static void layout(arena *a, bnn_diag_ws *w) {
   w->zcc = w->kappa ? take(a, (size_t) w->Sc * w->n_chain * sizeof(int32_t)) : NULL;
   w->sub_of = take(a, (size_t) w->n_iter * sizeof(int32_t));
   w->cw_const = take(a, (size_t) w->n_chain * sizeof(int));
-  w->cw_first = take(a, (size_t) w->n_chain * sizeof(double));
   w->cnt = take(a, (size_t) w->n_chain * sizeof(int));
   w->kcnt = take(a, (size_t) w->n_chain * sizeof(int));
   w->chain_nan = take(a, (size_t) w->n_chain * sizeof(int));
@@ -604,15 +602,11 @@ static void rank_pass(bnn_diag_ws *ws, int do_bulk, int do_cw) {
   const uint32_t *id = ws->sidx;
   const int32_t *sub = ws->sub_of;
   int *cnt = ws->cnt, *kc = ws->kcnt, *cst = ws->cw_const;
-  double *zb = ws->zb, *zc = ws->zc, *first = ws->cw_first;
+  double *zb = ws->zb, *zc = ws->zc;
   int32_t *zcc = ws->zcc;
   long pos = 0;
   int groups = 0, o = 0;
-  for (int c = 0; c < M; c++) {
-    cnt[c] = kc[c] = 0;
-    cst[c] = 1;
-    first[c] = NAN;
-  }
+  for (int c = 0; c < M; c++) cnt[c] = kc[c] = cst[c] = 0;
   int a = 0;
   while (a < n) {
     int b = a + 1;
@@ -635,8 +629,6 @@ static void rank_pass(bnn_diag_ws *ws, int do_bulk, int do_cw) {
           double z = zscore(ws->tcw_int, ws->tcw_half, 2 * (long) cnt[c], Sc);
           zc[o] = z;
           zcc[o++] = c * kappa + sub[i];
-          if (cnt[c] == 1) first[c] = z;
-          else cst[c] = 0; /* a second, larger value */
         }
       }
     } else {
@@ -656,6 +648,9 @@ static void rank_pass(bnn_diag_ws *ws, int do_bulk, int do_cw) {
       if (do_cw) {
         for (int j = a; j < b; j++)
           if ((int) (id[j] & imask) >= r0) kc[id[j] >> ib]++;
+        /* a chain is constant iff all its kept draws are in one tie run */
+        for (int j = a; j < b; j++)
+          if (kc[id[j] >> ib] == Sc) cst[id[j] >> ib] = 1;
         for (int j = a; j < b; j++) {
           int i = (int) (id[j] & imask);
           if (i >= r0) {
@@ -663,8 +658,6 @@ static void rank_pass(bnn_diag_ws *ws, int do_bulk, int do_cw) {
             double z = zscore(ws->tcw_int, ws->tcw_half, 2 * (long) cnt[c] + kc[c] + 1, Sc);
             zc[o] = z;
             zcc[o++] = c * kappa + sub[i];
-            if (cnt[c] == 0) first[c] = z; /* the chain's smallest values */
-            else cst[c] = 0;
           }
         }
         for (int j = a; j < b; j++) {
