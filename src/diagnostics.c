@@ -107,6 +107,7 @@ struct bnn_diag_ws {
   double *tsp_int, *tsp_half, *tcw_int, *tcw_half;
   int *cnt, *kcnt, *chain_nan;
   double *cm, *cv; /* column means / variances (max(m2, M * kappa) each) */
+  const double **colp; /* column pointers of a split matrix (m2) */
 
   /* ESS */
   double *acov, *rho; /* length h */
@@ -232,6 +233,7 @@ static void layout(arena *a, bnn_diag_ws *w) {
   w->kcnt = take(a, (size_t) w->n_chain * sizeof(int));
   w->chain_nan = take(a, (size_t) w->n_chain * sizeof(int));
   w->cm = take(a, mx * sizeof(double));
+  w->colp = take(a, (size_t) w->m2 * sizeof(double *));
   w->cv = take(a, mx * sizeof(double));
   w->acov = take(a, ((size_t) w->h + 1) * sizeof(double));
   w->rho = take(a, ((size_t) w->h + 1) * sizeof(double));
@@ -840,16 +842,16 @@ static void make_zt(bnn_diag_ws *ws) {
  * each column's sums keep R's sequential order, so the results are those of
  * R, while the independent sums of different columns overlap in the
  * pipeline. */
-#define COL_GROUP(y, n, m, j, c)                                              \
+#define COL_GROUP(cols, m, j, c)                                              \
   const double *c[4];                                                         \
-  for (int q_ = 0; q_ < 4; q_++)                                              \
-    c[q_] = (y) + (size_t) (n) * ((j) + q_ < (m) ? (j) + q_ : (j));
+  for (int q_ = 0; q_ < 4; q_++) c[q_] = (cols)[(j) + q_ < (m) ? (j) + q_ : (j)];
 
 /* dmean: matrixStats::colMeans2 (double sum / n); rmean (may be NULL): R's
  * mean() of each column (long double sum, then a correction pass). */
-static void col_means(const double *y, int n, int m, double *dmean, double *rmean) {
+static void col_means(const double *const *cols, int n, int m, double *dmean,
+                      double *rmean) {
   for (int j = 0; j < m; j += 4) {
-    COL_GROUP(y, n, m, j, c);
+    COL_GROUP(cols, m, j, c);
     long double l0 = 0, l1 = 0, l2 = 0, l3 = 0;
     double d0 = 0, d1 = 0, d2 = 0, d3 = 0;
     for (int i = 0; i < n; i++) {
@@ -887,9 +889,10 @@ static void col_means(const double *y, int n, int m, double *dmean, double *rmea
  * (n / (n - 1)).  R sums the squares in long double; a double sum in four
  * lanes differs by rounding only (relative ~1e-16), also for columns that
  * are constant up to the last bit of cm. */
-static void col_vars(const double *y, int n, int m, const double *cm, double *cv) {
+static void col_vars(const double *const *cols, int n, int m, const double *cm,
+                     double *cv) {
   for (int j = 0; j < m; j++) {
-    const double *yj = y + (size_t) n * j;
+    const double *yj = cols[j];
     double mu = cm[j], s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     int i = 0;
     for (; i + 4 <= n; i += 4) {
@@ -908,11 +911,11 @@ static void col_vars(const double *y, int n, int m, const double *cm, double *cv
 
 /* With matrixStats' arithmetic mirrored, degenerate inputs (chains constant
  * within a half) give the same values as posterior. */
-static double rhat_matrix(const double *y, int n, int m, double *cm,
+static double rhat_matrix(const double *const *cols, int n, int m, double *cm,
                           double *cv) {
   if (n < 2 || m < 2) return NAN; /* colVars / var of one value: NA */
-  col_means(y, n, m, cm, NULL);
-  col_vars(y, n, m, cm, cv);
+  col_means(cols, n, m, cm, NULL);
+  col_vars(cols, n, m, cm, cv);
   double B = n * r_var(cm, m);
   double W = r_mean(cv, m);
   return sqrt((B / W + n - 1) / n);
@@ -941,17 +944,38 @@ static double rhat_from_moments(const double *cm, const double *cv, int n, int m
   return sqrt((B / W + n - 1) / n);
 }
 
-/* 1 if y has non-finite values or abs(max - min) < eps (should_return_NA) */
-static int should_na(const double *y, size_t n) {
-  if (n == 0) return 1;
-  double lo = y[0], hi = y[0];
-  for (size_t i = 0; i < n; i++) {
-    double v = y[i];
-    if (!isfinite(v)) return 1;
-    if (v < lo) lo = v;
-    if (v > hi) hi = v;
+/* 1 if the m columns of n values have non-finite values or
+ * abs(max - min) < eps (posterior's should_return_NA) */
+static int should_na_cols(const double *const *cols, int n, int m) {
+  if (n == 0 || m == 0) return 1;
+  double lo = cols[0][0], hi = lo;
+  for (int j = 0; j < m; j++) {
+    const double *y = cols[j];
+    for (int i = 0; i < n; i++) {
+      double v = y[i];
+      if (!isfinite(v)) return 1;
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
   }
   return fabs(hi - lo) < DBL_EPSILON;
+}
+
+/* Column pointers of the split matrix [h, 2M] of the draws themselves
+ * (first halves, then second halves; an odd chain's middle draw dropped),
+ * or of a contiguous matrix y [n, m]. */
+static const double *const *split_cols_x(bnn_diag_ws *ws) {
+  int N = ws->n_iter, h = ws->h, M = ws->n_chain;
+  for (int c = 0; c < M; c++) {
+    ws->colp[c] = ws->x + (size_t) N * c;
+    ws->colp[M + c] = ws->x + (size_t) N * c + (N - h);
+  }
+  return ws->colp;
+}
+
+static const double *const *cols_of(bnn_diag_ws *ws, const double *y, int n, int m) {
+  for (int j = 0; j < m; j++) ws->colp[j] = y + (size_t) n * j;
+  return ws->colp;
 }
 
 /* ---------- autocovariance ---------- */
@@ -1163,11 +1187,10 @@ static inline void need_lag(bnn_diag_ws *ws, int t, int n, int m) {
 
 /* ---------- ESS of a matrix [n, m] (posterior:::.ess) ---------- */
 
-/* kind of data given to ess_matrix() */
+/* kind of data given to ess_matrix() (0/1 indicators: ess_indicator()) */
 enum {
-  ESS_RAW,       /* anything: checked, centred with R's mean() */
-  ESS_SCORES,    /* normal scores, known finite and not constant */
-  ESS_INDICATOR  /* 0/1 values, known finite */
+  ESS_RAW,   /* anything: checked, centred with R's mean() */
+  ESS_SCORES /* normal scores, known finite and not constant */
 };
 
 /* Centring: posterior's autocovariance() uses mean(x), var_plus uses
@@ -1176,15 +1199,20 @@ enum {
  * centre matters.  For 0/1 indicators both means are k / n.  For normal
  * scores (spread ~1, never nearly constant) colMeans2 is used for both; the
  * difference to mean() is ~1e-16 and has no visible effect. */
-static double ess_matrix(bnn_diag_ws *ws, const double *y, int n, int m, int kind) {
+static double ess_core(bnn_diag_ws *ws, int n, int m);
+
+/* ESS of the columns cols[0..m) of n values (RAW or SCORES); centres them
+ * into yc. */
+static double ess_matrix(bnn_diag_ws *ws, const double *const *cols, int n, int m,
+                         int kind) {
   if (n < 3) return NAN;
-  if (kind == ESS_RAW && should_na(y, (size_t) n * m)) return NAN;
+  if (kind == ESS_RAW && should_na_cols(cols, n, m)) return NAN;
   double *cm = ws->cm, *rm = ws->cv;
   if (kind == ESS_RAW) {
-    col_means(y, n, m, cm, rm);
+    col_means(cols, n, m, cm, rm);
   } else { /* sums in four lanes: rounding differences only */
     for (int j = 0; j < m; j++) {
-      const double *yj = y + (size_t) n * j;
+      const double *yj = cols[j];
       double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
       int i = 0;
       for (; i + 4 <= n; i += 4) {
@@ -1198,27 +1226,53 @@ static double ess_matrix(bnn_diag_ws *ws, const double *y, int n, int m, int kin
     }
     rm = cm;
   }
-  if (kind == ESS_INDICATOR) {
-    double tot = 0;
-    for (int j = 0; j < m; j++) tot += cm[j] * n; /* counts: exact */
-    if (tot < 0.5 || tot > (double) n * m - 0.5) return NAN; /* constant */
-  }
   for (int j = 0; j < m; j++) {
-    const double *restrict yj = y + (size_t) n * j;
+    const double *restrict yj = cols[j];
     double *restrict cj = ws->yc + (size_t) n * j, mu = rm[j];
-    /* var(x) == 0 (a constant chain): zero autocovariances; an indicator
-     * chain is constant iff its count is 0 or n (then mu is exact) */
+    /* var(x) == 0 (a constant chain): zero autocovariances */
     int constant = 1;
-    if (kind == ESS_INDICATOR) {
-      constant = mu == 0 || mu == 1;
-    } else {
-      double y0 = yj[0];
-      for (int i = 1; i < n && constant; i++) constant = yj[i] == y0;
-    }
+    double y0 = yj[0];
+    for (int i = 1; i < n && constant; i++) constant = yj[i] == y0;
     if (constant) memset(cj, 0, (size_t) n * sizeof(double));
     else
       for (int i = 0; i < n; i++) cj[i] = yj[i] - mu;
   }
+  return ess_core(ws, n, m);
+}
+
+/* ESS of the split indicators x <= q, centred straight into yc; for 0/1
+ * values mean(x) and colMeans2 are both k / n. */
+static double ess_indicator(bnn_diag_ws *ws, double q) {
+  int n = ws->h, m = ws->m2;
+  if (n < 3) return NAN;
+  const double *const *cols = split_cols_x(ws);
+  double *cm = ws->cm;
+  long tot = 0;
+  for (int j = 0; j < m; j++) {
+    const double *yj = cols[j];
+    int k = 0;
+    for (int i = 0; i < n; i++) k += yj[i] <= q;
+    cm[j] = (double) k / n;
+    tot += k;
+  }
+  if (tot == 0 || tot == (long) n * m) return NAN; /* constant */
+  for (int j = 0; j < m; j++) {
+    const double *restrict yj = cols[j];
+    double *restrict cj = ws->yc + (size_t) n * j, mu = cm[j];
+    if (mu == 0 || mu == 1) { /* a constant chain */
+      memset(cj, 0, (size_t) n * sizeof(double));
+    } else {
+      double one = 1 - mu, zero = -mu;
+      for (int i = 0; i < n; i++) cj[i] = yj[i] <= q ? one : zero;
+    }
+  }
+  return ess_core(ws, n, m);
+}
+
+/* Geyer's initial monotone sequence on the centred columns in yc, with
+ * cm the column means (posterior:::.ess after the centring). */
+static double ess_core(bnn_diag_ws *ws, int n, int m) {
+  double *cm = ws->cm;
   ws->n_acov = 0;
   double scale = 1.0 / ((double) n * m); /* acov sums -> acov_means */
 #define ACOV(t) (need_lag(ws, (t), n, m), ws->acov[(t)] * scale)
@@ -1351,7 +1405,9 @@ double bnn_diag_quantile(bnn_diag_ws *ws, double prob) {
 double bnn_diag_rhat_bulk(bnn_diag_ws *ws) {
   if (!(ws->st & ST_RB)) {
     make_zb(ws);
-    ws->rhat_bulk = ws->zb_na ? NAN : rhat_matrix(ws->zb, ws->h, ws->m2, ws->cm, ws->cv);
+    ws->rhat_bulk = ws->zb_na ? NAN
+                              : rhat_matrix(cols_of(ws, ws->zb, ws->h, ws->m2), ws->h,
+                                            ws->m2, ws->cm, ws->cv);
     ws->st |= ST_RB;
   }
   return ws->rhat_bulk;
@@ -1377,35 +1433,26 @@ double bnn_diag_rhat(bnn_diag_ws *ws) {
   return b > t ? b : t;
 }
 
-/* Copies f(x) of the kept draws into the split matrix tmp. */
-/* The split matrix [h, 2M] of a transform of the draws: column c is the
- * first half of chain c, column M + c its second half (the middle draw of
- * an odd chain is dropped), as posterior:::.split_chains().
- * mode 0: x; 1: (x - center)^2; 2: x <= center (0/1). */
-static void split_map(bnn_diag_ws *ws, double center, int mode) {
-  int N = ws->n_iter, h = ws->h, M = ws->n_chain;
-  for (int c = 0; c < M; c++)
-    for (int half = 0; half < 2; half++) {
-      const double *src = ws->x + (size_t) N * c + (half ? N - h : 0);
-      double *dst = ws->tmp + (size_t) h * (c + half * M);
-      if (mode == 0) {
-        memcpy(dst, src, (size_t) h * sizeof(double));
-      } else if (mode == 1) {
-        for (int i = 0; i < h; i++) {
-          double v = src[i] - center;
-          dst[i] = v * v;
-        }
-      } else {
-        for (int i = 0; i < h; i++) dst[i] = src[i] <= center ? 1.0 : 0.0;
-      }
+/* The split matrix [h, 2M] of (x - center)^2 in tmp (column c: first half
+ * of chain c, column M + c: its second half; an odd chain's middle draw
+ * dropped), as posterior:::.split_chains(). */
+static void split_sq(bnn_diag_ws *ws, double center) {
+  int h = ws->h, m = ws->m2;
+  const double *const *cols = split_cols_x(ws);
+  for (int j = 0; j < m; j++) {
+    double *dst = ws->tmp + (size_t) h * j;
+    for (int i = 0; i < h; i++) {
+      double v = cols[j][i] - center;
+      dst[i] = v * v;
     }
+  }
 }
 
 double bnn_diag_rhat_basic(bnn_diag_ws *ws) {
   if (ws->h < 1) return NAN;
-  split_map(ws, 0, 0);
-  if (should_na(ws->tmp, (size_t) ws->Sp)) return NAN;
-  return rhat_matrix(ws->tmp, ws->h, ws->m2, ws->cm, ws->cv);
+  const double *const *cols = split_cols_x(ws);
+  if (should_na_cols(cols, ws->h, ws->m2)) return NAN;
+  return rhat_matrix(cols, ws->h, ws->m2, ws->cm, ws->cv);
 }
 
 /* ---------- ESS ---------- */
@@ -1413,7 +1460,7 @@ double bnn_diag_rhat_basic(bnn_diag_ws *ws) {
 double bnn_diag_ess_bulk(bnn_diag_ws *ws) {
   make_zb(ws);
   if (ws->zb_na) return NAN;
-  return ess_matrix(ws, ws->zb, ws->h, ws->m2, ESS_SCORES);
+  return ess_matrix(ws, cols_of(ws, ws->zb, ws->h, ws->m2), ws->h, ws->m2, ESS_SCORES);
 }
 
 double bnn_diag_ess_quantile(bnn_diag_ws *ws, double prob) {
@@ -1424,9 +1471,7 @@ double bnn_diag_ess_quantile(bnn_diag_ws *ws, double prob) {
   int S = ws->S;
   if (fabs(ws->sval[S - 1] - ws->sval[0]) < DBL_EPSILON) return NAN;
   if (prob == 1) prob = (S - 0.5) / S;
-  double q = quantile7(ws->sval, S, prob);
-  split_map(ws, q, 2);
-  return ess_matrix(ws, ws->tmp, ws->h, ws->m2, ESS_INDICATOR);
+  return ess_indicator(ws, quantile7(ws->sval, S, prob));
 }
 
 double bnn_diag_ess_tail(bnn_diag_ws *ws) {
@@ -1439,18 +1484,15 @@ double bnn_diag_ess_basic(bnn_diag_ws *ws) {
   if (!(ws->st & ST_EB)) {
     ws->st |= ST_EB;
     ws->ess_basic = NAN;
-    if (ws->h >= 1) {
-      split_map(ws, 0, 0);
-      ws->ess_basic = ess_matrix(ws, ws->tmp, ws->h, ws->m2, ESS_RAW);
-    }
+    if (ws->h >= 1) ws->ess_basic = ess_matrix(ws, split_cols_x(ws), ws->h, ws->m2, ESS_RAW);
   }
   return ws->ess_basic;
 }
 
 double bnn_diag_ess_sd(bnn_diag_ws *ws) {
   if (ws->h < 1) return NAN;
-  split_map(ws, bnn_diag_mean(ws), 1);
-  return ess_matrix(ws, ws->tmp, ws->h, ws->m2, ESS_RAW);
+  split_sq(ws, bnn_diag_mean(ws));
+  return ess_matrix(ws, cols_of(ws, ws->tmp, ws->h, ws->m2), ws->h, ws->m2, ESS_RAW);
 }
 
 /* ---------- MCSE ---------- */
