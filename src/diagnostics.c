@@ -211,7 +211,7 @@ static void layout(arena *a, bnn_diag_ws *w) {
   w->key2 = take(a, S * sizeof(uint64_t));
   w->key3 = take(a, S * sizeof(uint64_t));
   w->sidx = take(a, S * sizeof(uint32_t));
-  w->hist = take(a, (size_t) RADIX_MAX_PASSES * (1 << RADIX_MAX_BITS) * sizeof(uint32_t));
+  w->hist = take(a, (size_t) (RADIX_MAX_PASSES + 4) * (1 << RADIX_MAX_BITS) * sizeof(uint32_t));
   w->sval = take(a, S * sizeof(double));
   w->fval = take(a, S * sizeof(double));
   w->fbuf = take(a, (S + 2) * sizeof(double));
@@ -374,11 +374,15 @@ static void scan(bnn_diag_ws *ws) {
 
 /* ---------- sorting ---------- */
 
+/* Order-preserving key of a double (not NaN): negative values have all
+ * bits flipped, others the sign bit set; branch-free, as signs come in
+ * random order. */
 static inline uint64_t dkey(double v) {
   uint64_t u;
-  if (v == 0) v = 0.0; /* -0 ties with +0, as in R */
+  v += 0.0; /* -0 + 0 = +0: -0 ties with +0, as in R */
   memcpy(&u, &v, sizeof u);
-  return (u >> 63) ? ~u : (u | ((uint64_t) 1 << 63));
+  uint64_t neg = (uint64_t) 0 - (u >> 63); /* all ones if negative */
+  return u ^ (neg | ((uint64_t) 1 << 63));
 }
 
 
@@ -467,12 +471,17 @@ static void sort_draws(bnn_diag_ws *ws) {
   int lb = 64 - T; /* key bits left for the runs */
   uint64_t lowmask = ((uint64_t) 1 << B) - 1, lkmask = ((uint64_t) 1 << lb) - 1;
   uint64_t *a = ws->key;
-  /* build the words and count the radix digits in one pass */
+  /* build the words and count the radix digits in one pass; the highest
+   * digit (sign, exponent) takes few values, so it is counted in four
+   * interleaved histograms to avoid chains of increments of one counter */
   int npass, db;
   radix_digits(B, B + T, &npass, &db);
   uint32_t *hist = ws->hist, R = 1u << db;
+  uint32_t *h4 = hist + (size_t) RADIX_MAX_PASSES * (1 << RADIX_MAX_BITS);
   uint64_t dmask = (uint64_t) R - 1;
+  int ptop = npass - 1, shtop = ptop * db;
   memset(hist, 0, (size_t) npass * R * sizeof(uint32_t));
+  memset(h4, 0, (size_t) 4 * R * sizeof(uint32_t));
   for (int c = 0; c < ws->n_chain; c++) {
     const double *xc = ws->x + (size_t) N * c;
     uint64_t base = (uint64_t) c << ws->ib;
@@ -480,10 +489,14 @@ static void sort_draws(bnn_diag_ws *ws) {
       double v = xc[i];
       if (isnan(v)) continue;
       uint64_t top = dkey(v) >> lb;
-      a[n++] = (top << B) | base | (uint64_t) i;
-      for (int p = 0; p < npass; p++) hist[p * R + ((top >> (p * db)) & dmask)]++;
+      a[n] = (top << B) | base | (uint64_t) i;
+      for (int p = 0; p < ptop; p++) hist[p * R + ((top >> (p * db)) & dmask)]++;
+      h4[(n & 3) * R + ((top >> shtop) & dmask)]++;
+      n++;
     }
   }
+  for (uint32_t d = 0; d < R; d++)
+    hist[ptop * R + d] = h4[d] + h4[R + d] + h4[2 * R + d] + h4[3 * R + d];
   a = radix_sort(a, ws->key2, n, B, B + T, hist, 1);
   uint64_t *fr = a == ws->key ? ws->key2 : ws->key; /* free buffers */
   uint64_t *fr2 = ws->key3;
