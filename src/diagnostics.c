@@ -959,7 +959,7 @@ static double rhat_from_moments(const double *cm, const double *cv, int n, int m
 
 /* 1 if the m columns of n values have non-finite values or
  * abs(max - min) < eps (posterior's should_return_NA) */
-static int should_na_cols(const double *const *cols, int n, int m) {
+static int should_na_cols(const double *const *cols, int n, int m, double *range) {
   if (n == 0 || m == 0) return 1;
   double lo = cols[0][0], hi = lo;
   for (int j = 0; j < m; j++) {
@@ -970,6 +970,10 @@ static int should_na_cols(const double *const *cols, int n, int m) {
       if (v < lo) lo = v;
       if (v > hi) hi = v;
     }
+  }
+  if (range) { /* spread relative to the magnitude */
+    double mag = fabs(lo) > fabs(hi) ? fabs(lo) : fabs(hi);
+    *range = (hi - lo) / mag;
   }
   return fabs(hi - lo) < DBL_EPSILON;
 }
@@ -1219,10 +1223,27 @@ static double ess_core(bnn_diag_ws *ws, int n, int m);
 static double ess_matrix(bnn_diag_ws *ws, const double *const *cols, int n, int m,
                          int kind) {
   if (n < 3) return NAN;
-  if (kind == ESS_RAW && should_na_cols(cols, n, m)) return NAN;
+  double spread = 1;
+  if (kind == ESS_RAW && should_na_cols(cols, n, m, &spread)) return NAN;
   double *cm = ws->cm, *rm = ws->cv;
   if (kind == ESS_RAW) {
-    col_means(cols, n, m, cm, rm);
+    /* R's mean() exactly only where its last bit matters: draws whose
+     * spread is tiny relative to their size */
+    col_means(cols, n, m, cm, spread < 1e-6 ? rm : NULL);
+    if (spread >= 1e-6)
+      for (int j = 0; j < m; j++) {
+        const double *yj = cols[j];
+        double c0 = 0, c1 = 0, c2 = 0, c3 = 0, mu = cm[j];
+        int i = 0;
+        for (; i + 4 <= n; i += 4) {
+          c0 += yj[i] - mu;
+          c1 += yj[i + 1] - mu;
+          c2 += yj[i + 2] - mu;
+          c3 += yj[i + 3] - mu;
+        }
+        for (; i < n; i++) c0 += yj[i] - mu;
+        rm[j] = mu + ((c0 + c1) + (c2 + c3)) / n;
+      }
   } else { /* sums in four lanes: rounding differences only */
     for (int j = 0; j < m; j++) {
       const double *yj = cols[j];
@@ -1464,7 +1485,7 @@ static void split_sq(bnn_diag_ws *ws, double center) {
 double bnn_diag_rhat_basic(bnn_diag_ws *ws) {
   if (ws->h < 1) return NAN;
   const double *const *cols = split_cols_x(ws);
-  if (should_na_cols(cols, ws->h, ws->m2)) return NAN;
+  if (should_na_cols(cols, ws->h, ws->m2, NULL)) return NAN;
   return rhat_matrix(cols, ws->h, ws->m2, ws->cm, ws->cv);
 }
 
