@@ -35,18 +35,23 @@ for (v in seq_len(n_var)) {
 }
 xd <- posterior::as_draws_array(x)
 
+# median elapsed and CPU (user + system) seconds of n_rep runs
 time_median <- function(f) {
-  stats::median(vapply(seq_len(n_rep), function(i) {
+  tt <- vapply(seq_len(n_rep), function(i) {
     gc()
-    system.time(f())[["elapsed"]]
-  }, numeric(1)))
+    st <- system.time(f())
+    c(st[["elapsed"]], st[["user.self"]] + st[["sys.self"]])
+  }, numeric(2))
+  apply(tt, 1, stats::median)
 }
 
-t_bnn <- time_median(function() suppressWarnings(bnn_summarise_draws(x)))
-t_post <- time_median(function() {
+tb <- time_median(function() suppressWarnings(bnn_summarise_draws(x)))
+tp <- time_median(function() {
   suppressWarnings(posterior::summarise_draws(xd, "rhat", "ess_bulk", "ess_tail",
                                               "mcse_mean"))
 })
+t_bnn <- tb[1]
+t_post <- tp[1]
 
 # the two agree (posterior's values are the reference)
 a <- suppressWarnings(bnn_summarise_draws(x))
@@ -64,6 +69,9 @@ cat(sprintf("bnnmc (rhat, ess_bulk, ess_tail, mcse_mean, chain-wise rhat, summar
 cat(sprintf("posterior::summarise_draws(rhat, ess_bulk, ess_tail, mcse_mean):        %.3f s\n",
             t_post))
 cat(sprintf("ratio: %.1fx\n", ratio))
+cat(sprintf("CPU seconds (user + system): bnnmc %.3f, posterior %.3f; machine load average %s\n",
+            tb[2], tp[2], tryCatch(readLines("/proc/loadavg", warn = FALSE),
+                                   error = function(e) "unknown")))
 
 out <- data.frame(date = format(Sys.time(), "%Y-%m-%d %H:%M:%S"),
                   what = "summarise_draws: rhat, ess_bulk, ess_tail, mcse_mean (+ chainwise rhat in bnnmc)",
