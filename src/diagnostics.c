@@ -41,6 +41,7 @@
 #include "diagnostics.h"
 
 #define RADIX_MAX_BITS 12 /* digit width of the radix sort */
+#define RUN_BUF 1024      /* longest tie run of the fast folded ranking */
 #define RADIX_MAX_PASSES 6
 
 /* cached per-variable state */
@@ -93,13 +94,12 @@ struct bnn_diag_ws {
 
   /* split matrices [h, m2] */
   double *zb, *tmp, *yc;
-  /* Scores used only for R-hat, which needs column sums only: kept in rank
-   * order with their column instead of being scattered to matrix order. */
-  double *zt;      /* folded scores in rank order; column: ztc */
-  int32_t *ztc;
-  double *zc;      /* within-chain scores; column chain * kappa + sub-chain */
-  int32_t *zcc;
-  int n_zc;
+  /* Scores used only for R-hat need column moments only: they are added to
+   * per-column accumulators (acc_add) instead of being stored.  tacc: the
+   * folded scores (m2 columns); cacc: the within-chain scores (column
+   * chain * kappa + sub-chain). */
+  double *tK, *tS1, *tS2, *cK, *cS1, *cS2;
+  uint32_t *run; /* columns of a pending tie run (RUN_BUF) */
   int32_t *sub_of; /* iteration -> sub-chain of the chain-wise R-hat */
   int *cw_const;   /* chain-wise: all kept draws of the chain are tied */
   /* normal scores for integer ranks r and for ranks r + 1/2 (ties), for
@@ -217,16 +217,19 @@ static void layout(arena *a, bnn_diag_ws *w) {
   w->fbuf = take(a, (S + 2) * sizeof(double));
   w->fidx = take(a, S * sizeof(uint32_t));
   w->zb = take(a, Sp * sizeof(double));
-  w->zt = take(a, Sp * sizeof(double));
-  w->ztc = take(a, Sp * sizeof(int32_t));
+  w->tK = take(a, (size_t) w->m2 * sizeof(double));
+  w->tS1 = take(a, (size_t) w->m2 * sizeof(double));
+  w->tS2 = take(a, (size_t) w->m2 * sizeof(double));
+  w->run = take(a, 2 * RUN_BUF * sizeof(uint32_t));
   w->tmp = take(a, Sp * sizeof(double));
   w->yc = take(a, Sp * sizeof(double));
   w->tsp_int = take(a, (Sp + 1) * sizeof(double));
   w->tsp_half = take(a, (Sp + 1) * sizeof(double));
   w->tcw_int = w->kappa ? take(a, ((size_t) w->Sc + 1) * sizeof(double)) : NULL;
   w->tcw_half = w->kappa ? take(a, ((size_t) w->Sc + 1) * sizeof(double)) : NULL;
-  w->zc = w->kappa ? take(a, (size_t) w->Sc * w->n_chain * sizeof(double)) : NULL;
-  w->zcc = w->kappa ? take(a, (size_t) w->Sc * w->n_chain * sizeof(int32_t)) : NULL;
+  w->cK = take(a, mcw * sizeof(double));
+  w->cS1 = take(a, mcw * sizeof(double));
+  w->cS2 = take(a, mcw * sizeof(double));
   w->sub_of = take(a, (size_t) w->n_iter * sizeof(int32_t));
   w->cw_const = take(a, (size_t) w->n_chain * sizeof(int));
   w->cnt = take(a, (size_t) w->n_chain * sizeof(int));
@@ -565,40 +568,73 @@ static inline double zscore(double *ti, double *th, long r2, int S) {
   return z;
 }
 
+/* Column accumulators for R-hat: the first value K of a column, and the
+ * sums of d = z - K and d^2 over its other values.  Shifting by a value of
+ * the column keeps the one-pass variance accurate, and a constant column
+ * gives s2 == 0 exactly. */
+static void acc_init(double *K, double *s1, double *s2, int m) {
+  for (int j = 0; j < m; j++) {
+    K[j] = NAN;
+    s1[j] = s2[j] = 0.0;
+  }
+}
+
+static inline void acc_add(double *K, double *s1, double *s2, int col, double z) {
+  double k = K[col];
+  if (isnan(k)) {
+    K[col] = z;
+  } else {
+    double d = z - k;
+    s1[col] += d;
+    s2[col] += d * d;
+  }
+}
+
+/* Column means and variances (denominator n - 1) of m columns of n values.
+ * A constant column gets matrixStats' values, colMeans2 as a sequential
+ * double sum and colVars(center = ) from it, so that chains constant within
+ * a half give posterior's (nearly infinite) R-hat; otherwise the moments
+ * differ from R's by rounding only. */
+static void acc_moments(const double *K, const double *s1, const double *s2, int n, int m,
+                        double *cm, double *cv) {
+  for (int j = 0; j < m; j++) {
+    if (s2[j] == 0) {
+      double sum = 0.0;
+      for (int i = 0; i < n; i++) sum += K[j];
+      double mu = sum / n, d = K[j] - mu;
+      cm[j] = mu;
+      cv[j] = (d * d) * ((double) n / (n - 1));
+    } else {
+      cm[j] = K[j] + s1[j] / n;
+      cv[j] = (s2[j] - s1[j] * (s1[j] / n)) / (n - 1);
+    }
+  }
+}
+
 /* Average ranks of the kept split draws of a sorted sequence (values v,
- * codes id), as normal scores in rank order: out[k] with its split column
- * col[k].  Returns 1 if all kept values are tied (constant: NA in
+ * codes id), as normal scores added to the column accumulators of the
+ * folded draws.  Returns 1 if all kept values are tied (constant: NA in
  * posterior). */
-static int rank_scores(const bnn_diag_ws *ws, const double *v, const uint32_t *id,
-                       int n, double *ti, double *th, double *out, int32_t *col) {
+static int rank_scores(bnn_diag_ws *ws, const double *v, const uint32_t *id, int n) {
   int Stot = ws->Sp;
+  double *ti = ws->tsp_int, *th = ws->tsp_half;
   long pos = 0;
   int groups = 0;
   int a = 0;
+  acc_init(ws->tK, ws->tS1, ws->tS2, ws->m2);
   while (a < n) {
     int b = a + 1;
     while (b < n && v[b] == v[a]) b++;
-    if (b == a + 1) {
-      int cl = split_col(ws, id[a]);
-      if (cl >= 0) {
-        out[pos] = zscore(ti, th, 2 * pos + 2, Stot);
-        col[pos++] = cl;
-        groups++;
+    int k = 0;
+    for (int j = a; j < b; j++) k += split_col(ws, id[j]) >= 0;
+    if (k) {
+      double z = zscore(ti, th, 2 * pos + k + 1, Stot);
+      for (int j = a; j < b; j++) {
+        int cl = split_col(ws, id[j]);
+        if (cl >= 0) acc_add(ws->tK, ws->tS1, ws->tS2, cl, z);
       }
-    } else {
-      int k = 0;
-      for (int j = a; j < b; j++) k += split_col(ws, id[j]) >= 0;
-      if (k) {
-        double z = zscore(ti, th, 2 * pos + k + 1, Stot);
-        for (int j = a; j < b; j++) {
-          int cl = split_col(ws, id[j]);
-          if (cl >= 0) {
-            out[pos] = z;
-            col[pos++] = cl;
-          }
-        }
-        groups++;
-      }
+      pos += k;
+      groups++;
     }
     a = b;
   }
@@ -617,11 +653,11 @@ static void rank_pass(bnn_diag_ws *ws, int do_bulk, int do_cw) {
   const uint32_t *id = ws->sidx;
   const int32_t *sub = ws->sub_of;
   int *cnt = ws->cnt, *kc = ws->kcnt, *cst = ws->cw_const;
-  double *zb = ws->zb, *zc = ws->zc;
-  int32_t *zcc = ws->zcc;
+  double *zb = ws->zb, *cK = ws->cK, *cS1 = ws->cS1, *cS2 = ws->cS2;
   long pos = 0;
-  int groups = 0, o = 0;
+  int groups = 0;
   for (int c = 0; c < M; c++) cnt[c] = kc[c] = cst[c] = 0;
+  if (do_cw) acc_init(cK, cS1, cS2, M * kappa);
   int a = 0;
   while (a < n) {
     int b = a + 1;
@@ -642,8 +678,7 @@ static void rank_pass(bnn_diag_ws *ws, int do_bulk, int do_cw) {
           int c = (int) (code >> ib);
           cnt[c]++;
           double z = zscore(ws->tcw_int, ws->tcw_half, 2 * (long) cnt[c], Sc);
-          zc[o] = z;
-          zcc[o++] = c * kappa + sub[i];
+          acc_add(cK, cS1, cS2, c * kappa + sub[i], z);
         }
       }
     } else {
@@ -671,8 +706,7 @@ static void rank_pass(bnn_diag_ws *ws, int do_bulk, int do_cw) {
           if (i >= r0) {
             int c = (int) (id[j] >> ib);
             double z = zscore(ws->tcw_int, ws->tcw_half, 2 * (long) cnt[c] + kc[c] + 1, Sc);
-            zc[o] = z;
-            zcc[o++] = c * kappa + sub[i];
+            acc_add(cK, cS1, cS2, c * kappa + sub[i], z);
           }
         }
         for (int j = a; j < b; j++) {
@@ -684,7 +718,6 @@ static void rank_pass(bnn_diag_ws *ws, int do_bulk, int do_cw) {
     }
     a = b;
   }
-  ws->n_zc = o;
   if (do_bulk) ws->zb_na = groups < 2; /* all tied: constant, NA */
 }
 
@@ -744,41 +777,44 @@ static void make_zt(bnn_diag_ws *ws) {
   /* Only the selected position depends on the comparison, so that the
    * compiler can use conditional moves instead of unpredictable branches.
    * Ranks are read off the merge directly: the front lane counts kept draws
-   * upwards, the back lane downwards from Sp, and the scores are stored in
-   * rank order (zt, with their split column in ztc).  Ties within a lane
-   * (e.g. the two middle draws, equally far from the median) occupy
-   * consecutive ranks and get their average when the run ends; a tie across
-   * the lanes sends us to the general path below. */
-  int Sp = ws->Sp, bad = 0;
-  long up = 0, down = 0, fup0 = 0, bdown0 = 0;
-  double prevf = 0, prevb = 0, *zt = ws->zt, *ti = ws->tsp_int, *th = ws->tsp_half;
-  int32_t *ztc = ws->ztc;
+   * upwards, the back lane downwards from Sp.  The draws of a lane wait in
+   * a tie run until a different value comes; the run then gets its average
+   * rank and is added to the column accumulators.  A tie across the lanes,
+   * or a run longer than RUN_BUF, sends us to the general path below. */
+  int Sp = ws->Sp, m2 = ws->m2, bad = 0, fk = 0, bk = 0;
+  long up = 0, down = 0;
+  double prevf = 0, prevb = 0, *ti = ws->tsp_int, *th = ws->tsp_half;
+  double *K = ws->tK, *S1 = ws->tS1, *S2 = ws->tS2;
+  uint32_t *frun = ws->run, *brun = ws->run + RUN_BUF;
+  acc_init(K, S1, S2, m2);
+  /* front run: kept ranks up - fk + 1 .. up; back run: Sp - down + 1 ..
+   * Sp - down + bk */
 #define FLUSH_FRONT()                                                         \
-  if (up - fup0 > 1) {                                                        \
-    double z_ = zscore(ti, th, 2 * fup0 + (up - fup0) + 1, Sp);               \
-    for (long q_ = fup0; q_ < up; q_++) zt[q_] = z_;                          \
+  if (fk) {                                                                   \
+    double z_ = zscore(ti, th, 2 * (up - fk) + fk + 1, Sp);                   \
+    for (int q_ = 0; q_ < fk; q_++) acc_add(K, S1, S2, (int) frun[q_], z_);    \
+    fk = 0;                                                                   \
   }
 #define FLUSH_BACK()                                                          \
-  if (down - bdown0 > 1) {                                                    \
-    double z_ = zscore(ti, th, 2 * (Sp - bdown0) - (down - bdown0) + 1, Sp);  \
-    for (long q_ = bdown0; q_ < down; q_++) zt[Sp - 1 - q_] = z_;             \
+  if (bk) {                                                                   \
+    double z_ = zscore(ti, th, 2 * (Sp - down + bk) - bk + 1, Sp);            \
+    for (int q_ = 0; q_ < bk; q_++) acc_add(K, S1, S2, (int) brun[q_], z_);    \
+    bk = 0;                                                                   \
   }
-  for (int o = 0; o < half; o++) {
+  for (int o = 0; o < half && !bad; o++) {
     int pa = p - 1 - il, pb = p + ir;
     int tl = (il < nl) & ((ir >= nr) | (f[pa] <= f[pb]));
     int pos = pb ^ ((pa ^ pb) & -tl);
     il += tl;
     ir += 1 - tl;
     double v = f[pos];
-    if (!(o > 0 && v == prevf)) {
-      FLUSH_FRONT();
-      fup0 = up;
-    }
+    if (!(o > 0 && v == prevf)) FLUSH_FRONT();
     prevf = v;
     int cl = split_col(ws, si[pos]);
     if (cl >= 0) {
-      zt[up] = zscore(ti, th, 2 * up + 2, Sp);
-      ztc[up++] = cl;
+      if (fk == RUN_BUF) bad = 1;
+      else frun[fk++] = (uint32_t) cl;
+      up++;
     }
     int qa = p - 1 - jl, qb = p + jr;
     int tr = (jr >= 0) & ((jl < 0) | (f[qb] >= f[qa]));
@@ -786,34 +822,33 @@ static void make_zt(bnn_diag_ws *ws) {
     jr -= tr;
     jl -= 1 - tr;
     double w = f[qos];
-    if (!(o > 0 && w == prevb)) {
-      FLUSH_BACK();
-      bdown0 = down;
-    }
+    if (!(o > 0 && w == prevb)) FLUSH_BACK();
     prevb = w;
     int ce = split_col(ws, si[qos]);
     if (ce >= 0) {
-      zt[Sp - 1 - down] = zscore(ti, th, 2 * (Sp - down), Sp);
-      ztc[Sp - 1 - down] = ce;
+      if (bk == RUN_BUF) bad = 1;
+      else brun[bk++] = (uint32_t) ce;
       down++;
     }
   }
-  FLUSH_FRONT();
-  FLUSH_BACK();
+  if (!bad) {
+    FLUSH_FRONT();
+    FLUSH_BACK();
+    if (n % 2) { /* the middle element: the one left over */
+      int pos = il <= jl ? p - 1 - il : p + ir;
+      double v = f[pos];
+      bad |= (half > 0) & ((v == prevf) | (v == prevb));
+      int cl = split_col(ws, si[pos]);
+      if (cl >= 0) {
+        up++;
+        acc_add(K, S1, S2, cl, zscore(ti, th, 2 * up, Sp));
+      }
+    } else if (half > 0) {
+      bad |= prevf == prevb;
+    }
+  }
 #undef FLUSH_FRONT
 #undef FLUSH_BACK
-  if (n % 2) { /* the middle element: the one left over */
-    int pos = il <= jl ? p - 1 - il : p + ir;
-    double v = f[pos];
-    bad |= (half > 0) & ((v == prevf) | (v == prevb));
-    int cl = split_col(ws, si[pos]);
-    if (cl >= 0) {
-      zt[up] = zscore(ti, th, 2 * up + 2, Sp);
-      ztc[up++] = cl;
-    }
-  } else if (half > 0) {
-    bad |= prevf == prevb;
-  }
   if (!bad) {
     /* no tie across the lanes: at least two distinct values, so the kept
      * folded draws are constant only if there are fewer than two */
@@ -845,8 +880,7 @@ static void make_zt(bnn_diag_ws *ws) {
     fv[half] = f[pos];
     fi[half] = si[pos];
   }
-  ws->zt_na = rank_scores(ws, ws->fval, ws->fidx, n, ws->tsp_int, ws->tsp_half, ws->zt,
-                          ws->ztc);
+  ws->zt_na = rank_scores(ws, ws->fval, ws->fidx, n);
 }
 
 /* ---------- column statistics of a matrix [n, m] ---------- */
@@ -932,22 +966,6 @@ static double rhat_matrix(const double *const *cols, int n, int m, double *cm,
   double B = n * r_var(cm, m);
   double W = r_mean(cv, m);
   return sqrt((B / W + n - 1) / n);
-}
-
-/* Column means and variances (as col_means/col_vars) of columns given as
- * (value, column) pairs: cnt values for m columns of n rows each, summed in
- * pair order.  A constant column gives the same sums as matrixStats'
- * sequential ones; otherwise the order changes the rounding only. */
-static void pair_moments(const double *z, const int32_t *col, long cnt, int n, int m,
-                         double *cm, double *cv) {
-  for (int j = 0; j < m; j++) cm[j] = cv[j] = 0.0;
-  for (long k = 0; k < cnt; k++) cm[col[k]] += z[k];
-  for (int j = 0; j < m; j++) cm[j] /= n;
-  for (long k = 0; k < cnt; k++) {
-    double d = z[k] - cm[col[k]];
-    cv[col[k]] += d * d;
-  }
-  for (int j = 0; j < m; j++) cv[j] = (cv[j] / n) * ((double) n / (n - 1));
 }
 
 /* R-hat from column means and variances (posterior:::.rhat) */
@@ -1453,7 +1471,7 @@ double bnn_diag_rhat_tail(bnn_diag_ws *ws) {
     if (ws->zt_na || ws->h < 2) {
       ws->rhat_tail = NAN;
     } else {
-      pair_moments(ws->zt, ws->ztc, ws->Sp, ws->h, ws->m2, ws->cm, ws->cv);
+      acc_moments(ws->tK, ws->tS1, ws->tS2, ws->h, ws->m2, ws->cm, ws->cv);
       ws->rhat_tail = rhat_from_moments(ws->cm, ws->cv, ws->h, ws->m2);
     }
     ws->st |= ST_RT;
@@ -1561,7 +1579,7 @@ void bnn_diag_chainwise_rhat(bnn_diag_ws *ws, double *out) {
   }
   make_zb(ws);
   /* chains with NaN have fewer scores; their columns are not used */
-  pair_moments(ws->zc, ws->zcc, ws->n_zc, ws->Lc, M * K, ws->cm, ws->cv);
+  acc_moments(ws->cK, ws->cS1, ws->cS2, ws->Lc, M * K, ws->cm, ws->cv);
   for (int c = 0; c < M; c++) {
     if (ws->chain_nan[c] || ws->cw_const[c]) out[c] = NAN;
     else out[c] = rhat_from_moments(ws->cm + (size_t) c * K, ws->cv + (size_t) c * K, ws->Lc, K);
