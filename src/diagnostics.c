@@ -770,8 +770,12 @@ static void make_zt(bnn_diag_ws *ws) {
   double *f = ws->fbuf + 1; /* f[-1] and f[n] are padding */
   for (int k = 0; k < n; k++) f[k] = fabs(s[k] - med);
   f[-1] = f[n] = 0.0;
-  int p = 0;
-  while (p < n && s[p] < med) p++;
+  int p = 0, hi_ = n; /* p: first sorted draw >= med (binary search) */
+  while (p < hi_) {
+    int mid = p + (hi_ - p) / 2;
+    if (s[mid] < med) p = mid + 1;
+    else hi_ = mid;
+  }
   int nl = p, nr = n - p;
   int il = 0, ir = 0, jl = nl - 1, jr = nr - 1, half = n / 2;
   /* Only the selected position depends on the comparison, so that the
