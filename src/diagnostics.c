@@ -292,9 +292,9 @@ bnn_diag_ws *bnn_diag_ws_init(void *mem, int n_iter, int n_chain, int kappa) {
   w->r0 = kappa ? n_iter - w->Sc : 0;
   /* the FFT route costs (m2 / 2 + 1) transforms of about L log2(L)
    * butterflies, a direct lag m2 * h multiply-adds; measured, a butterfly
-   * costs ~3.8 multiply-adds of lags8() and ~20 of lags8_avx2() */
+   * costs ~2.8 multiply-adds of lags8() and ~16 of lags8_avx2() */
   w->avx2 = cpu_has_avx2_fma();
-  w->direct_max = w->h > 0 ? (int) ((w->avx2 ? 20.0 : 3.8) * (w->m2 / 2 + 1) *
+  w->direct_max = w->h > 0 ? (int) ((w->avx2 ? 16.0 : 2.8) * (w->m2 / 2 + 1) *
                                     (double) w->L * w->log2L / ((double) w->m2 * w->h)) : 0;
   arena a = {base, align_up(sizeof(bnn_diag_ws))};
   layout(&a, w);
@@ -341,7 +341,7 @@ int bnn_diag_n_capped(const bnn_diag_ws *ws) { return ws->n_capped; }
 void bnn_diag_no_simd(bnn_diag_ws *ws) {
   if (!ws->avx2) return;
   ws->avx2 = 0;
-  ws->direct_max = ws->h > 0 ? (int) (3.8 * (ws->m2 / 2 + 1) * (double) ws->L * ws->log2L /
+  ws->direct_max = ws->h > 0 ? (int) (2.8 * (ws->m2 / 2 + 1) * (double) ws->L * ws->log2L /
                                       ((double) ws->m2 * ws->h)) : 0;
 }
 
@@ -1335,15 +1335,20 @@ static double ess_core(bnn_diag_ws *ws, int n, int m) {
   double mean_var = ACOV(0) * n / (n - 1);
   double var_plus = mean_var * (n - 1) / n;
   if (m > 1) var_plus += r_var(cm, m);
-  /* Speed only (the lags are the same either way): if the combined
-   * autocorrelation decays so slowly that Geyer's loop will probably read
-   * more than direct_max lags, take the FFT at once. */
+  /* Speed only (the lags are the same either way): if Geyer's loop will
+   * probably read more than direct_max lags, take the FFT at once.  The
+   * pair sums of the combined autocorrelation decay from p0 towards
+   * 2 rho_inf, rho_inf = 1 - mean_var / var_plus (the share of the
+   * between-chain variance); the loop stops about where they fall below
+   * their noise level, and never if 2 rho_inf is above it (chains that
+   * disagree). */
   if (n > 8 && ws->direct_max < n) {
     double p0 = 1 + (1 - (mean_var - ACOV(1)) / var_plus);
     double p6 = (1 - (mean_var - ACOV(6)) / var_plus) + (1 - (mean_var - ACOV(7)) / var_plus);
-    /* Geyer stops about where the pair sums reach their noise level */
-    double level = 2 / sqrt((double) n * m);
-    if (p6 > level && (p6 >= p0 || 6 * log(level / p0) / log(p6 / p0) > 0.7 * ws->direct_max))
+    double level = 2 / sqrt((double) n * m), pinf = 2 * (1 - mean_var / var_plus);
+    double e0 = p0 - pinf, e6 = p6 - pinf;
+    if (pinf > 10 * level ||
+        (e6 > level && (e6 >= e0 || 6 * log(level / e0) / log(e6 / e0) > 0.7 * ws->direct_max)))
       need_lag(ws, n - 1, n, m);
   }
   double *rho = ws->rho;
