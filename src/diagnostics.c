@@ -292,9 +292,9 @@ bnn_diag_ws *bnn_diag_ws_init(void *mem, int n_iter, int n_chain, int kappa) {
   w->r0 = kappa ? n_iter - w->Sc : 0;
   /* the FFT route costs (m2 / 2 + 1) transforms of about L log2(L)
    * butterflies, a direct lag m2 * h multiply-adds; measured, a butterfly
-   * costs ~2.8 multiply-adds of lags8() and ~16 of lags8_avx2() */
+   * costs ~2.8 multiply-adds of lags8(), and with AVX2 ~8 of lags8_avx2() */
   w->avx2 = cpu_has_avx2_fma();
-  w->direct_max = w->h > 0 ? (int) ((w->avx2 ? 16.0 : 2.8) * (w->m2 / 2 + 1) *
+  w->direct_max = w->h > 0 ? (int) ((w->avx2 ? 8.0 : 2.8) * (w->m2 / 2 + 1) *
                                     (double) w->L * w->log2L / ((double) w->m2 * w->h)) : 0;
   arena a = {base, align_up(sizeof(bnn_diag_ws))};
   layout(&a, w);
@@ -1109,14 +1109,48 @@ static int cpu_has_avx2_fma(void) { return 0; }
     outi = xr_ * wi_ + xi_ * wr_;                                             \
   } while (0)
 
+#ifdef BNN_HAVE_AVX2_KERNEL
+/* x * w for two interleaved complex numbers per vector */
+__attribute__((target("avx2,fma"))) static inline __m256d cmul2(__m256d x, __m256d w) {
+  __m256d wr = _mm256_movedup_pd(w), wi = _mm256_permute_pd(w, 0xF);
+  return _mm256_fmaddsub_pd(x, wr, _mm256_mul_pd(_mm256_permute_pd(x, 0x5), wi));
+}
+
+/* one fused radix-2^2 DIF stage (hh, hh / 2), two k per vector (q >= 2) */
+__attribute__((target("avx2,fma"))) static void dif_pair_avx2(double *z, int L, int hh,
+                                                              const double *tw,
+                                                              const double *tw3) {
+  int q = hh >> 1;
+  const double *w1 = tw + 2 * (hh - 1), *w2 = tw + 2 * (q - 1), *w3 = tw3 + 2 * (hh - 1);
+  const __m256d neg_odd = _mm256_set_pd(-0.0, 0.0, -0.0, 0.0);
+  for (int i = 0; i < L; i += 2 * hh) {
+    double *p0 = z + 2 * i, *p1 = p0 + 2 * q, *p2 = p0 + 2 * hh, *p3 = p2 + 2 * q;
+    for (int k = 0; k < q; k += 2) {
+      __m256d x0 = _mm256_loadu_pd(p0 + 2 * k), x1 = _mm256_loadu_pd(p1 + 2 * k);
+      __m256d x2 = _mm256_loadu_pd(p2 + 2 * k), x3 = _mm256_loadu_pd(p3 + 2 * k);
+      __m256d y0 = _mm256_add_pd(x0, x2), y1 = _mm256_add_pd(x1, x3);
+      __m256d d0 = _mm256_sub_pd(x0, x2);
+      /* -i (x1 - x3): (re, im) -> (im, -re) */
+      __m256d d1 = _mm256_xor_pd(_mm256_permute_pd(_mm256_sub_pd(x1, x3), 0x5), neg_odd);
+      _mm256_storeu_pd(p0 + 2 * k, _mm256_add_pd(y0, y1));
+      _mm256_storeu_pd(p1 + 2 * k, cmul2(_mm256_sub_pd(y0, y1), _mm256_loadu_pd(w2 + 2 * k)));
+      _mm256_storeu_pd(p2 + 2 * k, cmul2(_mm256_add_pd(d0, d1), _mm256_loadu_pd(w1 + 2 * k)));
+      _mm256_storeu_pd(p3 + 2 * k, cmul2(_mm256_sub_pd(d0, d1), _mm256_loadu_pd(w3 + 2 * k)));
+    }
+  }
+}
+#endif
+
 static void fft_dif_padded(double *z, int L, const double *tw, const double *tw3,
-                           const double *a, const double *b, int n) {
+                           const double *a, const double *b, int n, int avx2) {
   int hh = L >> 1, q = hh >> 1;
   const double *w1 = tw + 2 * (hh - 1), *w2 = tw + 2 * (q - 1), *w3 = tw3 + 2 * (hh - 1);
-  /* first two stages: x2 = x3 = 0 */
+  /* first two stages: x2 = x3 = 0; x0 = (a, b)[k] for k < n, x1 = (a,
+   * b)[k + q] for k + q < n (n <= L / 2 = 2q) */
   for (int k = 0; k < q; k++) {
-    double x0r = k < n ? a[k] : 0.0, x0i = (b && k < n) ? b[k] : 0.0;
-    double x1r = k + q < n ? a[k + q] : 0.0, x1i = (b && k + q < n) ? b[k + q] : 0.0;
+    int v0 = k < n, v1 = k + q < n;
+    double x0r = v0 ? a[k] : 0.0, x0i = (b && v0) ? b[k] : 0.0;
+    double x1r = v1 ? a[k + q] : 0.0, x1i = (b && v1) ? b[k + q] : 0.0;
     z[2 * k] = x0r + x1r;
     z[2 * k + 1] = x0i + x1i;
     CMUL(x0r - x1r, x0i - x1i, w2[2 * k], w2[2 * k + 1], z[2 * (k + q)], z[2 * (k + q) + 1]);
@@ -1126,6 +1160,12 @@ static void fft_dif_padded(double *z, int L, const double *tw, const double *tw3
          z[2 * (k + hh + q) + 1]);
   }
   for (hh = L >> 3; hh >= 2; hh >>= 2) {
+#ifdef BNN_HAVE_AVX2_KERNEL
+    if (avx2 && hh >= 4) {
+      dif_pair_avx2(z, L, hh, tw, tw3);
+      continue;
+    }
+#endif
     q = hh >> 1;
     w1 = tw + 2 * (hh - 1);
     w2 = tw + 2 * (q - 1);
@@ -1158,9 +1198,32 @@ static void fft_dif_padded(double *z, int L, const double *tw, const double *tw3
 
 /* DIT transform of a real sequence given in bit-reversed order (z[2p] =
  * value, imaginary parts ignored and set to 0), output in natural order. */
-static void fft_dit_real_in(double *z, int L, const double *tw) {
+#ifdef BNN_HAVE_AVX2_KERNEL
+/* one DIT stage (half-length hh >= 2), two k per vector */
+__attribute__((target("avx2,fma"))) static void dit_stage_avx2(double *z, int L, int hh,
+                                                               const double *tw) {
+  const double *w = tw + 2 * (hh - 1);
+  for (int i = 0; i < L; i += 2 * hh) {
+    double *p = z + 2 * i, *q = p + 2 * hh;
+    for (int k = 0; k < hh; k += 2) {
+      __m256d b = cmul2(_mm256_loadu_pd(q + 2 * k), _mm256_loadu_pd(w + 2 * k));
+      __m256d a = _mm256_loadu_pd(p + 2 * k);
+      _mm256_storeu_pd(p + 2 * k, _mm256_add_pd(a, b));
+      _mm256_storeu_pd(q + 2 * k, _mm256_sub_pd(a, b));
+    }
+  }
+}
+#endif
+
+static void fft_dit_real_in(double *z, int L, const double *tw, int avx2) {
   for (int p = 0; p < L; p++) z[2 * p + 1] = 0.0;
   for (int hh = 1; hh < L; hh <<= 1) {
+#ifdef BNN_HAVE_AVX2_KERNEL
+    if (avx2 && hh >= 2) {
+      dit_stage_avx2(z, L, hh, tw);
+      continue;
+    }
+#endif
     const double *w = tw + 2 * (hh - 1);
     int len = 2 * hh;
     for (int i = 0; i < L; i += len) {
@@ -1190,16 +1253,12 @@ static void acov_fft(bnn_diag_ws *ws, int n, int m, int from) {
   for (int j = 0; j < m; j += 2) {
     const double *a = ws->yc + (size_t) n * j;
     const double *b = j + 1 < m ? ws->yc + (size_t) n * (j + 1) : NULL;
-    fft_dif_padded(z, L, ws->tw, ws->tw3, a, b, n);
-    for (int p = 0; p < L; p++) {
-      int q = (int) partner[p];
-      double p1 = z[2 * p] * z[2 * p] + z[2 * p + 1] * z[2 * p + 1];
-      double p2 = z[2 * q] * z[2 * q] + z[2 * q + 1] * z[2 * q + 1];
-      pw[p] += 0.5 * (p1 + p2);
-    }
+    fft_dif_padded(z, L, ws->tw, ws->tw3, a, b, n, ws->avx2);
+    for (int p = 0; p < L; p++) pw[p] += z[2 * p] * z[2 * p] + z[2 * p + 1] * z[2 * p + 1];
   }
-  for (int p = 0; p < L; p++) z[2 * p] = pw[p];
-  fft_dit_real_in(z, L, ws->tw);
+  /* symmetrise once: (|Z_k|^2 + |Z_{L-k}|^2) / 2 */
+  for (int p = 0; p < L; p++) z[2 * p] = 0.5 * (pw[p] + pw[partner[p]]);
+  fft_dit_real_in(z, L, ws->tw, ws->avx2);
   for (int t = from; t < n; t++) ws->acov[t] = z[2 * t] / L;
 }
 
