@@ -16,14 +16,15 @@
  *   the same values as R's qnorm()/qbeta(), which posterior uses.
  * - Autocovariances: Geyer's truncation only reads the lags up to the first
  *   negative pair of autocorrelations, usually a handful, so lags are
- *   computed directly in blocks of eight, on demand (AVX2/FMA kernel when
- *   the CPU has it, chosen at run time); when the autocorrelation decays
- *   slowly, or more than ws->direct_max lags are needed, all remaining lags
- *   are computed at once by FFT (radix-2^2, zero padding to L >= 2n, two
- *   real chains per complex transform, power spectra summed over chains,
- *   one transform back).  Both give the biased estimator
- *   sum_i yc_i yc_{i+t} / n that posterior computes with stats::fft, up to
- *   rounding.
+ *   computed directly in blocks of eight, on demand; when the
+ *   autocorrelation decays slowly, the chains disagree, or more than
+ *   ws->direct_max lags are needed, all remaining lags are computed at once
+ *   by FFT (radix-2^2, zero padding to L >= 2n, two real chains per complex
+ *   transform, power spectra summed over chains, one transform back).  Both
+ *   give the biased estimator sum_i yc_i yc_{i+t} / n that posterior
+ *   computes with stats::fft, up to rounding.  The lag kernel and the FFT
+ *   stages have AVX2/FMA versions, used when the CPU has them (checked at
+ *   run time; portable C otherwise).
  * - Where the last bits of a result decide something for degenerate input
  *   (nearly constant draws, chains constant within a half), R's arithmetic
  *   is mirrored: mean() with long double and a correction pass for the
@@ -641,87 +642,99 @@ static int rank_scores(bnn_diag_ws *ws, const double *v, const uint32_t *id, int
   return groups < 2;
 }
 
-/* One pass over the sorted draws giving the normal scores of the split
- * draws (zb, ranks among all kept split draws) and, if the workspace has
- * kappa, the within-chain normal scores of the chain-wise R-hat (zc, ranks
- * among the kept draws of the same chain).  Ties get average ranks. */
-static void rank_pass(bnn_diag_ws *ws, int do_bulk, int do_cw) {
-  int n = ws->n_valid, M = ws->n_chain, Sp = ws->Sp, Sc = ws->Sc, ib = ws->ib;
+/* Passes over the sorted draws giving the normal scores of the split
+ * draws (zb, ranks among all kept split draws; rank_pass_bulk) and the
+ * within-chain normal scores of the chain-wise R-hat (ranks among the kept
+ * draws of the same chain, added to the accumulators cK/cS1/cS2;
+ * rank_pass_cw).  Ties get average ranks. */
+static void rank_pass_bulk(bnn_diag_ws *ws) {
+  int n = ws->n_valid, Sp = ws->Sp;
+  const double *v = ws->sval;
+  const uint32_t *id = ws->sidx;
+  double *zb = ws->zb, *ti = ws->tsp_int, *th = ws->tsp_half;
+  long pos = 0;
+  int a = 0, first = -1, last = -1; /* first and last kept draw */
+  while (a < n) {
+    if (a + 1 == n || v[a + 1] != v[a]) { /* no tie */
+      int d = split_pos(ws, id[a]);
+      if (d >= 0) {
+        pos++;
+        zb[d] = zscore(ti, th, 2 * pos, Sp);
+        if (first < 0) first = a;
+        last = a;
+      }
+      a++;
+      continue;
+    }
+    int b = a + 1;
+    while (b < n && v[b] == v[a]) b++;
+    int k = 0;
+    for (int j = a; j < b; j++) k += split_pos(ws, id[j]) >= 0;
+    if (k) {
+      double z = zscore(ti, th, 2 * pos + k + 1, Sp);
+      for (int j = a; j < b; j++) {
+        int d = split_pos(ws, id[j]);
+        if (d >= 0) zb[d] = z;
+      }
+      pos += k;
+      if (first < 0) first = a;
+      last = a;
+    }
+    a = b;
+  }
+  /* all kept draws tied: constant, NA */
+  ws->zb_na = first < 0 || v[first] == v[last];
+}
+
+static void rank_pass_cw(bnn_diag_ws *ws) {
+  int n = ws->n_valid, M = ws->n_chain, Sc = ws->Sc, ib = ws->ib;
   int kappa = ws->kappa, r0 = ws->r0;
   uint32_t imask = ws->imask;
   const double *v = ws->sval;
   const uint32_t *id = ws->sidx;
   const int32_t *sub = ws->sub_of;
   int *cnt = ws->cnt, *kc = ws->kcnt, *cst = ws->cw_const;
-  double *zb = ws->zb, *cK = ws->cK, *cS1 = ws->cS1, *cS2 = ws->cS2;
-  long pos = 0;
-  int groups = 0;
+  double *cK = ws->cK, *cS1 = ws->cS1, *cS2 = ws->cS2, *ti = ws->tcw_int, *th = ws->tcw_half;
   for (int c = 0; c < M; c++) cnt[c] = kc[c] = cst[c] = 0;
-  if (do_cw) acc_init(cK, cS1, cS2, M * kappa);
+  acc_init(cK, cS1, cS2, M * kappa);
   int a = 0;
   while (a < n) {
+    if (a + 1 == n || v[a + 1] != v[a]) { /* no tie */
+      uint32_t code = id[a];
+      int i = (int) (code & imask);
+      if (i >= r0) {
+        int c = (int) (code >> ib);
+        int r = ++cnt[c];
+        acc_add(cK, cS1, cS2, c * kappa + sub[i], zscore(ti, th, 2 * (long) r, Sc));
+      }
+      a++;
+      continue;
+    }
     int b = a + 1;
     while (b < n && v[b] == v[a]) b++;
-    if (b == a + 1) {
-      uint32_t code = id[a];
-      if (do_bulk) {
-        int d = split_pos(ws, code);
-        if (d >= 0) {
-          pos++;
-          zb[d] = zscore(ws->tsp_int, ws->tsp_half, 2 * pos, Sp);
-          groups++;
-        }
+    for (int j = a; j < b; j++)
+      if ((int) (id[j] & imask) >= r0) kc[id[j] >> ib]++;
+    /* a chain is constant iff all its kept draws are in one tie run */
+    for (int j = a; j < b; j++)
+      if (kc[id[j] >> ib] == Sc) cst[id[j] >> ib] = 1;
+    for (int j = a; j < b; j++) {
+      int i = (int) (id[j] & imask);
+      if (i >= r0) {
+        int c = (int) (id[j] >> ib);
+        double z = zscore(ti, th, 2 * (long) cnt[c] + kc[c] + 1, Sc);
+        acc_add(cK, cS1, cS2, c * kappa + sub[i], z);
       }
-      if (do_cw) {
-        int i = (int) (code & imask);
-        if (i >= r0) {
-          int c = (int) (code >> ib);
-          cnt[c]++;
-          double z = zscore(ws->tcw_int, ws->tcw_half, 2 * (long) cnt[c], Sc);
-          acc_add(cK, cS1, cS2, c * kappa + sub[i], z);
-        }
-      }
-    } else {
-      if (do_bulk) {
-        int k = 0;
-        for (int j = a; j < b; j++) k += split_pos(ws, id[j]) >= 0;
-        if (k) {
-          double z = zscore(ws->tsp_int, ws->tsp_half, 2 * pos + k + 1, Sp);
-          for (int j = a; j < b; j++) {
-            int d = split_pos(ws, id[j]);
-            if (d >= 0) zb[d] = z;
-          }
-          pos += k;
-          groups++;
-        }
-      }
-      if (do_cw) {
-        for (int j = a; j < b; j++)
-          if ((int) (id[j] & imask) >= r0) kc[id[j] >> ib]++;
-        /* a chain is constant iff all its kept draws are in one tie run */
-        for (int j = a; j < b; j++)
-          if (kc[id[j] >> ib] == Sc) cst[id[j] >> ib] = 1;
-        for (int j = a; j < b; j++) {
-          int i = (int) (id[j] & imask);
-          if (i >= r0) {
-            int c = (int) (id[j] >> ib);
-            double z = zscore(ws->tcw_int, ws->tcw_half, 2 * (long) cnt[c] + kc[c] + 1, Sc);
-            acc_add(cK, cS1, cS2, c * kappa + sub[i], z);
-          }
-        }
-        for (int j = a; j < b; j++) {
-          int c = (int) (id[j] >> ib);
-          cnt[c] += kc[c];
-          kc[c] = 0;
-        }
-      }
+    }
+    for (int j = a; j < b; j++) {
+      int c = (int) (id[j] >> ib);
+      cnt[c] += kc[c];
+      kc[c] = 0;
     }
     a = b;
   }
-  if (do_bulk) ws->zb_na = groups < 2; /* all tied: constant, NA */
 }
 
-/* Normal scores zb (and zc when the workspace has kappa) */
+/* Normal scores zb (and the chain-wise ones when the workspace has kappa) */
 static void make_zb(bnn_diag_ws *ws) {
   if (ws->st & ST_ZB) return;
   ws->st |= ST_ZB;
@@ -730,7 +743,8 @@ static void make_zb(bnn_diag_ws *ws) {
   int do_bulk = !ws->split_nan && ws->h >= 1, do_cw = ws->kappa && ws->Lc >= 2;
   if (!do_bulk && !do_cw) return;
   sort_draws(ws);
-  rank_pass(ws, do_bulk, do_cw);
+  if (do_bulk) rank_pass_bulk(ws);
+  if (do_cw) rank_pass_cw(ws);
 }
 
 /* Median of all draws as R's median() (assumes no NaN; sorted). */
