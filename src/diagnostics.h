@@ -9,8 +9,11 @@
  * basic split R-hat, bulk/tail/basic ESS with Geyer's initial monotone
  * sequence (including posterior's quirks: odd chain lengths drop the middle
  * draw when splitting, tau = 2 when Geyer's loop never runs, the ESS cap
- * 1/log10(S), constant or non-finite input -> NA), MCSE of the mean and of
- * quantiles.  "NA" is returned as NaN; the .Call layer maps it to NA_real_.
+ * S * log10(S), constant or non-finite input -> NA), MCSE of the mean and of
+ * quantiles.  One deliberate difference: with 2 or 3 iterations (split
+ * chains of one draw) everything is NA, where posterior's split loses the
+ * matrix dimension and returns values.  "NA" is returned as NaN; the .Call
+ * layer maps it to NA_real_.
  *
  * Usage: the caller allocates bnn_diag_ws_size() bytes once per call
  * (suitably aligned for double, e.g. from R_alloc or malloc), initialises the
