@@ -16,6 +16,9 @@ SEXP C_chain_run(SEXP, SEXP);
 SEXP C_chain_info(SEXP);
 
 /* --- diagnostics (api_diagnostics.c) --- */
+SEXP C_diag(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP C_cumulative_lppd(SEXP);
+SEXP C_lppd_stop(SEXP, SEXP, SEXP);
 
 /* --- optimiser and MCLMC (api_optim.c, api_mclmc.c) --- */
 SEXP C_optimize(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
@@ -42,6 +45,9 @@ static const R_CallMethodDef CallEntries[] = {
     CALLDEF(C_chain_run, 2),
     CALLDEF(C_chain_info, 1),
     /* diagnostics */
+    CALLDEF(C_diag, 7),
+    CALLDEF(C_cumulative_lppd, 1),
+    CALLDEF(C_lppd_stop, 3),
     /* optimiser and MCLMC */
     CALLDEF(C_optimize, 6),
     CALLDEF(C_mclmc_new, 5),

@@ -1,0 +1,201 @@
+/* .Call entry points for the convergence diagnostics (diagnostics.c). */
+#include <math.h>
+#include <string.h>
+#include "api_util.h"
+#include "diagnostics.h"
+
+/* statistics known to C_diag; "per_prob" ones give one column per prob */
+typedef enum {
+  D_MEAN, D_SD, D_MEDIAN, D_QUANTILE, D_RHAT, D_RHAT_BULK, D_RHAT_TAIL,
+  D_RHAT_BASIC, D_ESS_BULK, D_ESS_TAIL, D_ESS_BASIC, D_ESS_MEAN, D_ESS_SD,
+  D_ESS_QUANTILE, D_MCSE_MEAN, D_MCSE_QUANTILE, D_COUNT
+} diag_stat;
+
+static const struct {
+  const char *name;
+  int per_prob;
+} STATS[D_COUNT] = {
+    {"mean", 0},         {"sd", 0},          {"median", 0},
+    {"quantile", 1},     {"rhat", 0},        {"rhat_bulk", 0},
+    {"rhat_tail", 0},    {"rhat_basic", 0},  {"ess_bulk", 0},
+    {"ess_tail", 0},     {"ess_basic", 0},   {"ess_mean", 0},
+    {"ess_sd", 0},       {"ess_quantile", 1}, {"mcse_mean", 0},
+    {"mcse_quantile", 1}};
+
+static double na_of(double v) { return isnan(v) ? NA_REAL : v; }
+
+static double eval_stat(bnn_diag_ws *ws, int code, double prob) {
+  switch (code) {
+  case D_MEAN: return bnn_diag_mean(ws);
+  case D_SD: return bnn_diag_sd(ws);
+  case D_MEDIAN: return bnn_diag_quantile(ws, 0.5);
+  case D_QUANTILE: return bnn_diag_quantile(ws, prob);
+  case D_RHAT: return bnn_diag_rhat(ws);
+  case D_RHAT_BULK: return bnn_diag_rhat_bulk(ws);
+  case D_RHAT_TAIL: return bnn_diag_rhat_tail(ws);
+  case D_RHAT_BASIC: return bnn_diag_rhat_basic(ws);
+  case D_ESS_BULK: return bnn_diag_ess_bulk(ws);
+  case D_ESS_TAIL: return bnn_diag_ess_tail(ws);
+  case D_ESS_BASIC:
+  case D_ESS_MEAN: return bnn_diag_ess_basic(ws);
+  case D_ESS_SD: return bnn_diag_ess_sd(ws);
+  case D_ESS_QUANTILE: return bnn_diag_ess_quantile(ws, prob);
+  case D_MCSE_MEAN: return bnn_diag_mcse_mean(ws);
+  case D_MCSE_QUANTILE: return bnn_diag_mcse_quantile(ws, prob);
+  default: return NAN;
+  }
+}
+
+/* Checks a double array with three dimensions; returns them in d. */
+static void draws_dims(SEXP x, const char *arg, int *d) {
+  if (TYPEOF(x) != REALSXP)
+    Rf_error("'%s' must be a double array [iteration, chain, variable]", arg);
+  SEXP dim = Rf_getAttrib(x, R_DimSymbol);
+  if (TYPEOF(dim) != INTSXP || Rf_length(dim) != 3)
+    Rf_error("'%s' must be a 3-dimensional array", arg);
+  for (int k = 0; k < 3; k++) d[k] = INTEGER(dim)[k];
+}
+
+/* x: double array [iteration, chain, variable]; stats: character vector;
+ * probs: double vector (used by per-prob statistics); kappa: integer (>= 2,
+ * sub-chains of the chain-wise R-hat); chainwise, moments: logical.
+ * Returns list(stats = [variable, column] matrix, chainwise = [chain,
+ * variable] matrix or NULL, within, between (vectors) and slope ([chain,
+ * variable]) or NULL, n_capped = number of capped ESS values).  simd: FALSE
+ * forces the portable autocovariance kernel. */
+SEXP C_diag(SEXP x, SEXP stats, SEXP probs, SEXP kappa, SEXP chainwise,
+            SEXP moments, SEXP simd) {
+  int d[3];
+  draws_dims(x, "x", d);
+  int n_iter = d[0], n_chain = d[1], n_var = d[2];
+  if (n_iter < 1) Rf_error("'x' must have at least one iteration");
+  if (n_chain < 1) Rf_error("'x' must have at least one chain");
+  if (TYPEOF(stats) != STRSXP) Rf_error("'stats' must be a character vector");
+  if (TYPEOF(probs) != REALSXP) Rf_error("'probs' must be a double vector");
+  int n_prob = Rf_length(probs);
+  for (int k = 0; k < n_prob; k++) {
+    double p = REAL(probs)[k];
+    if (!(p >= 0 && p <= 1)) Rf_error("'probs' must be numbers in [0, 1]");
+  }
+  int do_cw = Rf_asLogical(chainwise), do_mom = Rf_asLogical(moments);
+  if (do_cw == NA_LOGICAL) Rf_error("'chainwise' must be TRUE or FALSE");
+  if (do_mom == NA_LOGICAL) Rf_error("'moments' must be TRUE or FALSE");
+  int kap = Rf_asInteger(kappa);
+  if (do_cw && (kap == NA_INTEGER || kap < 2))
+    Rf_error("'kappa' must be an integer >= 2");
+  if (!do_cw) kap = 0;
+
+  int n_stat = Rf_length(stats), n_col = 0;
+  int *codes = (int *) R_alloc(n_stat > 0 ? n_stat : 1, sizeof(int));
+  for (int s = 0; s < n_stat; s++) {
+    const char *nm = CHAR(STRING_ELT(stats, s));
+    int code = -1;
+    for (int k = 0; k < D_COUNT; k++)
+      if (strcmp(nm, STATS[k].name) == 0) code = k;
+    if (code < 0) Rf_error("'stats': unknown statistic '%s'", nm);
+    codes[s] = code;
+    n_col += STATS[code].per_prob ? n_prob : 1;
+  }
+
+  size_t bytes = bnn_diag_ws_size(n_iter, n_chain, kap);
+  if (!bytes) Rf_error("'x' has too many draws per variable (%d x %d)", n_iter, n_chain);
+  bnn_diag_ws *ws = bnn_diag_ws_init(R_alloc(bytes, 1), n_iter, n_chain, kap);
+  if (Rf_asLogical(simd) == 0) bnn_diag_no_simd(ws);
+
+  SEXP out = PROTECT(Rf_allocVector(VECSXP, 6));
+  SEXP names = PROTECT(Rf_allocVector(STRSXP, 6));
+  const char *nms[6] = {"stats", "chainwise", "within", "between", "slope", "n_capped"};
+  for (int k = 0; k < 6; k++) SET_STRING_ELT(names, k, Rf_mkChar(nms[k]));
+  Rf_setAttrib(out, R_NamesSymbol, names);
+  SEXP res = PROTECT(Rf_allocMatrix(REALSXP, n_var, n_col));
+  SET_VECTOR_ELT(out, 0, res);
+  double *cw = NULL, *within = NULL, *between = NULL, *slope = NULL;
+  if (do_cw) {
+    SEXP m = PROTECT(Rf_allocMatrix(REALSXP, n_chain, n_var));
+    SET_VECTOR_ELT(out, 1, m);
+    cw = REAL(m);
+    UNPROTECT(1);
+  }
+  if (do_mom) {
+    SEXP w = PROTECT(Rf_allocVector(REALSXP, n_var));
+    SET_VECTOR_ELT(out, 2, w);
+    SEXP b = PROTECT(Rf_allocVector(REALSXP, n_var));
+    SET_VECTOR_ELT(out, 3, b);
+    SEXP sl = PROTECT(Rf_allocMatrix(REALSXP, n_chain, n_var));
+    SET_VECTOR_ELT(out, 4, sl);
+    within = REAL(w);
+    between = REAL(b);
+    slope = REAL(sl);
+    UNPROTECT(3);
+  }
+
+  size_t per_var = (size_t) n_iter * n_chain;
+  double *r = REAL(res);
+  for (int v = 0; v < n_var; v++) {
+    R_CheckUserInterrupt();
+    bnn_diag_load(ws, REAL(x) + per_var * v);
+    int col = 0;
+    for (int s = 0; s < n_stat; s++) {
+      int code = codes[s];
+      if (STATS[code].per_prob) {
+        for (int k = 0; k < n_prob; k++)
+          r[v + (size_t) n_var * col++] = na_of(eval_stat(ws, code, REAL(probs)[k]));
+      } else {
+        r[v + (size_t) n_var * col++] = na_of(eval_stat(ws, code, 0.0));
+      }
+    }
+    if (cw) {
+      double *o = cw + (size_t) n_chain * v;
+      bnn_diag_chainwise_rhat(ws, o);
+      for (int c = 0; c < n_chain; c++) o[c] = na_of(o[c]);
+    }
+    if (within) {
+      double *o = slope + (size_t) n_chain * v;
+      bnn_diag_moments(ws, within + v, between + v, o);
+      within[v] = na_of(within[v]);
+      between[v] = na_of(between[v]);
+      for (int c = 0; c < n_chain; c++) o[c] = na_of(o[c]);
+    }
+  }
+  SET_VECTOR_ELT(out, 5, Rf_ScalarInteger(bnn_diag_n_capped(ws)));
+  UNPROTECT(3);
+  return out;
+}
+
+/* ll: double array [iteration, chain, observation] of log-likelihoods.
+ * Returns the cumulative LPPD, a matrix [iteration, chain]. */
+SEXP C_cumulative_lppd(SEXP ll) {
+  int d[3];
+  if (TYPEOF(ll) != REALSXP)
+    Rf_error("'loglik' must be a double array [iteration, chain, observation]");
+  draws_dims(ll, "loglik", d);
+  if (d[0] < 1 || d[1] < 1 || d[2] < 1)
+    Rf_error("'loglik' must have at least one iteration, chain and observation");
+  SEXP out = PROTECT(Rf_allocMatrix(REALSXP, d[0], d[1]));
+  bnn_cumulative_lppd(REAL(ll), d[0], d[1], d[2], REAL(out));
+  double *o = REAL(out);
+  for (R_xlen_t k = 0; k < Rf_xlength(out); k++) o[k] = na_of(o[k]);
+  UNPROTECT(1);
+  return out;
+}
+
+/* lppd: double matrix [iteration, chain]; eps > 0; window >= 1.
+ * Returns an integer vector (one per chain): first iteration at which the
+ * stopping rule fires, NA if never. */
+SEXP C_lppd_stop(SEXP lppd, SEXP eps, SEXP window) {
+  if (TYPEOF(lppd) != REALSXP) Rf_error("'cum_lppd' must be a double matrix [iteration, chain]");
+  SEXP dim = Rf_getAttrib(lppd, R_DimSymbol);
+  if (TYPEOF(dim) != INTSXP || Rf_length(dim) != 2)
+    Rf_error("'cum_lppd' must be a matrix [iteration, chain]");
+  int n_iter = INTEGER(dim)[0], n_chain = INTEGER(dim)[1];
+  double e = Rf_asReal(eps);
+  if (!(e > 0) || !isfinite(e)) Rf_error("'epsilon' must be a positive number");
+  int w = Rf_asInteger(window);
+  if (w == NA_INTEGER || w < 1) Rf_error("'window' must be an integer >= 1");
+  SEXP out = PROTECT(Rf_allocVector(INTSXP, n_chain));
+  bnn_lppd_stop(REAL(lppd), n_iter, n_chain, e, w, INTEGER(out));
+  for (int c = 0; c < n_chain; c++)
+    if (INTEGER(out)[c] == 0) INTEGER(out)[c] = NA_INTEGER;
+  UNPROTECT(1);
+  return out;
+}
