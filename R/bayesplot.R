@@ -6,14 +6,9 @@
 # extractors; it uses posterior for now and can be switched to the package's
 # own C diagnostics without touching its callers.
 .fit_rhat_ess <- function(x) {
-  need_pkg("posterior", "R-hat and ESS")
-  s <- posterior::summarise_draws(as_draws_array.bnnfit(x),
-                                  rhat = posterior::rhat,
-                                  ess_bulk = posterior::ess_bulk,
-                                  ess_tail = posterior::ess_tail)
-  num <- function(v) as.double(unclass(v))   # summarise_draws() gives pillar_num columns
-  data.frame(variable = s$variable, rhat = num(s$rhat), ess_bulk = num(s$ess_bulk),
-             ess_tail = num(s$ess_tail), stringsAsFactors = FALSE)
+  s <- bnn_summarise_draws(fit_draws_array(x), chainwise = FALSE)
+  data.frame(variable = s$variable, rhat = s$rhat, ess_bulk = s$ess_bulk,
+             ess_tail = s$ess_tail, stringsAsFactors = FALSE)
 }
 
 # Long data frame Chain / Iteration / Parameter / Value from an array

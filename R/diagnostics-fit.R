@@ -3,6 +3,7 @@
 
 # Draws of the chains that did not fail, [iteration, chain, variable].
 ok_draws <- function(fit) {
+  if (is.null(fit$chain_status)) return(fit$draws)
   fit$draws[, fit$chain_status == "ok", , drop = FALSE]
 }
 

@@ -148,7 +148,7 @@ bnn_rhat.default <- function(x, type = c("rhat", "rhat_bulk", "rhat_tail", "rhat
 
 #' @rdname bnn_rhat
 #' @export
-bnn_rhat.bnnfit <- function(x, ...) bnn_rhat.default(x$draws, ...)
+bnn_rhat.bnnfit <- function(x, ...) bnn_rhat.default(ok_draws(x), ...)
 
 # ---- ESS ----------------------------------------------------------------------
 
@@ -200,7 +200,7 @@ bnn_ess.default <- function(x, type = c("bulk", "tail", "basic", "mean", "sd"), 
 
 #' @rdname bnn_ess
 #' @export
-bnn_ess.bnnfit <- function(x, ...) bnn_ess.default(x$draws, ...)
+bnn_ess.bnnfit <- function(x, ...) bnn_ess.default(ok_draws(x), ...)
 
 # ---- MCSE ---------------------------------------------------------------------
 
@@ -253,7 +253,7 @@ bnn_mcse.default <- function(x, type = c("mean", "quantile"), probs = c(0.05, 0.
 
 #' @rdname bnn_mcse
 #' @export
-bnn_mcse.bnnfit <- function(x, ...) bnn_mcse.default(x$draws, ...)
+bnn_mcse.bnnfit <- function(x, ...) bnn_mcse.default(ok_draws(x), ...)
 
 # ---- summary ------------------------------------------------------------------
 
@@ -314,7 +314,7 @@ bnn_summarise_draws.default <- function(x, chainwise = TRUE, kappa = 4, ...) {
 
 #' @rdname bnn_summarise_draws
 #' @export
-bnn_summarise_draws.bnnfit <- function(x, ...) bnn_summarise_draws.default(x$draws, ...)
+bnn_summarise_draws.bnnfit <- function(x, ...) bnn_summarise_draws.default(ok_draws(x), ...)
 
 # ---- chain-wise R-hat and layer summaries -----------------------------------
 
@@ -367,7 +367,7 @@ bnn_chainwise_rhat.default <- function(x, kappa = 4, ...) {
 
 #' @rdname bnn_chainwise_rhat
 #' @export
-bnn_chainwise_rhat.bnnfit <- function(x, ...) bnn_chainwise_rhat.default(x$draws, ...)
+bnn_chainwise_rhat.bnnfit <- function(x, ...) bnn_chainwise_rhat.default(ok_draws(x), ...)
 
 # Layer and role of parameter names W<l>[i,j], b<l>[j]; anything else is
 # role "other" with layer NA.
@@ -458,7 +458,7 @@ bnn_layer_summary.default <- function(x, kappa = 4, ...) {
 
 #' @rdname bnn_layer_summary
 #' @export
-bnn_layer_summary.bnnfit <- function(x, ...) bnn_layer_summary.default(x$draws, ...)
+bnn_layer_summary.bnnfit <- function(x, ...) bnn_layer_summary.default(ok_draws(x), ...)
 
 # ---- cumulative LPPD ----------------------------------------------------------
 

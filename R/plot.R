@@ -1,54 +1,24 @@
 # plot.bnnfit(): diagnostic and predictive plots in base graphics.
 
 # R-hat of every network parameter, pooled over chains (rank-normalised
-# split R-hat, the maximum of bulk and folded) and chain-wise (bulk split
-# R-hat of each chain alone, the MILE / DEI-MCMC convention: the chain's two
-# halves are compared).  Long format: one row per parameter and chain, with
-# chain = NA for the pooled value.  Uses posterior for now; this is the one
-# function to switch to the package's C diagnostics.
-.layer_rhat_table <- function(x) {
-  need_pkg("posterior", "R-hat by layer and chain")
-  a <- fit_draws_array(x)[, , x$parameters, drop = FALSE]
+# split R-hat, the maximum of bulk and folded) and chain-wise (the chain-wise
+# R-hat of Sommer et al. 2024 with kappa = 4 sub-chains), from the C
+# diagnostics.  Long format: one row per parameter and chain, with
+# chain = NA for the pooled value.
+.layer_rhat_table <- function(x, kappa = 4) {
+  a <- ok_draws(x)
   n_ch <- dim(a)[2]
   info <- parameter_layers(x$parameters)
-  pooled <- vapply(seq_len(dim(a)[3]), function(j) {
-    posterior::rhat(matrix(a[, , j], dim(a)[1], n_ch))
-  }, numeric(1))
-  chain_rhat <- function(v) {
-    n <- length(v)
-    if (n %% 2L == 1L) v <- v[-((n + 1L) %/% 2L)]   # posterior drops the middle draw
-    posterior::rhat_basic(posterior::z_scale(v), split = TRUE)
-  }
-  per_chain <- vapply(seq_len(n_ch), function(k) {
-    vapply(seq_len(dim(a)[3]), function(j) chain_rhat(a[, k, j]), numeric(1))
-  }, numeric(dim(a)[3]))
-  per_chain <- matrix(per_chain, dim(a)[3], n_ch)
-  chain_ids <- as.integer(dimnames(a)[[2]])
+  pooled <- bnn_rhat(a)
+  per_chain <- t(bnn_chainwise_rhat(a, kappa = kappa))   # [variable, chain]
+  chain_ids <- which(x$chain_status == "ok")
   layer <- ifelse(is.na(info$layer), info$parameter, paste("layer", info$layer))
   data.frame(variable = rep(info$parameter, n_ch + 1L),
              layer = rep(layer, n_ch + 1L),
              role = rep(info$role, n_ch + 1L),
              chain = rep(c(NA_integer_, chain_ids), each = nrow(info)),
-             rhat = c(pooled, as.vector(per_chain)),
+             rhat = c(unname(pooled), as.vector(per_chain)),
              stringsAsFactors = FALSE)
-}
-
-# Cumulative LPPD of one chain: for t = 1..T, mean over observations of
-# log(mean_{s <= t} p(y_i | theta_s)), by a running log-sum-exp.
-cumulative_lppd <- function(ll) {
-  n_it <- nrow(ll)
-  out <- numeric(n_it)
-  m <- ll[1L, ]
-  s <- rep(1, ncol(ll))
-  out[1L] <- mean(m)
-  for (t in seq_len(n_it)[-1L]) {
-    v <- ll[t, ]
-    m2 <- pmax(m, v)
-    s <- s * exp(m - m2) + exp(v - m2)
-    m <- m2
-    out[t] <- mean(m + log(s) - log(t))
-  }
-  out
 }
 
 .plot_types <- c("trace", "rhat_layer", "rhat_chain", "lppd", "coverage", "bands",
@@ -236,7 +206,7 @@ plot_lppd <- function(x, newdata, ndraws) {
   ids <- draw_chain_ids(x)
   n_ch <- max(ids)
   n_it <- dim(x$draws)[1]
-  cum <- vapply(seq_len(n_ch), function(k) cumulative_lppd(ll[ids == k, , drop = FALSE]),
+  cum <- vapply(seq_len(n_ch), function(k) c(bnn_cumulative_lppd(ll[ids == k, , drop = FALSE])),
                 numeric(n_it))
   cum <- matrix(cum, n_it, n_ch)
   m <- apply(ll, 2L, max)

@@ -37,23 +37,13 @@ test_that("R-hat plots use the layer table: pooled and chain-wise R-hat", {
   expect_identical(unique(tab$layer), c("layer 1", "layer 2"))
   pooled <- tab[is.na(tab$chain) & tab$variable == "W2[3,1]", "rhat"]
   expect_identical(pooled, posterior::rhat(fit$draws[, , "W2[3,1]"]))
-  # chain-wise: bulk split R-hat of one chain (rank-normalised halves)
-  bulk_split <- function(v) {
-    n <- length(v)
-    if (n %% 2 == 1) v <- v[-((n + 1) / 2)]
-    z <- stats::qnorm((rank(v) - 0.375) / (length(v) + 0.25))
-    h <- length(z) / 2
-    y <- cbind(z[1:h], z[h + 1:h])
-    B <- h * stats::var(colMeans(y))
-    W <- mean(apply(y, 2, stats::var))
-    sqrt((B / W + h - 1) / h)
-  }
+  # chain-wise: the chain-wise R-hat of Sommer et al. (2024) with kappa = 4
   got <- tab[tab$chain %in% 2L & tab$variable == "b1[2]", "rhat"]
-  expect_equal(got, bulk_split(fit$draws[, 2, "b1[2]"]))
-  g <- eco_fits("gauss")   # 15 draws per chain: the middle one is dropped
+  expect_equal(got, unname(bnn_chainwise_rhat(fit$draws, kappa = 4)[2, "b1[2]"]))
+  g <- eco_fits("gauss")
   gt <- bnnmc:::.layer_rhat_table(g)
   expect_equal(gt[gt$chain %in% 1L & gt$variable == "sigma", "rhat"],
-               bulk_split(g$draws[, 1, "sigma"]))
+               unname(bnn_chainwise_rhat(g$draws, kappa = 4)[1, "sigma"]))
   expect_identical(gt[gt$variable == "sigma", "layer"][1], "sigma")
   d <- with_null_device(plot(fit, type = "rhat_layer"))
   expect_true(all(is.na(d$chain)))
@@ -74,7 +64,7 @@ test_that("cumulative LPPD per chain matches a direct computation", {
   expect_equal(d$lppd[d$chain == 2L][n_it], mean(log(colMeans(exp(chain2)))))
   expect_identical(d$iteration[1:2], c(81L, 82L))
   # stable where exp() underflows
-  big <- bnnmc:::cumulative_lppd(matrix(c(-1000, -1001, -2000, -2000.5), 2))
+  big <- bnn_cumulative_lppd(matrix(c(-1000, -1001, -2000, -2000.5), 2))
   expect_equal(big[2], mean(c(-1000 + log((1 + exp(-1)) / 2),
                               -2000 + log((1 + exp(-0.5)) / 2))))
   dn <- with_null_device(plot(fit, type = "lppd", newdata = mtcars[1:10, ]))
