@@ -5,7 +5,7 @@
 #
 # Run from the repository's top folder after installing the package:
 #   Rscript inst/benchmarks/gradient.R [data_dir]
-# Writes inst/benchmarks/results/gradient.csv.
+# Appends to inst/benchmarks/results/gradient.csv.
 library(bnnmc)
 args <- commandArgs(trailingOnly = TRUE)
 data_dir <- if (length(args)) args[1] else
@@ -86,7 +86,10 @@ for (ds in c("airfoil", "protein")) {
 }
 res <- do.call(rbind, rows)
 dir.create(file.path(bench_dir, "results"), showWarnings = FALSE, recursive = TRUE)
-utils::write.csv(res, file.path(bench_dir, "results", "gradient.csv"), row.names = FALSE)
+# runs accumulate (machines are shared and noisy: quote medians over runs)
+out <- file.path(bench_dir, "results", "gradient.csv")
+if (file.exists(out)) res_all <- rbind(utils::read.csv(out), res) else res_all <- res
+utils::write.csv(res_all, out, row.names = FALSE)
 cat("\nSeconds per gradient, Stan / bnnmc (higher is better for bnnmc):\n")
 print(res[, c("dataset", "activation", "us_per_grad_bnnmc", "us_per_grad_stan",
               "ratio_stan_over_bnnmc", "gflops_bnnmc")], row.names = FALSE)
