@@ -454,6 +454,8 @@ plot_reliability <- function(x, newdata, ndraws, bins) {
   graphics::points(tab$confidence[ok], tab$accuracy[ok], pch = 16)
   graphics::text((tab$lower[ok] + tab$upper[ok]) / 2, pmin(tab$accuracy[ok], 1) + 0.04,
                  labels = tab$n[ok], cex = 0.7)
+  graphics::mtext("bars: accuracy per confidence bin; numbers: observations per bin",
+                  side = 3, line = 0.2, cex = 0.75)
   graphics::abline(v = 1 / ncol(prob), lty = 3, col = "grey60")  # least possible confidence
   invisible(tab)
 }

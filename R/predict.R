@@ -104,7 +104,7 @@ class_probs <- function(out, fam) exp(class_log_probs(out, fam))
 # theta_s), and the log predictive density lpd = log mean_s p(y_i | theta_s)
 # (by log-sum-exp, so it stays finite when every p(y_i | theta_s) underflows).
 class_prob_summary <- function(object, newdata, ndraws = NULL, y = NULL,
-                               block = max(1L, floor(4e6 / max(1, n_rows(object, newdata) *
+                               block = max(1L, floor(1e6 / max(1, n_rows(object, newdata) *
                                                                  n_classes(object))))) {
   X <- new_design(object, newdata)
   th <- draws_matrix(object, ndraws)
