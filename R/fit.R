@@ -27,7 +27,8 @@
 #'   * `"mile"` (Sommer et al. 2025): the same with MCLMC and MILE's tuning
 #'     ([bnn_mclmc()]; 40k/5k/5k tuning steps, 10k sampling steps thinned by
 #'     10, initial step size = the ensemble's learning rate), the ensemble
-#'     trained with the `"mile"` preset;
+#'     trained with the `"mile"` preset (`"mile_class"`, learning rate 0.01,
+#'     for a factor response);
 #'   * `"mclmc"`: MCLMC with MILE's tuning from `init` (random by default).
 #'   For MCLMC samplers `iter` and `thin` (if given) set the sampling steps
 #'   and thinning, and `warmup` (if given) the tuning steps, split 80/10/10
@@ -112,7 +113,7 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
   if (inherits(init, "bnn_ensemble")) {
     ens <- init
   } else if (identical(init, "ensemble")) {
-    opt <- ensemble %||% bnn_optimizer_preset(if (identical(protocol, "mile")) "mile" else "dei")
+    opt <- ensemble %||% protocol_preset(protocol, model$likelihood)
     ens <- train_ensemble(model, chains, opt, valid_data, NULL, seed, progress)
   }
   inits <- if (!is.null(ens)) ensemble_inits(ens, chains, dim, spec) else

@@ -7,7 +7,20 @@
 #' predictive mean, the LPPD (mean over observations), empirical coverage of
 #' equal-tailed predictive intervals (exact mixture quantiles) and the
 #' calibration error, see [bnn_metrics_gaussian()]; for classification
-#' accuracy, LPPD, Brier score and ECE, see [bnn_metrics_class()].
+#' accuracy, LPPD, Brier score and ECE, see [bnn_metrics_class()], and the
+#' average negative log-likelihood `nll`.
+#'
+#' For classification the draw-averaged class probabilities are accumulated
+#' over blocks of draws (memory stays bounded for many draws and test
+#' points).  `lppd` is the mean over test points of log((1/S) sum_s p(y_i |
+#' theta_s)), by log-sum-exp over the draws (Sommer et al. 2025, Eq. 4);
+#' `nll` is minus the mean over draws and test points of log p(y_i |
+#' theta_s), the "average negative log-likelihood" of their Table 6 (as in
+#' their code).  By Jensen's inequality `nll >= -lppd`; the two coincide for
+#' a single draw (e.g. one ensemble member).  Test labels must be levels seen
+#' in training (the network has no output for others), and factor
+#' predictors must only have levels seen in training; otherwise the error
+#' names the levels.
 #'
 #' @param object A `bnnfit` or `bnn_ensemble`.
 #' @param newdata Test data with the response.
@@ -16,18 +29,26 @@
 #' @param by `"pooled"` (default): one predictive distribution from all
 #'   draws; `"chain"`: metrics of each chain (for an ensemble, each member:
 #'   the papers' single-network "DNN" baseline is their average).
-#' @param levels Nominal levels of the coverage table.
+#' @param levels Nominal levels of the coverage table (regression).
 #' @param ndraws Use this many draws, spread evenly over the chains.
-#' @param ... Passed to [bnn_metrics_gaussian()] (e.g. `cal_levels`).
-#' @return For `by = "pooled"` the list of [bnn_metrics_gaussian()] (or
-#'   [bnn_metrics_class()]) plus `coverage_50`, `coverage_90`,
-#'   `coverage_95`; for `by = "chain"` a data frame with one row per chain.
+#' @param ... Passed to [bnn_metrics_gaussian()] (e.g. `cal_levels`) or, for
+#'   classification, to [bnn_metrics_class()] (`bins`).
+#' @return For `by = "pooled"` the list of [bnn_metrics_gaussian()] plus
+#'   `coverage_50`, `coverage_90`, `coverage_95` (regression), or the list of
+#'   [bnn_metrics_class()] plus `nll` and `n_draws` (classification); for
+#'   `by = "chain"` a data frame with one row per chain (member) and one
+#'   column per scalar metric.
 #' @export
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars[1:24, ], hidden = 3, chains = 2,
 #'                warmup = 150, iter = 100, seed = 1, progress = FALSE)
 #' m <- bnn_metrics(fit, mtcars[25:32, ])
 #' c(rmse = m$rmse, lppd = m$lppd, coverage_90 = m$coverage_90)
+#' # classification, pooled and per chain
+#' cl <- bnn_fit(Species ~ ., data = iris[-(1:10 * 5), ], hidden = 3, chains = 2,
+#'               warmup = 150, iter = 100, seed = 1, progress = FALSE)
+#' unlist(bnn_metrics(cl, iris[1:10 * 5, ])[c("accuracy", "lppd", "nll")])
+#' bnn_metrics(cl, iris[1:10 * 5, ], by = "chain")
 bnn_metrics.bnnfit <- function(object, newdata, scale = c("standardised", "original"),
                                by = c("pooled", "chain"), levels = (1:19) / 20,
                                ndraws = NULL, ...) {
@@ -35,6 +56,7 @@ bnn_metrics.bnnfit <- function(object, newdata, scale = c("standardised", "origi
   by <- match.arg(by)
   if (missing(newdata) || !is.data.frame(newdata))
     stop("'newdata' must be a data frame of test data with the response.", call. = FALSE)
+  check_new_levels(object, newdata)
   y <- model_response(object, newdata)
   if (by == "chain") {
     rows <- lapply(seq_len(dim(object$draws)[2]), function(c) {
@@ -48,8 +70,12 @@ bnn_metrics.bnnfit <- function(object, newdata, scale = c("standardised", "origi
     return(do.call(rbind, rows))
   }
   if (is_classification(object)) {
-    prob <- predict(object, newdata, type = "prob", ndraws = ndraws)
-    return(bnn_metrics_class(prob, factor(object$levels[y + 1], levels = object$levels)))
+    cs <- class_prob_summary(object, newdata, ndraws, y = as.integer(y))
+    m <- bnn_metrics_class(cs$prob, factor(object$levels[y + 1], levels = object$levels), ...)
+    m$lppd <- mean(cs$lpd)          # the same, by log-sum-exp over draws
+    m$nll <- -mean(cs$loglik)
+    m$n_draws <- cs$n_draws
+    return(m)
   }
   pp <- predictive_params(object, newdata, ndraws)
   ys <- if (scale == "original") 1 else object$y_scale
@@ -78,6 +104,6 @@ bnn_metrics.bnn_ensemble <- function(object, newdata, scale = c("standardised", 
 # One row of scalar metrics from a metrics list.
 metrics_row <- function(m) {
   keep <- vapply(m, function(v) is.numeric(v) && length(v) == 1L, logical(1))
-  keep[c("n_obs", "n_draws", "y_scale")] <- FALSE
+  keep[c("n_obs", "n_draws", "y_scale", "n_classes")] <- FALSE
   as.data.frame(m[keep & !is.na(keep)])
 }

@@ -22,7 +22,7 @@
 }
 
 .plot_types <- c("trace", "rhat_layer", "rhat_chain", "lppd", "coverage", "bands",
-                 "pairs_layer")
+                 "pairs_layer", "reliability")
 
 # Panels in a grid: one row for up to three, otherwise about square.
 panel_grid <- function(n) {
@@ -95,6 +95,16 @@ mode_value <- function(v) {
 #' * `"pairs_layer"`: for each layer, the draws of two of its weights as one
 #'   point cloud per chain: separate clouds show chains in different modes,
 #'   mirror images show symmetric (sign-flipped or permuted) modes.
+#' * `"reliability"` (classification): reliability diagram of the posterior
+#'   predictive class probabilities on `newdata` (the response is needed).
+#'   Each observation's top-class confidence (the largest predicted
+#'   probability) falls into one of `bins` equal-width bins ((b-1)/B, b/B];
+#'   bars show the accuracy of the predicted class in each bin, points
+#'   the bin's mean confidence against its accuracy, and the numbers above
+#'   the bars the observations per bin.  Bars on the diagonal mean
+#'   calibrated probabilities; bars below it over-confidence.  The title gives
+#'   the expected calibration error of [bnn_metrics_class()] with the same
+#'   bins.
 #'
 #' @param x A `bnnfit`.
 #' @param type The plot; see above.
@@ -107,9 +117,14 @@ mode_value <- function(v) {
 #' @param level For `"bands"`: probabilities of the predictive intervals.
 #' @param ndraws Use this many draws, spread over the chains, for the
 #'   predictive plots (all by default).
+#' @param bins For `"reliability"`: number of equal-width confidence bins.
 #' @param ... Unused (a warning names them).
 #' @return Invisibly, the data drawn: a data frame for every type except
-#'   `"trace"` and `"pairs_layer"`, which return the draws array used.
+#'   `"trace"` and `"pairs_layer"`, which return the draws array used.  For
+#'   `"reliability"` one row per bin with its `lower` and `upper` limits, the
+#'   number of observations `n`, their mean `confidence` and `accuracy` (`NA`
+#'   for empty bins), and the expected calibration error as attribute
+#'   `"ece"`.
 #' @export
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
@@ -124,10 +139,15 @@ mode_value <- function(v) {
 #'   plot(fit, type = "rhat_layer")
 #'   plot(fit, type = "rhat_chain")
 #' }
+#' # classification: reliability diagram on held-out rows
+#' cl <- bnn_fit(Species ~ ., data = iris[-(1:10 * 5), ], hidden = 3, chains = 2,
+#'               warmup = 150, iter = 100, seed = 1, progress = FALSE)
+#' rel <- plot(cl, type = "reliability", newdata = iris[1:10 * 5, ], bins = 5)
+#' rel
 plot.bnnfit <- function(x, type = c("trace", "rhat_layer", "rhat_chain", "lppd", "coverage",
-                                    "bands", "pairs_layer"),
+                                    "bands", "pairs_layer", "reliability"),
                         pars = NULL, newdata = NULL, covariate = NULL, level = c(0.5, 0.9),
-                        ndraws = NULL, ...) {
+                        ndraws = NULL, bins = 10L, ...) {
   warn_unused_dots(list(...), "plot")
   if (identical(type, .plot_types)) type <- "trace"
   type <- match_choice(type, .plot_types, "type")
@@ -138,7 +158,8 @@ plot.bnnfit <- function(x, type = c("trace", "rhat_layer", "rhat_chain", "lppd",
          lppd = plot_lppd(x, newdata, ndraws),
          coverage = plot_coverage(x, newdata, ndraws),
          bands = plot_bands(x, newdata, covariate, level, ndraws),
-         pairs_layer = plot_pairs_layer(x, pars))
+         pairs_layer = plot_pairs_layer(x, pars),
+         reliability = plot_reliability(x, newdata, ndraws, bins))
 }
 
 default_trace_pars <- function(x) {
@@ -357,4 +378,54 @@ plot_pairs_layer <- function(x, pars) {
                        col = chain_colours(n_ch), pch = 16, bty = "n", cex = 0.7)
   }
   invisible(a)
+}
+
+# Reliability diagram: top-class confidence in equal-width bins against the
+# accuracy of the predicted class, with the number of observations per bin.
+plot_reliability <- function(x, newdata, ndraws, bins) {
+  if (!is_classification(x))
+    stop("plot(type = \"reliability\") is for classification fits (a factor response); ",
+         "for regression use type = \"coverage\".", call. = FALSE)
+  if (!is.numeric(bins) || length(bins) != 1L || is.na(bins) || bins < 1 ||
+      bins != round(bins))
+    stop("'bins' must be a positive whole number.", call. = FALSE)
+  bins <- as.integer(bins)
+  if (!is.null(newdata)) {
+    if (!is.data.frame(newdata)) stop("'newdata' must be a data frame.", call. = FALSE)
+    check_new_levels(x, newdata)
+  }
+  y <- if (is.null(newdata)) as.integer(x$y_model) else as.integer(model_response(x, newdata))
+  prob <- class_prob_summary(x, newdata, ndraws)$prob
+  pred <- max.col(prob, ties.method = "first")
+  conf <- prob[cbind(seq_along(pred), pred)]
+  correct <- pred == y + 1L
+  b <- pmin(pmax(ceiling(conf * bins), 1L), bins)
+  n_b <- tabulate(b, bins)
+  mean_by <- function(v) {
+    out <- rep(NA_real_, bins)
+    s <- tapply(v, b, mean)
+    out[as.integer(names(s))] <- s
+    out
+  }
+  tab <- data.frame(bin = seq_len(bins), lower = (seq_len(bins) - 1) / bins,
+                    upper = seq_len(bins) / bins, n = n_b,
+                    confidence = mean_by(conf), accuracy = mean_by(as.numeric(correct)))
+  ok <- tab$n > 0
+  ece <- sum(tab$n[ok] / length(y) * abs(tab$accuracy[ok] - tab$confidence[ok]))
+  attr(tab, "ece") <- ece
+  graphics::plot(c(0, 1), c(0, 1.08), type = "n", xaxs = "i", yaxs = "i",
+                 xlab = "confidence (top-class probability)", ylab = "accuracy",
+                 main = sprintf("Reliability (%s, n = %d, ECE = %.3f)",
+                                if (is.null(newdata)) "training data" else "newdata",
+                                length(y), ece))
+  graphics::rect(tab$lower[ok], 0, tab$upper[ok], tab$accuracy[ok],
+                 col = grDevices::adjustcolor("steelblue", alpha.f = 0.5), border = "white")
+  graphics::abline(0, 1, lty = 2, col = "grey40")
+  graphics::points(tab$confidence[ok], tab$accuracy[ok], pch = 16)
+  graphics::text((tab$lower[ok] + tab$upper[ok]) / 2, pmin(tab$accuracy[ok], 1) + 0.04,
+                 labels = tab$n[ok], cex = 0.7)
+  graphics::mtext("bars: accuracy per confidence bin; numbers: observations per bin",
+                  side = 3, line = 0.2, cex = 0.75)
+  graphics::abline(v = 1 / ncol(prob), lty = 3, col = "grey60")  # least possible confidence
+  invisible(tab)
 }

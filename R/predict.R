@@ -1,5 +1,18 @@
 # Prediction: posterior predictive means, draws and intervals.
 
+# Factor predictors of newdata must only have levels seen in training.
+check_new_levels <- function(object, newdata) {
+  for (v in names(object$xlevels)) {
+    if (v %in% names(newdata)) {
+      new_lev <- setdiff(unique(as.character(newdata[[v]])), c(object$xlevels[[v]], NA))
+      if (length(new_lev))
+        stop(sprintf("'newdata' has level(s) of factor '%s' not seen in training: %s.",
+                     v, paste(new_lev, collapse = ", ")), call. = FALSE)
+    }
+  }
+  invisible(TRUE)
+}
+
 # Standardised design matrix for new data.
 new_design <- function(object, newdata) {
   if (missing(newdata) || is.null(newdata)) return(object$X)
@@ -10,14 +23,7 @@ new_design <- function(object, newdata) {
   if (length(miss))
     stop("'newdata' lacks column(s) used by the model: ", paste(miss, collapse = ", "),
          ".", call. = FALSE)
-  for (v in names(object$xlevels)) {
-    if (v %in% names(newdata)) {
-      new_lev <- setdiff(unique(as.character(newdata[[v]])), c(object$xlevels[[v]], NA))
-      if (length(new_lev))
-        stop(sprintf("'newdata' has level(s) of factor '%s' not seen in training: %s.",
-                     v, paste(new_lev, collapse = ", ")), call. = FALSE)
-    }
-  }
+  check_new_levels(object, newdata)
   mf <- stats::model.frame(tt, newdata, xlev = object$xlevels, na.action = stats::na.pass)
   X <- stats::model.matrix(tt, mf, contrasts.arg = object$contrasts)
   X <- X[, colnames(X) != "(Intercept)", drop = FALSE]
@@ -62,26 +68,77 @@ predictive_params <- function(object, newdata, ndraws = NULL) {
     sig <- if (is.null(object$likelihood$sigma)) exp(th[nrow(th), ]) else
       rep(object$likelihood$sigma, S)
     sd <- matrix(sig, S, n)
-  } else if (fam == "bernoulli") {
-    p1 <- stats::plogis(t(matrix(out[, 1, ], n, S)))
-    prob <- array(c(1 - p1, p1), c(S, n, 2L))
-    return(list(prob = prob))
   } else {
-    K <- dim(out)[2]
-    prob <- array(0, c(S, n, K))
-    for (s in seq_len(S)) {
-      o <- out[, , s, drop = FALSE]
-      dim(o) <- c(n, K)
-      o <- o - apply(o, 1L, max)
-      e <- exp(o)
-      prob[s, , ] <- e / rowSums(e)
-    }
-    return(list(prob = prob))
+    return(list(prob = class_probs(out, fam)))
   }
   list(mu = mu * object$y_scale + object$y_center, sd = sd * object$y_scale)
 }
 
 is_classification <- function(object) object$likelihood$family %in% c("bernoulli", "categorical")
+
+# Class log-probabilities [draw, observation, class] from network outputs
+# [observation, output, draw]: the log-logistic of the one output
+# (Bernoulli) or the log-softmax of the K outputs (categorical), computed
+# stably (maximum subtracted), so tiny probabilities do not underflow.
+class_log_probs <- function(out, fam) {
+  n <- dim(out)[1]
+  S <- dim(out)[3]
+  if (fam == "bernoulli") {
+    eta <- t(matrix(out[, 1, ], n, S))
+    return(array(c(stats::plogis(-eta, log.p = TRUE), stats::plogis(eta, log.p = TRUE)),
+                 c(S, n, 2L)))
+  }
+  K <- dim(out)[2]
+  eta <- lapply(seq_len(K), function(k) t(matrix(out[, k, ], n, S)))   # S x n each
+  mx <- do.call(pmax, eta)
+  lse <- mx + log(Reduce(`+`, lapply(eta, function(v) exp(v - mx))))
+  array(unlist(lapply(eta, function(v) v - lse), use.names = FALSE), c(S, n, K))
+}
+
+class_probs <- function(out, fam) exp(class_log_probs(out, fam))
+
+# Posterior mean class probabilities (observations x classes) over the draws,
+# computed in blocks of draws so that memory stays bounded for many draws
+# and test points.  With y (0-based class indices) also, per observation,
+# the mean over draws of the log-likelihood, loglik = mean_s log p(y_i |
+# theta_s), and the log predictive density lpd = log mean_s p(y_i | theta_s)
+# (by log-sum-exp, so it stays finite when every p(y_i | theta_s) underflows).
+class_prob_summary <- function(object, newdata, ndraws = NULL, y = NULL,
+                               block = max(1L, floor(1e6 / max(1, n_rows(object, newdata) *
+                                                                 n_classes(object))))) {
+  X <- new_design(object, newdata)
+  th <- draws_matrix(object, ndraws)
+  fam <- object$likelihood$family
+  S <- ncol(th)
+  n <- nrow(X)
+  K <- n_classes(object)
+  psum <- matrix(0, n, K)
+  llsum <- lsum <- numeric(n)
+  lmax <- rep(-Inf, n)
+  for (b0 in seq(1L, S, by = block)) {
+    idx <- b0:min(S, b0 + block - 1L)
+    out <- .Call(C_model_forward, object$spec, th[, idx, drop = FALSE], X)
+    lp <- class_log_probs(out, fam)             # draws x n x K
+    B <- length(idx)
+    psum <- psum + colSums(exp(lp), dims = 1L)
+    if (!is.null(y)) {
+      ly <- matrix(lp[cbind(rep(seq_len(B), n), rep(seq_len(n), each = B),
+                            rep(y + 1L, each = B))], B, n)     # log p(y_i | theta_s)
+      llsum <- llsum + colSums(ly)
+      # running log-sum-exp over draws of p(y_i | theta_s)
+      m <- pmax(lmax, apply(ly, 2L, max))
+      lsum <- lsum * exp(lmax - m) + colSums(exp(ly - rep(m, each = B)))
+      lmax <- m
+    }
+  }
+  prob <- psum / S
+  colnames(prob) <- object$levels
+  list(prob = prob, loglik = if (!is.null(y)) llsum / S,
+       lpd = if (!is.null(y)) lmax + log(lsum) - log(S), n_draws = S)
+}
+
+n_classes <- function(object) length(object$levels)
+n_rows <- function(object, newdata) if (is.null(newdata)) nrow(object$X) else nrow(newdata)
 
 #' Predictions from a Bayesian neural network
 #'
@@ -115,13 +172,15 @@ predict.bnnfit <- function(object, newdata = NULL,
                            level = 0.9, ndraws = NULL, seed = NULL, ...) {
   type <- match.arg(type)
   if (is_classification(object)) {
+    if (type %in% c("response", "prob", "class")) {
+      prob <- class_prob_summary(object, newdata, ndraws)$prob
+      if (type == "class")
+        return(factor(object$levels[max.col(prob, ties.method = "first")],
+                      levels = object$levels))
+      return(prob)
+    }
     pp <- predictive_params(object, newdata, ndraws)$prob
-    prob <- apply(pp, c(2L, 3L), mean)
-    if (!is.matrix(prob)) prob <- matrix(prob, ncol = dim(pp)[3])
-    colnames(prob) <- object$levels
     return(switch(type,
-      response = , prob = prob,
-      class = factor(object$levels[max.col(prob, ties.method = "first")], levels = object$levels),
       draws = {
         if (is.null(seed)) seed <- new_seed()
         with_seed(seed, apply(pp, c(1L, 2L), function(p) sample.int(length(p), 1L, prob = p)))

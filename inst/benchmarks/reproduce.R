@@ -1,4 +1,4 @@
-# Reproduce the regression benchmarks of the source papers.
+# Reproduce the benchmarks of the source papers (regression and classification).
 #
 #   Rscript inst/benchmarks/reproduce.R --table s002_t1 --datasets airfoil,energy \
 #       --splits 1,2,3 --workers 2 [--chains 12] [--data DIR] [--out DIR]
@@ -13,17 +13,42 @@
 #            better than the LM kept) vs LM, DNN, DE; 80/20.  The paper's
 #            10,000 warm-up and 8,000 draws do not fit a 2-core machine; the
 #            budget used is written in each row (--warmup, --iter).
+#   s002_t4  Sommer et al. (2025) Table 4, ionosphere: 16-16 ReLU with 2
+#            softmax outputs (d = 850), 12 members trained with MILE's
+#            classification settings (AdamW, lr 0.01, patience 20; preset
+#            mile_class), DE vs BDE (DEI-NUTS, 100 warm-up, 1000 draws) vs
+#            MILE (initial step size 0.01), plus the average member ("avg.
+#            single DNN") and the average single chain; accuracy and LPPD;
+#            70/10/20 splits (--splits, default 1,2,3).
+#   s002_t6  Sommer et al. (2025) Table 6 (PGPS comparison): sonar, wine_red,
+#            wine_white, australian, heart, glass (the *_proc files, used as
+#            they are: no further standardisation); one sigmoid hidden layer
+#            of 32, softmax outputs, 12 members/chains, 40/10/50 splits,
+#            5 runs (--splits 1,2,3,4,5); MILE (and the DE it starts from);
+#            accuracy, LPPD and the paper's NLL.
 # One CSV row per (table, dataset, split, method) is appended to
 # <out>/<table>.csv as soon as it is computed, so a partial run is usable.
+# The classification tables add the columns accuracy (of the most probable
+# class under the posterior predictive) and nll (MILE's "average negative
+# log-likelihood": minus the mean over draws and test points of
+# log p(y | theta, x), as in the reference code; it is >= -lppd); their rmse
+# and coverage columns are NA.  --note adds a remark to every row written.
 library(bnnmc)
 
 opt <- list(table = "s002_t1", datasets = "airfoil,concrete,energy,yacht",
             splits = "1,2,3", workers = "2", chains = "12", nuts_chains = "", data = "",
-            out = file.path("inst", "benchmarks", "results"), warmup = "", iter = "")
+            out = file.path("inst", "benchmarks", "results"), warmup = "", iter = "",
+            note = "")
 a <- commandArgs(trailingOnly = TRUE)
 for (i in seq(1, length(a), by = 2)) opt[[sub("^--", "", a[i])]] <- a[i + 1]
 data_dir <- if (nzchar(opt$data)) opt$data else
   Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
+classif <- opt$table %in% c("s002_t4", "s002_t6")
+given <- sub("^--", "", a[seq(1, length(a), by = 2)])
+if (!"datasets" %in% given && opt$table == "s002_t4") opt$datasets <- "ionosphere"
+if (!"datasets" %in% given && opt$table == "s002_t6")
+  opt$datasets <- "sonar,wine_red,wine_white,australian,heart,glass"
+if (!"splits" %in% given && opt$table == "s002_t6") opt$splits <- "1,2,3,4,5"
 datasets <- strsplit(opt$datasets, ",")[[1]]
 splits <- as.integer(strsplit(opt$splits, ",")[[1]])
 chains <- as.integer(opt$chains)
@@ -44,17 +69,34 @@ write_row <- function(row) {
   utils::write.table(row, out_file, sep = ",", row.names = FALSE, col.names = new,
                      append = !new, qmethod = "double")
   print(row[, intersect(c("dataset", "split", "method", "draws", "lppd", "rmse",
-                          "cal_error", "seconds"), names(row))], row.names = FALSE)
+                          "cal_error", "accuracy", "nll", "seconds"), names(row))],
+        row.names = FALSE)
 }
 
 row_of <- function(dataset, split, method, m, seconds, grads = NA, draws = NA,
                    chains_used = NA, note = "") {
-  data.frame(table = opt$table, dataset = dataset, split = split, method = method,
-             chains = chains_used, draws = draws, lppd = m$lppd, rmse = m$rmse,
+  note <- paste(c(if (nzchar(note)) note, if (nzchar(opt$note)) opt$note), collapse = "; ")
+  row <- data.frame(table = opt$table, dataset = dataset, split = split, method = method,
+             chains = chains_used, draws = draws, lppd = m$lppd, rmse = m$rmse %||% NA,
              cal_error = m$cal_error %||% NA, coverage_50 = m$coverage_50 %||% NA,
-             coverage_90 = m$coverage_90 %||% NA, coverage_95 = m$coverage_95 %||% NA,
-             seconds = seconds, grads_per_chain = grads, workers = workers,
-             date = format(Sys.Date()), note = note)
+             coverage_90 = m$coverage_90 %||% NA, coverage_95 = m$coverage_95 %||% NA)
+  if (classif) {
+    row$accuracy <- m$accuracy
+    row$nll <- m$nll %||% NA
+  }
+  cbind(row, data.frame(seconds = seconds, grads_per_chain = grads, workers = workers,
+                        date = format(Sys.Date()), note = note))
+}
+# mean of the per-chain (per-member) metrics: the papers' "single chain" and
+# "avg. single DNN" columns
+chain_average <- function(obj, test) {
+  pc <- bnn_metrics(obj, test, by = "chain")
+  lapply(colMeans(pc[, setdiff(names(pc), "chain"), drop = FALSE]), identity)
+}
+# the *_proc files of the PGPS comparison may be named without the suffix
+read_data <- function(ds) {
+  f <- if (file.exists(file.path(data_dir, paste0(ds, ".data")))) ds else paste0(ds, "_proc")
+  bnn_uci(f, dir = data_dir)
 }
 `%||%` <- function(a, b) if (is.null(a) || length(a) == 0) b else a
 elapsed <- function(expr) {
@@ -81,12 +123,54 @@ lm_metrics <- function(train, test) {
 }
 
 for (ds in datasets) {
-  d <- bnn_uci(ds, dir = data_dir)
+  d <- read_data(ds)
+  ds <- sub("_proc$", "", ds)
   for (s in splits) {
-    proto <- if (opt$table == "s002_t1") "mile" else "dei"
-    sp <- bnn_split(d, protocol = proto, rep = s)
+    proto <- if (opt$table %in% c("s002_t1", "s002_t4", "s002_t6")) "mile" else "dei"
+    sp <- bnn_split(d, protocol = proto, rep = s,
+                    prop = if (opt$table == "s002_t6") c(0.4, 0.1, 0.5))
     test <- sp$test
-    if (opt$table == "s002_t1") {
+    if (classif) {
+      # MILE's classification settings: softmax outputs (2 for binary tasks),
+      # ensemble lr 0.01 and patience 20, initial MCLMC step size 0.01 (= lr)
+      t6 <- opt$table == "s002_t6"
+      hidden <- if (t6) 32 else c(16, 16)
+      act <- if (t6) "sigmoid" else "relu"
+      de <- elapsed(bnn_ensemble(y ~ ., data = sp$train, members = chains, hidden = hidden,
+                                 activation = act, likelihood = "categorical",
+                                 optimizer = bnn_optimizer_preset("mile_class"),
+                                 valid_data = sp$valid, seed = s, standardize = !t6,
+                                 progress = FALSE))
+      if (!t6)
+        write_row(row_of(ds, s, "DNN (average member)", chain_average(de$value, test),
+                         de$seconds / chains, draws = 1))
+      write_row(row_of(ds, s, "DE", bnn_metrics(de$value, test), de$seconds, draws = 1,
+                       chains_used = chains))
+      mile <- elapsed(bnn_fit(y ~ ., data = sp$train, hidden = hidden, activation = act,
+                              likelihood = "categorical", sampler = "mile", chains = chains,
+                              init = de$value, seed = s, standardize = !t6, progress = FALSE))
+      mm <- bnn_metrics(mile$value, test)
+      write_row(row_of(ds, s, "MILE", mm, mile$seconds,
+                       grads = stats::median(mile$value$n_grad),
+                       draws = dim(mile$value$draws)[1], chains_used = chains))
+      if (!t6) {
+        write_row(row_of(ds, s, "MILE single chain (average)", chain_average(mile$value, test),
+                         mile$seconds / chains, grads = stats::median(mile$value$n_grad),
+                         draws = dim(mile$value$draws)[1], chains_used = 1))
+        bde <- elapsed(suppressWarnings(
+          bnn_fit(y ~ ., data = sp$train, hidden = hidden, activation = act,
+                  likelihood = "categorical", sampler = "dei", chains = nuts_chains,
+                  init = de$value, warmup = 100, iter = 1000, seed = s, progress = FALSE)))
+        nuts_note <- if (nuts_chains < chains)
+          sprintf("%d of the %d members (machine budget)", nuts_chains, chains) else ""
+        write_row(row_of(ds, s, "BDE (DEI-NUTS)", bnn_metrics(bde$value, test), bde$seconds,
+                         grads = stats::median(bde$value$n_grad), draws = 1000,
+                         chains_used = nuts_chains, note = nuts_note))
+        write_row(row_of(ds, s, "BDE single chain (average)", chain_average(bde$value, test),
+                         bde$seconds / nuts_chains, grads = stats::median(bde$value$n_grad),
+                         draws = 1000, chains_used = 1, note = nuts_note))
+      }
+    } else if (opt$table == "s002_t1") {
       # the DE baseline (de.yaml: lr 0.01, patience 20) ...
       base <- elapsed(bnn_ensemble(y ~ ., data = sp$train, members = chains,
                                    hidden = c(16, 16), activation = "relu",
