@@ -1,22 +1,5 @@
 # Train/validation/test splits and standardisation as in the source papers.
 
-# Run expr with a fixed seed, leaving the caller's RNG state untouched.
-.bnn_with_seed <- function(seed, expr) {
-  genv <- globalenv()
-  had <- exists(".Random.seed", envir = genv, inherits = FALSE)
-  old <- if (had) get(".Random.seed", envir = genv, inherits = FALSE)
-  old_kind <- RNGkind()
-  on.exit({
-    do.call(RNGkind, as.list(old_kind))
-    if (had) assign(".Random.seed", old, envir = genv)
-    else if (exists(".Random.seed", envir = genv, inherits = FALSE))
-      rm(".Random.seed", envir = genv)
-  }, add = TRUE)
-  set.seed(seed, kind = "Mersenne-Twister", normal.kind = "Inversion",
-           sample.kind = "Rejection")
-  expr
-}
-
 #' Split data into training, validation and test sets
 #'
 #' Random splits as in the source papers, or fixed index splits.
@@ -100,7 +83,7 @@ bnn_split <- function(data, protocol = c("dei", "mile", "fixed"), rep = 1,
     }
     if (n_train < 1 || n_test < 1)
       stop("the split leaves no training or no test rows (n = ", n, ")", call. = FALSE)
-    perm <- .bnn_with_seed(used_seed, sample.int(n))
+    perm <- with_seed(used_seed, sample.int(n))
     idx <- list(train = perm[seq_len(n_train)],
                 valid = if (n_valid > 0) perm[n_train + seq_len(n_valid)],
                 test = perm[n_train + n_valid + seq_len(n_test)])

@@ -2,19 +2,22 @@
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
 
-# Evaluate expr with R's RNG seeded, restoring the caller's RNG state after.
+# Evaluate expr with R's RNG seeded (default generator kinds, so the result
+# does not depend on the caller's RNGkind()), restoring the caller's RNG
+# state and kinds afterwards.
 with_seed <- function(seed, expr) {
-  old <- if (exists(".Random.seed", envir = globalenv(), inherits = FALSE))
-    get(".Random.seed", envir = globalenv(), inherits = FALSE) else NULL
+  genv <- globalenv()
+  had <- exists(".Random.seed", envir = genv, inherits = FALSE)
+  old <- if (had) get(".Random.seed", envir = genv, inherits = FALSE)
+  old_kind <- RNGkind()
   on.exit({
-    if (is.null(old)) {
-      if (exists(".Random.seed", envir = globalenv(), inherits = FALSE))
-        rm(".Random.seed", envir = globalenv())
-    } else {
-      assign(".Random.seed", old, envir = globalenv())
-    }
-  })
-  set.seed(seed)
+    do.call(RNGkind, as.list(old_kind))
+    if (had) assign(".Random.seed", old, envir = genv)
+    else if (exists(".Random.seed", envir = genv, inherits = FALSE))
+      rm(".Random.seed", envir = genv)
+  }, add = TRUE)
+  set.seed(seed, kind = "Mersenne-Twister", normal.kind = "Inversion",
+           sample.kind = "Rejection")
   expr
 }
 
