@@ -12,7 +12,9 @@ pkgs="r-base-dev r-cran-testthat r-cran-posterior r-cran-knitr r-cran-rmarkdown
   r-cran-progressr r-cran-bayesplot r-cran-loo r-cran-coda r-cran-rstantools
   pandoc tidy qpdf texlive-latex-base texlive-latex-recommended
   texlive-fonts-recommended"
-if [ "${BNNMC_WITH_STAN:-0}" = "1" ]; then pkgs="$pkgs r-cran-rstan"; fi
+if [ "${BNNMC_WITH_STAN:-0}" = "1" ]; then
+  pkgs="$pkgs r-cran-rstan r-cran-bh r-cran-rcppeigen r-cran-stanheaders"
+fi
 missing=""
 for p in $pkgs; do
   dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
