@@ -8,6 +8,17 @@
 #'
 #' Start with [bnn_fit()]; see `vignette("getting-started", package = "bnnmc")`.
 #'
+#' @section Speed and options:
+#' The network's hot loops run in C with kernels chosen once, when the
+#' package is loaded, from what the CPU supports: AVX-512, AVX2 with FMA,
+#' or portable C.  They agree to rounding (1e-12 relative on the log
+#' density), so draws are reproducible on one kind of CPU, not bit for bit
+#' across kinds.  Chains run in parallel through the \pkg{future} framework
+#' (see [bnn_fit()]).  The convergence diagnostics spread the variables
+#' over OpenMP threads: `options(bnnmc.threads = n)` sets their number
+#' (default 2; the results do not depend on it, and `OMP_THREAD_LIMIT` is
+#' honoured).
+#'
 #' @keywords internal
 #' @useDynLib bnnmc, .registration = TRUE
 #' @importFrom stats nobs formula coef fitted residuals predict

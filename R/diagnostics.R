@@ -52,11 +52,12 @@
 # array.  Warns (once) when ESS values were capped, as posterior does.
 # options(bnnmc.simd = FALSE) forces the portable autocovariance kernel
 # instead of the AVX2/FMA one (for testing; results differ by rounding).
+# Variables are spread over .bnn_threads() OpenMP threads.
 .bnn_diag <- function(a, stats, probs = numeric(), kappa = 4L,
                       chainwise = FALSE, moments = FALSE) {
   res <- .Call(C_diag, a, as.character(stats), as.double(probs),
                as.integer(kappa), chainwise, moments,
-               !isFALSE(getOption("bnnmc.simd")))
+               !isFALSE(getOption("bnnmc.simd")), .bnn_threads())
   if (res$n_capped > 0L) {
     warning(sprintf(paste0("The ESS has been capped to avoid unstable estimates ",
                            "(%d value%s)."), res$n_capped,
@@ -548,4 +549,14 @@ bnn_lppd_stop <- function(cum_lppd, epsilon, window) {
   out <- .Call(C_lppd_stop, m, as.double(epsilon), as.integer(window))
   names(out) <- colnames(cum_lppd)
   out
+}
+
+# Threads for the C diagnostics: option bnnmc.threads (default 2, the most
+# CRAN allows during checks); the OpenMP runtime also honours
+# OMP_THREAD_LIMIT.  Results do not depend on the number of threads.
+.bnn_threads <- function() {
+  n <- getOption("bnnmc.threads", 2L)
+  if (!is.numeric(n) || length(n) != 1L || is.na(n) || n < 1 || n != round(n))
+    stop("option 'bnnmc.threads' must be a whole number >= 1", call. = FALSE)
+  as.integer(n)
 }

@@ -1,4 +1,7 @@
 /* .Call entry points for the convergence diagnostics (diagnostics.c). */
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <math.h>
 #include <string.h>
 #include "api_util.h"
@@ -62,9 +65,12 @@ static void draws_dims(SEXP x, const char *arg, int *d) {
  * Returns list(stats = [variable, column] matrix, chainwise = [chain,
  * variable] matrix or NULL, within, between (vectors) and slope ([chain,
  * variable]) or NULL, n_capped = number of capped ESS values).  simd: FALSE
- * forces the portable autocovariance kernel. */
+ * forces the portable autocovariance kernel.  threads: number of OpenMP
+ * threads over variables (each with its own workspace; results do not
+ * depend on it); R_CheckUserInterrupt() runs between blocks of variables,
+ * outside the parallel region. */
 SEXP C_diag(SEXP x, SEXP stats, SEXP probs, SEXP kappa, SEXP chainwise,
-            SEXP moments, SEXP simd) {
+            SEXP moments, SEXP simd, SEXP threads) {
   int d[3];
   draws_dims(x, "x", d);
   int n_iter = d[0], n_chain = d[1], n_var = d[2];
@@ -97,10 +103,19 @@ SEXP C_diag(SEXP x, SEXP stats, SEXP probs, SEXP kappa, SEXP chainwise,
     n_col += STATS[code].per_prob ? n_prob : 1;
   }
 
+  int nth = Rf_asInteger(threads);
+  if (nth == NA_INTEGER || nth < 1) Rf_error("'threads' must be a whole number >= 1");
+#ifndef _OPENMP
+  nth = 1;
+#endif
+  if (nth > n_var) nth = n_var > 0 ? n_var : 1;
   size_t bytes = bnn_diag_ws_size(n_iter, n_chain, kap);
   if (!bytes) Rf_error("'x' has too many draws per variable (%d x %d)", n_iter, n_chain);
-  bnn_diag_ws *ws = bnn_diag_ws_init(R_alloc(bytes, 1), n_iter, n_chain, kap);
-  if (Rf_asLogical(simd) == 0) bnn_diag_no_simd(ws);
+  bnn_diag_ws **wss = (bnn_diag_ws **) R_alloc(nth, sizeof(bnn_diag_ws *));
+  for (int t = 0; t < nth; t++) {
+    wss[t] = bnn_diag_ws_init(R_alloc(bytes, 1), n_iter, n_chain, kap);
+    if (Rf_asLogical(simd) == 0) bnn_diag_no_simd(wss[t]);
+  }
 
   SEXP out = PROTECT(Rf_allocVector(VECSXP, 6));
   SEXP names = PROTECT(Rf_allocVector(STRSXP, 6));
@@ -131,33 +146,48 @@ SEXP C_diag(SEXP x, SEXP stats, SEXP probs, SEXP kappa, SEXP chainwise,
 
   size_t per_var = (size_t) n_iter * n_chain;
   double *r = REAL(res);
-  for (int v = 0; v < n_var; v++) {
+  const double *xp = REAL(x), *pr = REAL(probs);
+  const int block = 8 * nth;
+  for (int v0 = 0; v0 < n_var; v0 += block) {
     R_CheckUserInterrupt();
-    bnn_diag_load(ws, REAL(x) + per_var * v);
-    int col = 0;
-    for (int s = 0; s < n_stat; s++) {
-      int code = codes[s];
-      if (STATS[code].per_prob) {
-        for (int k = 0; k < n_prob; k++)
-          r[v + (size_t) n_var * col++] = na_of(eval_stat(ws, code, REAL(probs)[k]));
-      } else {
-        r[v + (size_t) n_var * col++] = na_of(eval_stat(ws, code, 0.0));
+    int v1 = n_var - v0 < block ? n_var : v0 + block;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(dynamic, 1) if (nth > 1)
+#endif
+    for (int v = v0; v < v1; v++) {
+#ifdef _OPENMP
+      bnn_diag_ws *ws = wss[omp_get_thread_num()];
+#else
+      bnn_diag_ws *ws = wss[0];
+#endif
+      bnn_diag_load(ws, xp + per_var * v);
+      int col = 0;
+      for (int s = 0; s < n_stat; s++) {
+        int code = codes[s];
+        if (STATS[code].per_prob) {
+          for (int k = 0; k < n_prob; k++)
+            r[v + (size_t) n_var * col++] = na_of(eval_stat(ws, code, pr[k]));
+        } else {
+          r[v + (size_t) n_var * col++] = na_of(eval_stat(ws, code, 0.0));
+        }
+      }
+      if (cw) {
+        double *o = cw + (size_t) n_chain * v;
+        bnn_diag_chainwise_rhat(ws, o);
+        for (int c = 0; c < n_chain; c++) o[c] = na_of(o[c]);
+      }
+      if (within) {
+        double *o = slope + (size_t) n_chain * v;
+        bnn_diag_moments(ws, within + v, between + v, o);
+        within[v] = na_of(within[v]);
+        between[v] = na_of(between[v]);
+        for (int c = 0; c < n_chain; c++) o[c] = na_of(o[c]);
       }
     }
-    if (cw) {
-      double *o = cw + (size_t) n_chain * v;
-      bnn_diag_chainwise_rhat(ws, o);
-      for (int c = 0; c < n_chain; c++) o[c] = na_of(o[c]);
-    }
-    if (within) {
-      double *o = slope + (size_t) n_chain * v;
-      bnn_diag_moments(ws, within + v, between + v, o);
-      within[v] = na_of(within[v]);
-      between[v] = na_of(between[v]);
-      for (int c = 0; c < n_chain; c++) o[c] = na_of(o[c]);
-    }
   }
-  SET_VECTOR_ELT(out, 5, Rf_ScalarInteger(bnn_diag_n_capped(ws)));
+  int n_capped = 0;
+  for (int t = 0; t < nth; t++) n_capped += bnn_diag_n_capped(wss[t]);
+  SET_VECTOR_ELT(out, 5, Rf_ScalarInteger(n_capped));
   UNPROTECT(3);
   return out;
 }

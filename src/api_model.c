@@ -1,6 +1,8 @@
 /* .Call entry points for the model: log posterior with gradient, and the
  * forward pass over many draws. */
+#include <limits.h>
 #include <math.h>
+#include <string.h>
 #include "api_util.h"
 #include "kernels.h"
 
@@ -82,13 +84,44 @@ SEXP C_model_grad_loop(SEXP spec, SEXP theta, SEXP n_rep) {
   return Rf_ScalarReal(lp);
 }
 
-/* Select the kernels: TRUE = best the CPU supports, FALSE = portable C.
- * NULL only reports.  Returns the name of the kernels in use. */
+/* Select the kernels: TRUE = best the CPU supports, FALSE = portable C, or
+ * a name ("generic", "avx2+fma", "avx512": that one or the best below it
+ * that the CPU supports).  NULL only reports.  Returns the name of the
+ * kernels in use. */
 SEXP C_simd(SEXP enable) {
   if (!Rf_isNull(enable)) {
-    int e = Rf_asLogical(enable);
-    if (e == NA_LOGICAL) Rf_error("'enable' must be TRUE or FALSE");
-    bnn_kernels_select(e);
+    int level;
+    if (Rf_isString(enable) && XLENGTH(enable) == 1) {
+      const char *nm = CHAR(STRING_ELT(enable, 0));
+      if (!strcmp(nm, "generic")) level = 0;
+      else if (!strcmp(nm, "avx2+fma")) level = 1;
+      else if (!strcmp(nm, "avx512")) level = 2;
+      else Rf_error("'enable' must be TRUE, FALSE, \"generic\", \"avx2+fma\" or \"avx512\"");
+    } else {
+      int e = Rf_asLogical(enable);
+      if (e == NA_LOGICAL) Rf_error("'enable' must be TRUE or FALSE");
+      level = e ? 2 : 0;
+    }
+    bnn_kernels_select(level);
   }
   return Rf_mkString(bnn_kern()->name);
+}
+
+/* Elementwise exp, tanh or sigmoid of a double vector with the kernels in
+ * use (for testing their accuracy against R's). */
+SEXP C_vmath(SEXP which, SEXP x) {
+  if (!Rf_isString(which) || XLENGTH(which) != 1)
+    Rf_error("'which' must be \"exp\", \"tanh\" or \"sigmoid\"");
+  if (TYPEOF(x) != REALSXP) Rf_error("'x' must be a double vector");
+  if (XLENGTH(x) > INT_MAX) Rf_error("'x' is too long");
+  const char *w = CHAR(STRING_ELT(which, 0));
+  int n = (int)XLENGTH(x);
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, n));
+  const bnn_kernels *k = bnn_kern();
+  if (!strcmp(w, "exp")) k->vexp(REAL(x), REAL(out), n);
+  else if (!strcmp(w, "tanh")) k->vtanh(REAL(x), REAL(out), n);
+  else if (!strcmp(w, "sigmoid")) k->vsigmoid(REAL(x), REAL(out), n);
+  else Rf_error("'which' must be \"exp\", \"tanh\" or \"sigmoid\"");
+  UNPROTECT(1);
+  return out;
 }

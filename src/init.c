@@ -11,12 +11,13 @@ SEXP C_model_logpost(SEXP, SEXP);
 SEXP C_model_forward(SEXP, SEXP, SEXP);
 SEXP C_model_grad_loop(SEXP, SEXP, SEXP);
 SEXP C_simd(SEXP);
+SEXP C_vmath(SEXP, SEXP);
 SEXP C_chain_new(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP C_chain_run(SEXP, SEXP);
 SEXP C_chain_info(SEXP);
 
 /* --- diagnostics (api_diagnostics.c) --- */
-SEXP C_diag(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP C_diag(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP C_cumulative_lppd(SEXP);
 SEXP C_lppd_stop(SEXP, SEXP, SEXP);
 
@@ -41,11 +42,12 @@ static const R_CallMethodDef CallEntries[] = {
     CALLDEF(C_model_forward, 3),
     CALLDEF(C_model_grad_loop, 3),
     CALLDEF(C_simd, 1),
+    CALLDEF(C_vmath, 2),
     CALLDEF(C_chain_new, 5),
     CALLDEF(C_chain_run, 2),
     CALLDEF(C_chain_info, 1),
     /* diagnostics */
-    CALLDEF(C_diag, 7),
+    CALLDEF(C_diag, 8),
     CALLDEF(C_cumulative_lppd, 1),
     CALLDEF(C_lppd_stop, 3),
     /* optimiser and MCLMC */
@@ -65,5 +67,5 @@ void R_init_bnnmc(DllInfo *dll) {
   R_registerRoutines(dll, NULL, CallEntries, NULL, NULL);
   R_useDynamicSymbols(dll, FALSE);
   R_forceSymbols(dll, TRUE);
-  bnn_kernels_select(1);
+  bnn_kernels_select(2);
 }

@@ -4,17 +4,22 @@ static const bnn_kernels *selected = &bnn_kernels_generic;
 
 const bnn_kernels *bnn_kern(void) { return selected; }
 
-/* Called once from R_init_bnnmc (and from the option that turns SIMD off
- * for testing the portable path); not called while chains run. */
-void bnn_kernels_select(int allow_simd) {
+/* Called once from R_init_bnnmc (and from C_simd, which tests use to compare
+ * the implementations); not called while chains run.  GCC's and Clang's
+ * __builtin_cpu_supports() report AVX-512 only when the operating system
+ * saves the registers (XCR0). */
+void bnn_kernels_select(int level) {
   selected = &bnn_kernels_generic;
 #ifdef BNNMC_HAVE_AVX2_KERNELS
-  if (allow_simd) {
+  if (level >= 1) {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
       selected = &bnn_kernels_avx2;
+    if (level >= 2 && __builtin_cpu_supports("avx512f") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+      selected = &bnn_kernels_avx512;
   }
 #else
-  (void)allow_simd;
+  (void)level;
 #endif
 }

@@ -1,9 +1,10 @@
 /* Hot kernels of the network: elementwise transcendental functions and the
- * dense-layer products.  Two implementations: portable C (kernels_generic.c)
- * and AVX2+FMA (kernels_avx2.c, compiled with a target pragma on x86-64
- * GCC/Clang).  bnn_kernels_select() picks one once, when the package is
+ * dense-layer products.  Three implementations: portable C
+ * (kernels_generic.c), AVX2+FMA (kernels_avx2.c) and AVX-512 F/DQ/VL
+ * (kernels_avx512.c), the last two compiled with target pragmas on x86-64
+ * GCC/Clang.  bnn_kernels_select() picks one once, when the package is
  * loaded, from what the CPU supports; after that the table is read-only.
- * The two can differ in the last bits (fused multiply-add), so draws are
+ * They can differ in the last bits (fused multiply-add), so draws are
  * reproducible on one kind of CPU, not bit-identical across CPU kinds.
  *
  * Layouts: activations and deltas are stored neuron by neuron, rows
@@ -33,9 +34,13 @@ extern const bnn_kernels bnn_kernels_generic;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define BNNMC_HAVE_AVX2_KERNELS 1
 extern const bnn_kernels bnn_kernels_avx2;
+#define BNNMC_HAVE_AVX512_KERNELS 1
+extern const bnn_kernels bnn_kernels_avx512;
 #endif
 
 /* the selected table (set once at load time by bnn_kernels_select) */
 const bnn_kernels *bnn_kern(void);
-void bnn_kernels_select(int allow_simd);
+/* level 0: portable C; 1: at most AVX2+FMA; 2 or more: the best the CPU
+ * and the operating system support */
+void bnn_kernels_select(int level);
 #endif

@@ -1,16 +1,19 @@
 /* Elementwise exp, tanh and sigmoid written so compilers vectorise them
- * (no branches, no calls).  Included by kernels_generic.c and
- * kernels_avx2.c with KSUF defined to name the copies.
+ * (no branches, no calls).  Included by the kernel files with KSUF defined
+ * to name the copies.
  *
- * exp(x): x = k ln2 + r with |r| <= ln2/2; Taylor polynomial of degree 13
- * for exp(r) (truncation < 2e-17 relative), evaluated by Estrin's scheme;
- * 2^k added to the exponent
- * bits.  Inputs are clamped to [-708, 709] (exp(-708) ~ 3e-308 stands in
- * for underflow).  Measured: max relative error 2.2e-16 against glibc. */
+ * exp(x): x = k ln2 + r with |r| <= ln2/2; p = exp(r) - 1 by the Taylor
+ * polynomial of degree 13 (truncation < 2e-17 relative), evaluated by
+ * Estrin's scheme; s = 2^k built in the exponent bits; exp(x) = s + s p and
+ * expm1(x) = s p + (s - 1), the latter accurate relative to the result
+ * (s - 1 is exact, and k != 0 only when |x| >= ln2/2).  Inputs are clamped
+ * to [-708, 709] (exp(-708) ~ 3e-308 stands in for underflow); NaN (R's NA
+ * included) propagates through p.  Measured: max relative error 4.3e-16
+ * for exp against glibc; tanh within a few ulp. */
 #include <math.h>
 #include <stdint.h>
 
-static inline double KSUF(exp_kernel)(double x) {
+static inline void KSUF(exp_parts)(double x, double *s, double *p) {
   const double log2e = 1.4426950408889634074;
   const double ln2_hi = 6.93147180369123816490e-01;
   const double ln2_lo = 1.90821492927058770002e-10;
@@ -22,31 +25,40 @@ static inline double KSUF(exp_kernel)(double x) {
   double r = (x - k * ln2_hi) - k * ln2_lo;
   /* Estrin's scheme: a short dependency chain so SIMD lanes stay busy */
   double r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
-  double p01 = 1.0 + r, p23 = 0.5 + r * (1.0 / 6.0);
+  double p01 = r, p23 = 0.5 + r * (1.0 / 6.0);
   double p45 = 1.0 / 24.0 + r * (1.0 / 120.0);
   double p67 = 1.0 / 720.0 + r * (1.0 / 5040.0);
   double p89 = 1.0 / 40320.0 + r * (1.0 / 362880.0);
   double pab = 1.0 / 3628800.0 + r * (1.0 / 39916800.0);
   double pcd = 1.0 / 479001600.0 + r * (1.0 / 6227020800.0);
   double q0 = p01 + r2 * p23, q1 = p45 + r2 * p67, q2 = p89 + r2 * pab;
-  double p = (q0 + r4 * q1) + r8 * (q2 + r4 * pcd);
-  union { double d; uint64_t u; } tb = {t}, pb = {p}, sb = {shifter};
-  pb.u += (tb.u - sb.u) << 52;
-  return pb.d;
+  *p = (q0 + r4 * q1) + r8 * (q2 + r4 * pcd);
+  union { double d; uint64_t u; } tb = {t}, sb = {shifter}, one = {1.0};
+  one.u += (tb.u - sb.u) << 52;
+  *s = one.d;
+}
+
+static inline double KSUF(exp_kernel)(double x) {
+  double s, p;
+  KSUF(exp_parts)(x, &s, &p);
+  return s + s * p;
 }
 
 static void KSUF(vexp)(const double *x, double *out, int n) {
   for (int i = 0; i < n; i++) out[i] = KSUF(exp_kernel)(x[i]);
 }
 
-/* tanh(x) = sign(x) (1 - e) / (1 + e), e = exp(-2|x|) in (0, 1] */
+/* tanh(x) = sign(x) (-e) / (2 + e), e = expm1(-2|x|) in (-1, 0]; 2|x| is
+ * capped at 40 (tanh is 1 in double precision beyond |x| = 19.1) */
 static void KSUF(vtanh)(const double *x, double *out, int n) {
   for (int i = 0; i < n; i++) {
     double xi = x[i];
-    double ax = xi < 0 ? -xi : xi;
-    double e = KSUF(exp_kernel)(-2.0 * ax);
-    double t = (1.0 - e) / (1.0 + e);
-    out[i] = xi < 0 ? -t : t;
+    double ax2 = 2.0 * fabs(xi);
+    ax2 = ax2 > 40.0 ? 40.0 : ax2;
+    double s, p;
+    KSUF(exp_parts)(-ax2, &s, &p);
+    double e = s * p + (s - 1.0);
+    out[i] = copysign(-e / (2.0 + e), xi);
   }
 }
 

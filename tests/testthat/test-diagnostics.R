@@ -397,3 +397,18 @@ test_that("bnnfit methods use the draws of the fit", {
   expect_identical(bnn_summarise_draws(fit), bnn_summarise_draws(x))
   expect_identical(bnn_layer_summary(fit), bnn_layer_summary(x))
 })
+
+test_that("diagnostics do not depend on the number of threads", {
+  set.seed(17)
+  a <- array(rt(600 * 4 * 37, df = 3), c(600, 4, 37))
+  a[, 2, 3] <- 2
+  a[5, 1, 9] <- NA
+  old <- options(bnnmc.threads = 1L)
+  on.exit(options(old))
+  one <- list(bnn_rhat(a), bnn_ess(a), bnn_ess(a, type = "tail"))
+  options(bnnmc.threads = 2L)
+  two <- list(bnn_rhat(a), bnn_ess(a), bnn_ess(a, type = "tail"))
+  expect_identical(one, two)
+  options(bnnmc.threads = 0)
+  expect_error(bnn_rhat(a), "bnnmc.threads")
+})

@@ -89,14 +89,18 @@ test_that("the forward pass equals a direct computation for every activation", {
   }
 })
 
-test_that("the portable and the SIMD kernels agree and both give exact gradients", {
+test_that("the portable and the SIMD kernels agree and all give exact gradients", {
   old <- .Call(C_simd, NULL)
-  on.exit(.Call(C_simd, old != "generic"))
+  on.exit(.Call(C_simd, old))
   set.seed(21)
   n <- 300; p <- 5
   X <- matrix(rnorm(n * p), n, p); y <- rnorm(n)
+  kinds <- unique(vapply(c("avx2+fma", "avx512"), function(k) .Call(C_simd, k), ""))
+  kinds <- setdiff(kinds, "generic")
   for (act in bnn_activations()) {
     lik <- bnn_likelihood()
+    # 16 outputs: the wide blocks of the SIMD dense kernels; 7 and 2: their
+    # remainders; 300 rows: a masked tail after 16-row blocks
     sizes <- c(p, 16L, 7L, 2L)
     spec <- bnnmc:::make_spec(sizes, act, lik, bnn_prior(), X = X, y = y)
     theta <- rnorm(bnnmc:::spec_dim(spec), 0, 0.3)
@@ -107,10 +111,61 @@ test_that("the portable and the SIMD kernels agree and both give exact gradients
     # piecewise-linear activations are checked on small data above
     smooth <- !act %in% c("relu", "leaky_relu", "trunc_relu")
     if (smooth) expect_lt(fd_check(spec, theta), 1e-6)
-    .Call(C_simd, TRUE)
-    g1 <- .Call(C_model_logpost, spec, matrix(theta))
-    expect_equal(g1$lp, g0$lp, tolerance = 1e-12)
-    expect_equal(g1$grad, g0$grad, tolerance = 1e-10)
-    if (smooth) expect_lt(fd_check(spec, theta), 1e-6)
+    for (k in kinds) {
+      expect_equal(.Call(C_simd, k), k)
+      g1 <- .Call(C_model_logpost, spec, matrix(theta))
+      expect_equal(g1$lp, g0$lp, tolerance = 1e-12, label = paste(act, k))
+      expect_equal(g1$grad, g0$grad, tolerance = 1e-10, label = paste(act, k))
+      if (smooth) expect_lt(fd_check(spec, theta), 1e-6)
+    }
+  }
+})
+
+test_that("exp and tanh kernels are accurate to a few ulp and keep NaN", {
+  old <- .Call(C_simd, NULL)
+  on.exit(.Call(C_simd, old))
+  set.seed(3)
+  x <- c(rnorm(2e4, 0, 3), 10^runif(2e4, -300, 1.5) * sample(c(-1, 1), 2e4, TRUE),
+         0.0108, 0.0217, 0.05, 19, 19.1, 20, 25, 700, -700)
+  ulp <- function(v) 2^(floor(log2(abs(v))) - 52)
+  kinds <- unique(vapply(c("generic", "avx2+fma", "avx512"),
+                         function(k) .Call(C_simd, k), ""))
+  for (k in kinds) {
+    .Call(C_simd, k)
+    th <- .Call(C_vmath, "tanh", x)
+    r <- tanh(x)
+    # relative accuracy everywhere, tiny arguments included
+    expect_lte(max(abs(th - r) / ulp(r)), 8, label = paste(k, "tanh ulp"))
+    ex <- .Call(C_vmath, "exp", x[abs(x) < 700])
+    expect_lt(max(abs(ex / exp(x[abs(x) < 700]) - 1)), 1e-15, label = paste(k, "exp"))
+    sg <- .Call(C_vmath, "sigmoid", x[abs(x) < 700])
+    expect_lt(max(abs(sg / plogis(x[abs(x) < 700]) - 1)), 1e-15, label = paste(k, "sigmoid"))
+    # non-finite inputs: NaN and NA stay non-finite (never a number)
+    spec_in <- c(NaN, NA, Inf, -Inf, 0)
+    expect_true(all(is.nan(.Call(C_vmath, "tanh", spec_in)[1:2]) |
+                      is.na(.Call(C_vmath, "tanh", spec_in)[1:2])), label = k)
+    expect_equal(.Call(C_vmath, "tanh", spec_in)[3:5], c(1, -1, 0), label = k)
+    e <- .Call(C_vmath, "exp", spec_in)
+    expect_true(all(is.na(e[1:2])), label = k)
+    expect_equal(e[4:5], c(exp(-708), 1), label = k)
+    expect_gt(e[3], 1e307)
+  }
+})
+
+test_that("a NaN parameter gives a non-finite log density with every kernel", {
+  old <- .Call(C_simd, NULL)
+  on.exit(.Call(C_simd, old))
+  set.seed(5)
+  X <- matrix(rnorm(60), 20, 3); y <- rnorm(20)
+  sizes <- c(3L, 4L, 2L)
+  spec <- bnnmc:::make_spec(sizes, "tanh", bnn_likelihood(), bnn_prior(), X = X, y = y)
+  theta <- rnorm(bnnmc:::spec_dim(spec))
+  for (k in c("generic", "avx2+fma", "avx512")) {
+    .Call(C_simd, k)
+    for (bad in c(NA, NaN)) {
+      th <- theta
+      th[1] <- bad   # a first-layer weight: only tanh stands between it and the output
+      expect_false(is.finite(.Call(C_model_logpost, spec, matrix(th))$lp), label = k)
+    }
   }
 })
