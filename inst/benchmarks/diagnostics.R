@@ -6,6 +6,8 @@
 # bnn_summarise_draws(x); posterior computes summarise_draws(x, "rhat",
 # "ess_bulk", "ess_tail", "mcse_mean") on the same array in the same R
 # session.  Times are the median of 3 runs of system.time()[["elapsed"]].
+# bnnmc is timed with 1 OpenMP thread and with 2 (the package default,
+# options(bnnmc.threads)); posterior is single-threaded.
 #
 # The draws are AR(1) chains with autocorrelation phi ~ U(0, 0.95) per
 # parameter and chain offsets N(0, 0.1^2), so the effective sample sizes and
@@ -45,6 +47,9 @@ time_median <- function(f) {
   apply(tt, 1, stats::median)
 }
 
+options(bnnmc.threads = 1L)
+tb1 <- time_median(function() suppressWarnings(bnn_summarise_draws(x)))
+options(bnnmc.threads = 2L)
 tb <- time_median(function() suppressWarnings(bnn_summarise_draws(x)))
 tp <- time_median(function() {
   suppressWarnings(posterior::summarise_draws(xd, "rhat", "ess_bulk", "ess_tail",
@@ -64,23 +69,34 @@ cat(sprintf("max relative difference: rhat %.2g, ess_bulk %.2g, ess_tail %.2g, m
 
 ratio <- t_post / t_bnn
 cat(sprintf("%d iterations x %d chains x %d variables\n", n_iter, n_chain, n_var))
-cat(sprintf("bnnmc (rhat, ess_bulk, ess_tail, mcse_mean, chain-wise rhat, summaries): %.3f s\n",
-            t_bnn))
+cat(sprintf("bnnmc (rhat, ess_bulk, ess_tail, mcse_mean, chain-wise rhat, summaries): %.3f s with 2 threads, %.3f s with 1\n",
+            t_bnn, tb1[1]))
 cat(sprintf("posterior::summarise_draws(rhat, ess_bulk, ess_tail, mcse_mean):        %.3f s\n",
             t_post))
-cat(sprintf("ratio: %.1fx\n", ratio))
+cat(sprintf("ratio: %.1fx (2 threads), %.1fx (1 thread)\n", ratio, t_post / tb1[1]))
 cat(sprintf("CPU seconds (user + system): bnnmc %.3f, posterior %.3f; machine load average %s\n",
             tb[2], tp[2], tryCatch(readLines("/proc/loadavg", warn = FALSE),
                                    error = function(e) "unknown")))
 
-out <- data.frame(date = format(Sys.time(), "%Y-%m-%d %H:%M:%S"),
-                  what = "summarise_draws: rhat, ess_bulk, ess_tail, mcse_mean (+ chainwise rhat in bnnmc)",
+load <- tryCatch(strsplit(readLines("/proc/loadavg", warn = FALSE), " ")[[1]][1],
+                 error = function(e) NA)
+what <- "summarise_draws: rhat, ess_bulk, ess_tail, mcse_mean (+ chainwise rhat in bnnmc)"
+out <- data.frame(date = format(Sys.time(), "%Y-%m-%d %H:%M:%S"), what = what,
                   n_iter = n_iter, n_chain = n_chain, n_var = n_var,
-                  seconds_bnnmc = round(t_bnn, 3), seconds_posterior = round(t_post, 3),
-                  ratio = round(ratio, 1))
+                  threads = c(1L, 2L),
+                  seconds_bnnmc = round(c(tb1[1], t_bnn), 3),
+                  seconds_posterior = round(t_post, 3),
+                  ratio = round(t_post / c(tb1[1], t_bnn), 1),
+                  load_average = load)
 dir.create(file.path("inst", "benchmarks", "results"), recursive = TRUE,
            showWarnings = FALSE)
 f <- file.path("inst", "benchmarks", "results", "diagnostics.csv")
-utils::write.table(out, f, sep = ",", row.names = FALSE, col.names = !file.exists(f),
-                   append = file.exists(f), qmethod = "double")
+if (file.exists(f)) {
+  old <- utils::read.csv(f)
+  # rows written before the threads column existed were single-threaded
+  if (is.null(old$threads)) old$threads <- 1L
+  if (is.null(old$load_average)) old$load_average <- NA
+  out <- rbind(old[, names(out)], out)
+}
+utils::write.table(out, f, sep = ",", row.names = FALSE, qmethod = "double")
 cat("written to", f, "\n")

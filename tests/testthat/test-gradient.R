@@ -169,3 +169,25 @@ test_that("a NaN parameter gives a non-finite log density with every kernel", {
     }
   }
 })
+
+test_that("the kernels agree for row counts that leave partial SIMD blocks", {
+  old <- .Call(C_simd, NULL)
+  on.exit(.Call(C_simd, old))
+  set.seed(9)
+  for (n in c(1L, 5L, 8L, 13L, 16L, 17L, 255L, 256L, 257L)) {
+    X <- matrix(rnorm(n * 3), n, 3); y <- rnorm(n)
+    sizes <- c(3L, 9L, 5L, 2L)
+    spec <- bnnmc:::make_spec(sizes, "tanh", bnn_likelihood(), bnn_prior(), X = X, y = y)
+    theta <- rnorm(bnnmc:::spec_dim(spec))
+    .Call(C_simd, FALSE)
+    g0 <- .Call(C_model_logpost, spec, matrix(theta))
+    f0 <- .Call(C_model_forward, spec, matrix(theta), X)
+    for (k in c("avx2+fma", "avx512")) {
+      .Call(C_simd, k)
+      g1 <- .Call(C_model_logpost, spec, matrix(theta))
+      expect_equal(g1$grad, g0$grad, tolerance = 1e-11, label = paste(n, k))
+      expect_equal(.Call(C_model_forward, spec, matrix(theta), X), f0,
+                   tolerance = 1e-12, label = paste(n, k))
+    }
+  }
+})
