@@ -260,6 +260,9 @@ SEXP C_mclmc_run(SEXP xp, SEXP n_iter, SEXP thin) {
   if (th == NA_INTEGER || th < 1) Rf_error("'thin' must be a positive integer");
   if (c->status == BNN_MCLMC_BAD_INIT)
     Rf_error("the chain's initial values have a non-finite log density or gradient");
+  if (c->status == BNN_MCLMC_NONFINITE && c->stage != BNN_STAGE_DONE)
+    Rf_error("the chain failed during tuning stage %d (non-finite state or step size)",
+             c->fail_stage);
   if (c->stage != BNN_STAGE_DONE)
     Rf_error("tuning is not complete (stage %d: %d of %d steps done)", c->stage,
              c->stage == 1 ? c->done1 : c->stage == 2 ? c->done2 : c->done3,
