@@ -9,7 +9,8 @@
 
 .chain_status <- c("ok", "initial values have a non-finite log density",
                    "step-size search failed (step size reached 0 or 1e7)",
-                   "adapted metric not finite")
+                   "adapted metric not finite",
+                   "non-finite state (NaN/Inf): the chain diverged")
 
 # Run one chain; returns a list with the kept draws, stats and timings.
 run_chain <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
@@ -101,7 +102,7 @@ run_chain_mclmc <- function(spec, init, seed, chain_id, settings, lr = NULL,
               warmup_stats = matrix(NA_real_, 0L, length(snames)),
               time_warmup = 0, time_sampling = 0, status = 0L, n_grad = 0,
               stepsize = NA_real_, L = NA_real_, n_reverted = NA_real_,
-              inv_metric = rep(NA_real_, length(init)))
+              failed_at = NULL, inv_metric = rep(NA_real_, length(init)))
   t1 <- proc.time()[[3]]
   if (inherits(out, "error")) {
     res$status <- 1L
@@ -116,6 +117,12 @@ run_chain_mclmc <- function(spec, init, seed, chain_id, settings, lr = NULL,
   res$n_reverted <- out$info$n_reverted
   sdc <- out$info$sqrt_diag_cov
   if (length(sdc) == length(init)) res$inv_metric <- sdc^2
+  if (out$info$status == "nonfinite") {
+    # safeguard "blackjax": the chain diverged; its draws stay NA
+    res$status <- 4L
+    res$failed_at <- out$info$failed_at
+    return(res)
+  }
   if (out$info$status != "ok" || nrow(out$draws) < n_keep) {
     res$status <- 2L
     return(res)

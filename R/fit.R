@@ -33,12 +33,23 @@
 #'   For MCLMC samplers `iter` and `thin` (if given) set the sampling steps
 #'   and thinning, and `warmup` (if given) the tuning steps, split 80/10/10
 #'   over the three tuning stages.
+#'
+#'   The naive-MCLMC baseline of MILE's Table 5 (chains that can turn NaN)
+#'   runs from the members of a deep ensemble with
+#'   `sampler = bnn_mclmc(tuning = "naive", stepsize = 26)` and
+#'   `init = <bnn_ensemble>` (see [bnn_mclmc()], `safeguard`, and the
+#'   example below); `sampler = "mile"` with the same `init` is MILE.
 #' @param chains Number of chains.
 #' @param warmup Warm-up (adaptation) iterations per chain, not kept.
 #' @param iter Sampling iterations per chain after warm-up.
 #' @param thin Keep every `thin`-th sampling iteration.
 #' @param init Initial values: `"random"` (uniform(-2, 2) per coordinate, as
-#'   Stan and NumPyro), `"prior"` (a draw from the prior), a list with one
+#'   Stan and NumPyro), `"prior"` (a draw from the prior), `"ensemble"` (a
+#'   deep ensemble of `chains` members is trained with `ensemble` settings,
+#'   one chain per member), a [bnn_ensemble()] fitted on the same model
+#'   (chain \eqn{k} starts at member \eqn{k}, recycled when there are more
+#'   chains than members; for MILE's tuning the initial step size is the
+#'   ensemble's learning rate), a list with one
 #'   numeric vector per chain, a matrix with one row per chain, or a function
 #'   of the chain index returning a vector.  Values are on the unconstrained
 #'   scale (`log sigma`).  Inits with a non-finite log posterior are
@@ -60,13 +71,40 @@
 #' @return An object of class `bnnfit` with the draws as an array
 #'   `[iteration, chain, parameter]` (`$draws`), sampler statistics with
 #'   Stan's names (`$sampler_stats`), the number of gradient evaluations and
-#'   timings per chain, and everything [predict.bnnfit()] needs.
+#'   timings per chain, and everything [predict.bnnfit()] needs.  Chains that
+#'   failed have all draws `NA`, a status other than `"ok"` in
+#'   `$chain_status` and a warning (class `bnnmc_chain_failure`); all
+#'   methods use the other chains.  `$failed_at` (one row per chain) says
+#'   where an MCLMC chain with `safeguard = "blackjax"` turned non-finite:
+#'   `phase` (`"stage1"`, `"stage2"`, `"stage3"` or `"sampling"`), `step`
+#'   (from 1 within the phase) and `reason` (`"state"`: position, momentum
+#'   or gradient non-finite; `"stepsize"`: the tuned step size became NaN);
+#'   `$n_grad` counts the gradients such a chain evaluated before it was
+#'   stopped.
 #' @export
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 4, chains = 2,
 #'                warmup = 150, iter = 100, seed = 42)
 #' fit
 #' head(predict(fit, newdata = mtcars[1:5, ], type = "interval"))
+#' \donttest{
+#' # Naive MCLMC (MILE's Table 5) versus MILE from the same deep ensemble,
+#' # with short runs; chains of the naive sampler may fail (a warning)
+#' ens <- bnn_ensemble(mpg ~ wt + hp, data = mtcars, hidden = c(16, 16),
+#'                     members = 4, optimizer = bnn_optimizer(epochs = 200),
+#'                     seed = 1, progress = FALSE)
+#' short <- list(n_tune = c(800, 100, 100), n_samples = 500)
+#' naive <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = c(16, 16),
+#'                  activation = "relu", chains = 4, init = ens, seed = 1,
+#'                  sampler = do.call(bnn_mclmc, c(list(tuning = "naive"), short)),
+#'                  progress = FALSE)
+#' naive$chain_status
+#' naive$failed_at
+#' mile <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = c(16, 16),
+#'                 activation = "relu", chains = 4, init = ens, seed = 1,
+#'                 sampler = do.call(bnn_mclmc, short), progress = FALSE)
+#' mile$chain_status
+#' }
 bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
                     likelihood = NULL, prior = bnn_prior(), sampler = "nuts",
                     chains = 4, warmup = 1000, iter = 1000, thin = 1,
@@ -336,6 +374,13 @@ assemble_fit <- function(res, pars, spec, sampler, warmup, iter, thin, seed, cha
   }
   if (has_sigma(spec)) draws[, , dim] <- exp(draws[, , dim])
   status <- vapply(res, function(r) r$status, integer(1))
+  fa <- lapply(res, function(r) r$failed_at)
+  failed_at <- data.frame(
+    chain = seq_len(chains),
+    phase = vapply(fa, function(f) f$phase %||% NA_character_, character(1)),
+    step = vapply(fa, function(f) as.double(f$step %||% NA_real_), numeric(1)),
+    reason = vapply(fa, function(f) f$reason %||% NA_character_, character(1)),
+    stringsAsFactors = FALSE)
   structure(list(
     draws = draws, sampler_stats = stats, warmup_stats = wstats,
     n_grad = vapply(res, function(r) r$n_grad, numeric(1)),
@@ -347,16 +392,33 @@ assemble_fit <- function(res, pars, spec, sampler, warmup, iter, thin, seed, cha
                         warmup = vapply(res, function(r) r$time_warmup, numeric(1)),
                         sampling = vapply(res, function(r) r$time_sampling, numeric(1))),
     chain_status = factor(.chain_status[status + 1L], levels = .chain_status),
+    failed_at = failed_at,
     spec = spec, sampler = sampler, warmup = warmup, iter = iter, thin = thin,
     seed = seed, chains = chains, parameters = pars),
     class = "bnnfit")
 }
 
 report_failures <- function(fit) {
-  bad <- which(fit$chain_status != "ok")
+  diverged <- .chain_status[5L]
+  bad <- which(fit$chain_status != "ok" & fit$chain_status != diverged)
   for (c in bad)
     warn_cond(sprintf("Chain %d failed: %s. Its draws are NA.", c, fit$chain_status[c]),
               "bnnmc_chain_failure")
+  # chains that turned non-finite (MCLMC with safeguard = "blackjax"): one
+  # warning naming them all and where each failed
+  div_ch <- which(fit$chain_status == diverged)
+  if (length(div_ch)) {
+    fa <- fit$failed_at
+    where <- if (is.null(fa)) rep("", length(div_ch)) else
+      sprintf(" (%s, step %s%s)", fa$phase[div_ch], format(fa$step[div_ch], scientific = FALSE, trim = TRUE),
+              ifelse(fa$reason[div_ch] %in% "stepsize", ", step size NaN", ""))
+    warn_cond(sprintf(paste0("%d of %d chains failed: non-finite state (NaN/Inf), the chain ",
+                             "diverged: chain%s %s. Their draws are NA."),
+                      length(div_ch), length(fit$chain_status),
+                      if (length(div_ch) > 1L) "s" else "",
+                      paste0(div_ch, where, collapse = ", ")),
+              "bnnmc_chain_failure")
+  }
   div <- if ("divergent__" %in% dimnames(fit$sampler_stats)[[3]])
     sum(fit$sampler_stats[, , "divergent__"], na.rm = TRUE) else 0
   if (div > 0)

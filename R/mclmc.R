@@ -31,13 +31,48 @@
 #'     \eqn{L = } `Lfactor` \eqn{\cdot\, \epsilon \cdot \mathrm{mean}_i(n_3 /
 #'     \mathrm{ESS}_i)} from single-chain effective sample sizes.
 #' }
-#' A step with a non-finite position, momentum, gradient, log density or
-#' energy error is reverted: the position is kept, the momentum is redrawn
-#' uniformly on the sphere, and in stages 1 and 2 the step size is capped at
-#' `shrink` times its current value (MILE), while in stage 3 and during
-#' sampling it is multiplied by `shrink`. Reverted steps are counted and
-#' never become draws; the draw of such a step repeats the previous
-#' position.
+#' **Non-finite values** (`safeguard`). With `safeguard = "revert"` (the
+#' default) a step with a non-finite position, momentum, gradient, log
+#' density or energy error is reverted: the position is kept, the momentum
+#' is redrawn uniformly on the sphere, and in stages 1 and 2 the step size
+#' is capped at `shrink` times its current value (MILE), while in stage 3
+#' and during sampling it is multiplied by `shrink`. Reverted steps are
+#' counted and never become draws; the draw of such a step repeats the
+#' previous position. Such a chain cannot fail.
+#'
+#' `safeguard = "blackjax"` does exactly what BlackJAX 1.2.2 does (the
+#' version MILE pins), e.g. to reproduce the failure rates of naive MCLMC
+#' in Table 5 of Sommer et al. (2025):
+#' \itemize{
+#'   \item in tuning stages 1 and 2 (BlackJAX's `handle_nans`) only a
+#'     non-finite *position* is caught: the whole previous state (momentum
+#'     included) is kept, the step-size cap becomes `shrink` (0.8) times the
+#'     step size used, and the step enters the step-size estimator with an
+#'     energy error of 0. Any other proposal is accepted after `nan_to_num`
+#'     (NaN becomes 0, \eqn{\pm}Inf becomes \eqn{\pm}`.Machine$double.xmax`)
+#'     of its momentum, gradient, log density and energy error, and the
+#'     step-size estimator runs without guards. A non-finite log density at a
+#'     finite position therefore gives an infinite energy error, a zero
+#'     weight, \eqn{0 \cdot \infty} = NaN in the moving average and a NaN
+#'     step size, from which BlackJAX never recovers (the average stays NaN,
+#'     every later tuning step is caught, and the first unchecked step of
+#'     stage 3 turns the position NaN);
+#'   \item stage 3 and sampling check nothing, so non-finite values
+#'     propagate.
+#' }
+#' A chain whose position, momentum or gradient becomes non-finite (any of
+#' them makes the next position NaN), or whose step size becomes NaN in
+#' stages 1 or 2, has **failed**: it is stopped at once (its gradient count
+#' is what it actually evaluated), all its draws are `NA`, and [bnn_fit()]
+#' reports it (chain status `"non-finite state (NaN/Inf): the chain
+#' diverged"`, a warning naming the chain, and where it failed in
+#' `fit$failed_at`). The formulas of stages 2 and 3 are then also applied
+#' without bnnmc's guards (a NaN \eqn{L} is kept and makes the next step
+#' non-finite), and a non-finite tuned step size or \eqn{L} is not an error
+#' by itself. bnnmc computes in double precision, which overflows only
+#' beyond about 1.8e308; MILE's code does not switch on JAX's 64-bit mode,
+#' so it ran in single precision (overflow beyond about 3.4e38), and the
+#' same settings can fail more often there.
 #'
 #' **Presets.** `tuning = "mile"` (the default) uses MILE's settings: stage
 #' lengths 40000 / 5000 / 5000, initial step size the learning rate of the
@@ -51,6 +86,12 @@
 #' `floor(0.1 * n_samples) + 1`, `floor(0.1 * n_samples)`, initial step size
 #' \eqn{0.25\sqrt d}, initial \eqn{L = \sqrt d}, constant energy variance
 #' 5e-4, `n_eff = 150`, diagonal preconditioning and no ESS subsampling.
+#' `tuning = "naive"` is the "naive MCLMC" baseline of MILE's Table 5 (the
+#' reference code's `feasibility/feas.yaml`): MILE's tuning code and stage
+#' lengths as for `"mile"`, but BlackJAX's constant energy variance 5e-4,
+#' initial step size \eqn{\sqrt d} (the configuration's 26.0 is
+#' \eqn{\sqrt{674}}, \eqn{d} of a 16-16-16 network on airfoil) and
+#' `safeguard = "blackjax"`.
 #' Any argument given explicitly overrides the preset.
 #'
 #' **Cost.** Each step evaluates the gradient once per position update: 2
@@ -69,13 +110,14 @@
 #' heads for the same non-finite region); zero-variance coordinates are left
 #' out of \eqn{L} and of the preconditioner; and a step is also reverted
 #' (with step-size shrinkage) during stage 3 and sampling, where BlackJAX
-#' 1.2.2 has no safeguard.
+#' 1.2.2 has no safeguard. None of these applies with `safeguard =
+#' "blackjax"`, except the choice of random numbers.
 #'
 #' @param integrator `"mclachlan"` (minimal-norm two-stage integrator,
 #'   \eqn{b_1 = 0.1931833275037836}, 2 gradients per step) or `"leapfrog"`
 #'   (velocity Verlet, 1 gradient per step). Both are second order.
-#' @param tuning `"mile"` or `"blackjax"`: the preset for every `NULL`
-#'   argument below.
+#' @param tuning `"mile"`, `"blackjax"` or `"naive"`: the preset for every
+#'   `NULL` argument below.
 #' @param n_tune Steps of tuning stages 1, 2 and 3 (whole numbers >= 0).
 #'   `c(0, 0, 0)` samples at the given `stepsize` and `L` without tuning.
 #' @param n_samples Sampling steps after tuning.
@@ -96,6 +138,10 @@
 #'   random) and of equally spaced stage-3 steps entering the ESS in stage
 #'   3; `Inf` for all.
 #' @param shrink Step-size factor after a non-finite step, in (0, 1).
+#' @param safeguard `"revert"` (bnnmc: no chain can fail) or `"blackjax"`
+#'   (BlackJAX 1.2.2: chains can turn non-finite and are reported as
+#'   failed); see **Non-finite values**. `NULL`: `"blackjax"` for `tuning =
+#'   "naive"`, `"revert"` otherwise.
 #' @return A list of class `"bnn_mclmc"`; dimension-dependent defaults
 #'   (`NULL` `stepsize` and `L`) are resolved when a chain starts.
 #' @references
@@ -112,16 +158,22 @@
 #' bnn_mclmc_budget(s)$n_grad            # 120001 gradient evaluations per chain
 #' bnn_mclmc(tuning = "blackjax", n_samples = 2000)
 #' bnn_mclmc(n_tune = c(4000, 500, 500), n_samples = 1000, thin = 1)
+#' # MILE's naive-MCLMC baseline (Table 5) as its configuration ran it
+#' bnn_mclmc(tuning = "naive", stepsize = 26)
 #' @export
 bnn_mclmc <- function(integrator = c("mclachlan", "leapfrog"),
-                      tuning = c("mile", "blackjax"), n_tune = NULL,
+                      tuning = c("mile", "blackjax", "naive"), n_tune = NULL,
                       n_samples = 10000, thin = 10, diag_precond = NULL,
                       stepsize = NULL, L = NULL, energy_var = NULL,
                       n_eff = NULL, trust = 1.5, Lfactor = 0.4,
-                      fft_params = NULL, fft_samples = NULL, shrink = 0.8) {
+                      fft_params = NULL, fft_samples = NULL, shrink = 0.8,
+                      safeguard = NULL) {
   integrator <- match.arg(integrator)
   tuning <- match.arg(tuning)
-  mile <- tuning == "mile"
+  # "naive" runs MILE's tuning code with BlackJAX's targets
+  mile <- tuning %in% c("mile", "naive")
+  if (is.null(safeguard)) safeguard <- if (tuning == "naive") "blackjax" else "revert"
+  safeguard <- match_choice(safeguard, c("revert", "blackjax"), "safeguard")
   n_samples <- .omc_check_count(n_samples, "n_samples", 0)
   thin <- .omc_check_count(thin, "thin", 1)
   if (is.null(n_tune)) {
@@ -141,7 +193,8 @@ bnn_mclmc <- function(integrator = c("mclachlan", "leapfrog"),
     stepsize <- .omc_check_number(stepsize, "stepsize", 0, Inf,
                                   lower_open = TRUE, upper_open = TRUE)
   if (!is.null(L)) L <- .omc_check_number(L, "L", 0, Inf, lower_open = TRUE)
-  if (is.null(energy_var)) energy_var <- if (mile) c(0.5, 0.1) else 5e-4
+  if (is.null(energy_var))
+    energy_var <- if (tuning == "mile") c(0.5, 0.1) else 5e-4
   if (!is.numeric(energy_var) || !length(energy_var) %in% 1:2 ||
       anyNA(energy_var) || any(energy_var <= 0) || any(!is.finite(energy_var)))
     stop("'energy_var' must be one or two positive numbers (start, end)",
@@ -167,7 +220,8 @@ bnn_mclmc <- function(integrator = c("mclachlan", "leapfrog"),
     fft_params = lim(fft_params, "fft_params"),
     fft_samples = lim(fft_samples, "fft_samples"),
     shrink = .omc_check_number(shrink, "shrink", 0, 1, lower_open = TRUE,
-                               upper_open = TRUE)
+                               upper_open = TRUE),
+    safeguard = safeguard
   ), class = "bnn_mclmc")
 }
 
@@ -204,10 +258,12 @@ bnn_mclmc_budget <- function(settings = bnn_mclmc()) {
 # lr: learning rate of the ensemble that produced the start (MILE's initial
 # step size), or NULL.
 .mclmc_c_settings <- function(settings, dim, lr = NULL) {
-  mile <- settings$tuning == "mile"
+  tuning <- settings$tuning
+  mile <- tuning %in% c("mile", "naive")
   stepsize <- settings$stepsize
   if (is.null(stepsize)) {
-    stepsize <- if (!mile) 0.25 * sqrt(dim) else if (!is.null(lr)) {
+    stepsize <- if (tuning == "blackjax") 0.25 * sqrt(dim) else
+      if (tuning == "naive") sqrt(dim) else if (!is.null(lr)) {
       .omc_check_number(lr, "lr", 0, Inf, lower_open = TRUE, upper_open = TRUE)
     } else 1e-3
   }
@@ -220,7 +276,8 @@ bnn_mclmc_budget <- function(settings = bnn_mclmc()) {
        energy_var = settings$energy_var, n_eff = settings$n_eff,
        trust = settings$trust, Lfactor = settings$Lfactor,
        fft_params = lim(settings$fft_params),
-       fft_samples = lim(settings$fft_samples), shrink = settings$shrink)
+       fft_samples = lim(settings$fft_samples), shrink = settings$shrink,
+       safeguard = if (identical(settings$safeguard, "blackjax")) 1L else 0L)
 }
 
 # Run one MCLMC chain: tuning stage by stage, then sampling, each in blocks
@@ -234,12 +291,16 @@ bnn_mclmc_budget <- function(settings = bnn_mclmc()) {
 #
 # Returns list(draws = [kept x dim], stats = [kept x 6]: energy_change,
 # kinetic_change, logdens, stepsize, L, reverted; info = list(stepsize, L,
-# sqrt_diag_cov, n_grad, n_reverted, status ("ok", "bad_init", "stepsize"),
-# eevpd (mean energy_change^2 / dim over the sampling steps), ...), n_grad,
+# sqrt_diag_cov, n_grad, n_reverted, status ("ok", "bad_init", "stepsize",
+# "nonfinite"), eevpd (mean energy_change^2 / dim over the sampling steps),
+# failed_at = NULL or list(phase = "stage1".."stage3" / "sampling", step
+# (from 1 within the phase), reason = "state" / "stepsize"), ...), n_grad,
 # tune = list(stepsize, L) after tuning, trace = NULL or the tuning trace
 # [steps x 6]: stage, energy_change, stepsize, L, logdens, reverted).
 # A chain whose tuning fails (status "stepsize") returns no draws, with a
-# warning.
+# warning.  A chain that turns non-finite (status "nonfinite", only with
+# safeguard "blackjax") stops there; its draws are all NA (kept x dim), and
+# the caller reports it.
 .mclmc_chain <- function(spec, init, seed, chain_id, settings = bnn_mclmc(),
                          lr = NULL, block = 1000L, progress = NULL,
                          trace = FALSE) {
@@ -259,18 +320,25 @@ bnn_mclmc_budget <- function(settings = bnn_mclmc()) {
     stop(sprintf("chain %d: the log density or its gradient is not finite at 'init'",
                  chain_id), call. = FALSE)
   traces <- list()
+  failed <- FALSE
   for (st in 1:3) {
     repeat {
       info <- .Call(C_mclmc_info, xp)
-      left <- if (info$stage > st) 0L else info$total[st] - info$done[st]
+      failed <- info$status == 3L
+      left <- if (failed || info$stage > st) 0L else info$total[st] - info$done[st]
       if (left <= 0L) break
       req <- c(0L, 0L, 0L)
       req[st] <- min(block, left)
       res <- .Call(C_mclmc_tune, xp, req[1], req[2], req[3])
-      if (trace) traces[[length(traces) + 1L]] <- res$trace
+      if (trace) {
+        # rows after a failing step are NA: the chain stopped there
+        tr <- res$trace
+        traces[[length(traces) + 1L]] <- tr[!is.na(tr[, "stage"]), , drop = FALSE]
+      }
       if (!is.null(progress))
         progress(paste0("stage", st), res$info$done[st], res$info$total[st])
     }
+    if (failed) break
   }
   info <- .Call(C_mclmc_info, xp)
   tune <- list(stepsize = info$stepsize, L = info$L)
@@ -286,7 +354,7 @@ bnn_mclmc_budget <- function(settings = bnn_mclmc()) {
                     chain_id), call. = FALSE)
     draws <- draws[0L, , drop = FALSE]
     stats <- stats[0L, , drop = FALSE]
-  } else {
+  } else if (info$status == 0L) {
     done <- 0L
     row <- 0L
     while (done < settings$n_samples) {
@@ -300,10 +368,20 @@ bnn_mclmc_budget <- function(settings = bnn_mclmc()) {
       }
       done <- done + n
       if (!is.null(progress)) progress("sampling", done, settings$n_samples)
+      if (res$info$status == 3L) break
     }
     info <- .Call(C_mclmc_info, xp)
   }
-  info$status <- c("ok", "bad_init", "stepsize")[info$status + 1L]
+  fa <- info$failed_at
+  info$failed_at <- if (info$status == 3L)
+    list(phase = c("stage1", "stage2", "stage3", "sampling")[fa[1]], step = fa[2],
+         reason = c("state", "stepsize")[fa[3]]) else NULL
+  if (info$status == 3L) {
+    # never turn any part of a diverged chain into draws
+    draws[] <- NA_real_
+    stats[] <- NA_real_
+  }
+  info$status <- c("ok", "bad_init", "stepsize", "nonfinite")[info$status + 1L]
   info$stage <- NULL
   list(draws = draws, stats = stats, info = info, n_grad = info$n_grad,
        tune = tune,
@@ -333,10 +411,13 @@ bnn_mclmc_budget <- function(settings = bnn_mclmc()) {
 
 #' @export
 format.bnn_mclmc <- function(x, ...) {
-  sprintf("MCLMC (%s integrator, %s tuning %s, %d sampling steps thinned by %d%s)",
-          x$integrator, if (x$tuning == "mile") "MILE" else "BlackJAX",
-          paste(x$n_tune, collapse = "/"), x$n_samples, x$thin,
-          if (x$diag_precond) ", diagonal preconditioning" else "")
+  tun <- switch(x$tuning, mile = "MILE", blackjax = "BlackJAX",
+                naive = "naive (MILE's code, BlackJAX's targets)", x$tuning)
+  sprintf("MCLMC (%s integrator, %s tuning %s, %d sampling steps thinned by %d%s%s)",
+          x$integrator, tun, paste(x$n_tune, collapse = "/"), x$n_samples, x$thin,
+          if (x$diag_precond) ", diagonal preconditioning" else "",
+          if (identical(x$safeguard, "blackjax"))
+            ", BlackJAX 1.2.2 safeguard: chains can fail" else "")
 }
 
 #' @export

@@ -98,6 +98,11 @@ summary.bnnfit <- function(object, probs = c(0.05, 0.5, 0.95), ...) {
     samp$reverted <- object$n_reverted
     samp$accept_stat <- samp$mean_treedepth <- samp$divergences <- NULL
   }
+  fa <- object$failed_at
+  if (!is.null(fa) && any(!is.na(fa$phase))) {
+    samp$failed_phase <- fa$phase
+    samp$failed_step <- fa$step
+  }
   diag <- bnn_diagnostics(object)
   tab$rhat <- diag$rhat
   tab$cw_rhat <- diag$cw_rhat_mean

@@ -92,6 +92,9 @@ SEXP C_mclmc_new(SEXP spec, SEXP init, SEXP seed, SEXP chain_id, SEXP settings) 
   s.fft_params = get_count(settings, "fft_params", 0);
   s.fft_samples = get_count(settings, "fft_samples", 0);
   s.shrink = get_real(settings, "shrink", 0.8);
+  s.safeguard = bnn_get_int(settings, "safeguard", BNN_SAFEGUARD_REVERT);
+  if (s.safeguard != BNN_SAFEGUARD_REVERT && s.safeguard != BNN_SAFEGUARD_BLACKJAX)
+    Rf_error("'safeguard' code must be 0 (revert) or 1 (blackjax)");
   if (!(s.stepsize > 0) || !isfinite(s.stepsize)) Rf_error("'stepsize' must be a positive number");
   if (!(s.L > 0)) Rf_error("'L' must be positive (Inf: no momentum noise)");
   if (!(s.ev_start > 0 && s.ev_end > 0) || !isfinite(s.ev_start) || !isfinite(s.ev_end))
@@ -159,9 +162,9 @@ SEXP C_mclmc_new(SEXP spec, SEXP init, SEXP seed, SEXP chain_id, SEXP settings) 
 static SEXP chain_info(bnn_mclmc_chain *c) {
   const char *nm[] = {"stepsize", "L", "sqrt_diag_cov", "n_grad", "n_reverted",
                       "status", "stage", "done", "total", "iter", "eevpd",
-                      "position"};
+                      "position", "failed_at"};
   int d = c->dim;
-  SEXP out = PROTECT(bnn_named_list(12, nm));
+  SEXP out = PROTECT(bnn_named_list(13, nm));
   SET_VECTOR_ELT(out, 0, Rf_ScalarReal(c->k.eps));
   SET_VECTOR_ELT(out, 1, Rf_ScalarReal(c->k.L));
   SEXP sg = Rf_allocVector(REALSXP, d);
@@ -185,6 +188,13 @@ static SEXP chain_info(bnn_mclmc_chain *c) {
   SEXP q = Rf_allocVector(REALSXP, d);
   SET_VECTOR_ELT(out, 11, q);
   memcpy(REAL(q), c->k.x, sizeof(double) * (size_t)d);
+  /* phase (1-3 tuning stage, 4 sampling), step of that phase (from 1) and
+   * reason (1 state, 2 step size) of a failure; zeros when none */
+  SEXP fa = Rf_allocVector(REALSXP, 3);
+  SET_VECTOR_ELT(out, 12, fa);
+  REAL(fa)[0] = c->fail_stage;
+  REAL(fa)[1] = c->fail_step;
+  REAL(fa)[2] = c->fail_reason;
   UNPROTECT(1);
   return out;
 }
@@ -225,6 +235,11 @@ SEXP C_mclmc_tune(SEXP xp, SEXP n1, SEXP n2, SEXP n3) {
   set_colnames(tr, 6, cn);
   double row[6];
   for (int it = 0; it < total; it++) {
+    if (c->status == BNN_MCLMC_NONFINITE) {
+      /* the chain failed (safeguard "blackjax"): no more steps */
+      for (int j = 0; j < 6; j++) REAL(tr)[it + (size_t)j * total] = NA_REAL;
+      continue;
+    }
     if (bnn_mclmc_tune_step(c, row))
       Rf_error("cannot allocate the stage-3 sample store");
     for (int j = 0; j < 6; j++) REAL(tr)[it + (size_t)j * total] = row[j];
@@ -245,6 +260,9 @@ SEXP C_mclmc_run(SEXP xp, SEXP n_iter, SEXP thin) {
   if (th == NA_INTEGER || th < 1) Rf_error("'thin' must be a positive integer");
   if (c->status == BNN_MCLMC_BAD_INIT)
     Rf_error("the chain's initial values have a non-finite log density or gradient");
+  if (c->status == BNN_MCLMC_NONFINITE && c->stage != BNN_STAGE_DONE)
+    Rf_error("the chain failed during tuning stage %d (non-finite state or step size)",
+             c->fail_stage);
   if (c->stage != BNN_STAGE_DONE)
     Rf_error("tuning is not complete (stage %d: %d of %d steps done)", c->stage,
              c->stage == 1 ? c->done1 : c->stage == 2 ? c->done2 : c->done3,
@@ -266,9 +284,11 @@ SEXP C_mclmc_run(SEXP xp, SEXP n_iter, SEXP thin) {
   int r = 0;
   bnn_mclmc_info info;
   for (int it = 0; it < n; it++) {
+    /* a failed chain (safeguard "blackjax") takes no more steps */
+    if (c->status == BNN_MCLMC_NONFINITE) break;
     int keep = fmod(c->n_sample_steps, (double)th) == 0.0;
     bnn_mclmc_sample_step(c, &info);
-    if (keep) {
+    if (keep && c->status != BNN_MCLMC_NONFINITE) {
       const double *x = c->k.x;
       for (int j = 0; j < d; j++) D[r + (size_t)j * kept] = x[j];
       double st[BNN_MCLMC_N_STATS] = {info.energy_change, info.kinetic_change,
@@ -278,6 +298,11 @@ SEXP C_mclmc_run(SEXP xp, SEXP n_iter, SEXP thin) {
       r++;
     }
     if (it % CHECK_EVERY == CHECK_EVERY - 1) R_CheckUserInterrupt();
+  }
+  /* draws of a failed chain from its failing step on are NA */
+  for (; r < kept; r++) {
+    for (int j = 0; j < d; j++) D[r + (size_t)j * kept] = NA_REAL;
+    for (int j = 0; j < BNN_MCLMC_N_STATS; j++) S[r + (size_t)j * kept] = NA_REAL;
   }
   SET_VECTOR_ELT(out, 2, chain_info(c));
   UNPROTECT(1);

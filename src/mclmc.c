@@ -5,6 +5,7 @@
  * blackjax 1.2.2, which MILE pins), and MILE's modified copy of the tuning
  * (src/training/warmup.py).  Formulas were re-derived from the description
  * in the package's research notes; no code was copied. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,18 @@ static int all_finite(const double *x, int n) {
   for (int i = 0; i < n; i++)
     if (!isfinite(x[i])) return 0;
   return 1;
+}
+
+/* numpy/jax nan_to_num: NaN -> 0, +-Inf -> +-DBL_MAX */
+static double nan_to_num(double v) {
+  if (isnan(v)) return 0.0;
+  if (isinf(v)) return v > 0 ? DBL_MAX : -DBL_MAX;
+  return v;
+}
+
+static void nan_to_num_vec(double *x, int n) {
+  for (int i = 0; i < n; i++)
+    if (!isfinite(x[i])) x[i] = nan_to_num(x[i]);
 }
 
 /* u <- z / |z| with z ~ N(0, I): uniform on the unit sphere */
@@ -119,9 +132,10 @@ static void drift(bnn_mclmc *k, double aeps) {
 
 /* O: partial refresh for a time s,  u <- (u + nu z) / |u + nu z|,
  * nu = sqrt((exp(2 s / L) - 1) / d).  L = Inf means no noise (and no
- * random numbers drawn): deterministic isokinetic dynamics. */
+ * random numbers drawn): deterministic isokinetic dynamics.  A NaN L gives
+ * a NaN momentum, as in blackjax. */
 static void refresh(bnn_mclmc *k, double *u, double s) {
-  if (!(k->L < INFINITY)) return;
+  if (k->L == INFINITY) return;
   int d = k->dim;
   double nu = sqrt(expm1(2.0 * s / k->L) / (double)d);
   double nn = 0.0;
@@ -167,8 +181,26 @@ void bnn_mclmc_step(bnn_mclmc *k, bnn_mclmc_info *info) {
   refresh(k, k->u1, 0.5 * eps);
 
   double de = dk - k->logp1 + k->logp;
-  int ok = isfinite(k->logp1) && isfinite(de) && all_finite(k->x1, d) &&
-           all_finite(k->u1, d) && all_finite(k->g1, d);
+  int ok;
+  info->nonfinite = 0;
+  if (k->check == BNN_CHECK_ALL) {
+    ok = isfinite(k->logp1) && isfinite(de) && all_finite(k->x1, d) &&
+         all_finite(k->u1, d) && all_finite(k->g1, d);
+  } else if (k->check == BNN_CHECK_POSITION) {
+    /* blackjax 1.2.2 handle_nans: select(all(isfinite(position)),
+     * nan_to_num(new state), old state) */
+    ok = all_finite(k->x1, d);
+    if (ok) {
+      nan_to_num_vec(k->u1, d);
+      nan_to_num_vec(k->g1, d);
+      k->logp1 = nan_to_num(k->logp1);
+    }
+  } else {
+    /* the blackjax kernel itself: no check at all */
+    ok = 1;
+    info->nonfinite = !(all_finite(k->x1, d) && all_finite(k->u1, d) &&
+                        all_finite(k->g1, d));
+  }
   info->stepsize = eps;
   info->L = k->L;
   info->ok = ok;
@@ -181,12 +213,12 @@ void bnn_mclmc_step(bnn_mclmc *k, bnn_mclmc_info *info) {
     info->energy_change = de;
     info->kinetic_change = dk;
   } else {
-    /* The position, gradient and log density stay.  The momentum is drawn
-     * afresh, uniformly on the sphere (its stationary law, so this is a
-     * valid Gibbs move), as newer BlackJAX does in handle_nans; keeping it
-     * (MILE / blackjax 1.2.2) would aim the next step at the same
-     * non-finite region again. */
-    random_unit(k->rng, k->u, d);
+    /* The position, gradient and log density stay.  With BNN_CHECK_ALL the
+     * momentum is drawn afresh, uniformly on the sphere (its stationary
+     * law, so this is a valid Gibbs move), as newer BlackJAX does in
+     * handle_nans; keeping it (MILE / blackjax 1.2.2, BNN_CHECK_POSITION)
+     * would aim the next step at the same non-finite region again. */
+    if (k->check == BNN_CHECK_ALL) random_unit(k->rng, k->u, d);
     info->energy_change = NAN;
     info->kinetic_change = NAN;
   }
@@ -391,11 +423,22 @@ static void check_params(bnn_mclmc_chain *c) {
 /* End of the first n2 steps of stage 2: L = sqrt(sum Var) from the
  * eps-weighted moments; with diagonal preconditioning sigma = sqrt(Var),
  * L = sqrt(d) and the step-size estimator restarts (BlackJAX).  Guards (not
- * in BlackJAX): coordinates with a non-positive or non-finite variance are
- * left out of L and keep sigma = 1; without any weight L is unchanged. */
+ * in BlackJAX, safeguard "revert" only): coordinates with a non-positive or
+ * non-finite variance are left out of L and keep sigma = 1; without any
+ * weight L is unchanged.  With safeguard "blackjax" the formulas are
+ * applied as they are (a NaN L then turns the next step non-finite). */
 static void stage2_moments(bnn_mclmc_chain *c) {
   int d = c->dim;
-  if (c->w_tot > 0) {
+  if (c->s.safeguard == BNN_SAFEGUARD_BLACKJAX) {
+    double sum = 0.0;
+    for (int i = 0; i < d; i++) sum += c->m2[i] - c->m1[i] * c->m1[i];
+    c->k.L = sqrt(sum);
+    if (c->s.diag_precond) {
+      for (int i = 0; i < d; i++)
+        c->k.sigma[i] = sqrt(c->m2[i] - c->m1[i] * c->m1[i]);
+      c->k.L = sqrt((double)d);
+    }
+  } else if (c->w_tot > 0) {
     double sum = 0.0;
     for (int i = 0; i < d; i++) {
       double v = c->m2[i] - c->m1[i] * c->m1[i];
@@ -458,10 +501,12 @@ static void stage3_free(bnn_mclmc_chain *c) {
 }
 
 /* L = Lfactor * eps * mean_i(n3 / ESS_i) over the stored coordinates.
- * Guard (not in BlackJAX): coordinates with a non-finite ESS (constant
- * series) are left out; if none remains L is unchanged. */
+ * Guard (not in BlackJAX, safeguard "revert" only): coordinates with a
+ * non-finite ESS (constant series) are left out; if none remains L is
+ * unchanged. */
 static int stage3_finish(bnn_mclmc_chain *c) {
   int rows = c->s3_next, cols = c->s3_cols;
+  int literal = c->s.safeguard == BNN_SAFEGUARD_BLACKJAX;
   if (rows >= 2) {
     bnn_ess_work w;
     if (bnn_ess_alloc(&w, rows)) return 1;
@@ -472,7 +517,7 @@ static int stage3_finish(bnn_mclmc_chain *c) {
       const double *b = j + 1 < cols ? a + rows : NULL;
       bnn_ess_pair(&w, a, b, ess);
       for (int q = 0; q < (b ? 2 : 1); q++)
-        if (isfinite(ess[q]) && ess[q] > 0) {
+        if (literal || (isfinite(ess[q]) && ess[q] > 0)) {
           acc += (double)c->s.n3 / ess[q];
           cnt++;
         }
@@ -532,24 +577,79 @@ static void adapt_stepsize(bnn_mclmc_chain *c, const bnn_mclmc_info *info,
   }
 }
 
+/* The same predictor as blackjax 1.2.2 / MILE compute it (safeguard
+ * "blackjax"), without the guards: after handle_nans (a caught step sets
+ * eps_max = shrink * eps and dE = 0, an accepted one passes eps_max and dE
+ * through nan_to_num), xi = dE^2 / (d v) + 1e-8, w = exp(-(log xi /
+ * (6 trust))^2 / 2), X <- decay X + w (xi / eps^6), W <- decay W + w,
+ * eps <- (X / W)^(-1/6), then eps <- (eps < eps_max) eps + (eps > eps_max)
+ * eps_max with IEEE arithmetic (0 * Inf = NaN).  An infinite energy error
+ * thus gives w = 0, X = NaN and a NaN step size, from which blackjax never
+ * recovers: X stays NaN, every later tuning step has a NaN position and is
+ * caught, and the first step of stage 3 or of sampling (which check
+ * nothing) turns the position NaN.  Such a chain is stopped at once and
+ * marked failed (reason BNN_FAIL_STEPSIZE). */
+static void adapt_stepsize_blackjax(bnn_mclmc_chain *c,
+                                    const bnn_mclmc_info *info, double v) {
+  double eps = info->stepsize, de;
+  if (info->ok) {
+    c->eps_max = nan_to_num(c->eps_max);
+    de = nan_to_num(info->energy_change);
+  } else {
+    c->eps_max = c->s.shrink * eps;
+    de = 0.0;
+  }
+  double xi = de * de / ((double)c->dim * v) + 1e-8;
+  double lx = log(xi) / (6.0 * c->s.trust);
+  double w = exp(-0.5 * lx * lx);
+  c->X = c->decay * c->X + w * (xi / pow(eps, 6.0));
+  c->W = c->decay * c->W + w;
+  double e_new = pow(c->X / c->W, -1.0 / 6.0);
+  double m = c->eps_max;
+  c->k.eps = (double)(e_new < m) * e_new + (double)(e_new > m) * m;
+}
+
+static void mark_failed(bnn_mclmc_chain *c, int phase, double step,
+                        int reason) {
+  c->status = BNN_MCLMC_NONFINITE;
+  c->fail_stage = phase;
+  c->fail_step = step;
+  c->fail_reason = reason;
+  stage3_free(c);
+}
+
 int bnn_mclmc_tune_step(bnn_mclmc_chain *c, double *trace) {
   int stage = c->stage, d = c->dim;
+  int bj = c->s.safeguard == BNN_SAFEGUARD_BLACKJAX;
+  if (c->status == BNN_MCLMC_NONFINITE || stage == BNN_STAGE_DONE) {
+    if (trace)
+      for (int j = 0; j < 6; j++) trace[j] = NAN;
+    return 0;
+  }
   if (stage == BNN_STAGE_3 && c->s3 == NULL && stage3_begin(c)) {
     stage3_free(c);
     return 1;
   }
+  c->k.check = !bj ? BNN_CHECK_ALL
+               : stage == BNN_STAGE_3 ? BNN_CHECK_NONE : BNN_CHECK_POSITION;
   bnn_mclmc_info info;
   bnn_mclmc_step(&c->k, &info);
   if (!info.ok) c->n_reverted += 1.0;
+  int failed = 0;
 
   if (stage == BNN_STAGE_1 || stage == BNN_STAGE_2) {
     int in_precond = stage == BNN_STAGE_2 && c->done2 >= c->s.n2;
     /* the preconditioning steps continue at the schedule's end value */
     double v = in_precond ? c->s.ev_end : desired_var(c, c->done1 + c->done2);
-    adapt_stepsize(c, &info, v);
-    if (stage == BNN_STAGE_2 && !in_precond && info.ok) {
-      /* streaming eps-weighted mean of x and x^2 (new eps, as BlackJAX) */
-      double wt = c->k.eps, wn = c->w_tot + wt;
+    if (bj)
+      adapt_stepsize_blackjax(c, &info, v);
+    else
+      adapt_stepsize(c, &info, v);
+    if (stage == BNN_STAGE_2 && !in_precond && (info.ok || bj)) {
+      /* streaming eps-weighted mean of x and x^2 (new eps, as BlackJAX);
+       * blackjax weighs a caught step with 0, and divides by a zero total
+       * weight (NaN moments) when the first steps of stage 2 are caught */
+      double wt = info.ok ? c->k.eps : 0.0, wn = c->w_tot + wt;
       const double *x = c->k.x;
       for (int i = 0; i < d; i++) {
         c->m1[i] = (c->w_tot * c->m1[i] + wt * x[i]) / wn;
@@ -557,10 +657,17 @@ int bnn_mclmc_tune_step(bnn_mclmc_chain *c, double *trace) {
       }
       c->w_tot = wn;
     }
+    if (bj && isnan(c->k.eps)) failed = BNN_FAIL_STEPSIZE;
   } else {
-    /* stage 3: fixed (eps, L); a failed step shrinks eps as in sampling */
-    if (!info.ok) c->k.eps *= c->s.shrink;
-    if (c->s3_next < c->s3_rows && c->done3 == s3_row_index(c, c->s3_next)) {
+    if (bj) {
+      /* stage 3 of blackjax: no check; a non-finite state ends the chain */
+      if (info.nonfinite) failed = BNN_FAIL_STATE;
+    } else if (!info.ok) {
+      /* stage 3: fixed (eps, L); a failed step shrinks eps as in sampling */
+      c->k.eps *= c->s.shrink;
+    }
+    if (!failed && c->s3_next < c->s3_rows &&
+        c->done3 == s3_row_index(c, c->s3_next)) {
       double *dst = c->s3 + c->s3_next;
       for (int j = 0; j < c->s3_cols; j++)
         dst[(size_t)j * c->s3_rows] = c->k.x[c->s3_idx[j]];
@@ -582,26 +689,43 @@ int bnn_mclmc_tune_step(bnn_mclmc_chain *c, double *trace) {
     c->done1++;
   } else if (stage == BNN_STAGE_2) {
     c->done2++;
-    if (c->done2 == c->s.n2) stage2_moments(c);
+    if (!failed && c->done2 == c->s.n2) stage2_moments(c);
   } else {
     c->done3++;
-    if (c->done3 == c->s.n3) rc = stage3_finish(c);
+    if (!failed && c->done3 == c->s.n3) rc = stage3_finish(c);
+  }
+  if (failed) {
+    mark_failed(c, stage, (double)stage_done(c, stage), failed);
+    return 0;
   }
   advance_stage(c);
-  if (c->stage == BNN_STAGE_DONE) check_params(c);
+  /* blackjax samples with whatever tuning gave (a NaN L or step size turns
+   * the first sampling step non-finite) */
+  if (c->stage == BNN_STAGE_DONE && !bj) check_params(c);
   return rc;
 }
 
 void bnn_mclmc_sample_step(bnn_mclmc_chain *c, bnn_mclmc_info *info) {
+  if (c->status == BNN_MCLMC_NONFINITE) {
+    info->energy_change = info->kinetic_change = info->logdens = NAN;
+    info->stepsize = info->L = NAN;
+    info->ok = 0;
+    info->nonfinite = 1;
+    return;
+  }
+  int bj = c->s.safeguard == BNN_SAFEGUARD_BLACKJAX;
+  c->k.check = bj ? BNN_CHECK_NONE : BNN_CHECK_ALL;
   bnn_mclmc_step(&c->k, info);
+  c->n_sample_steps += 1.0;
   if (!info->ok) {
     c->n_reverted += 1.0;
     c->k.eps *= c->s.shrink;
-  } else {
+  } else if (info->nonfinite) {
+    mark_failed(c, BNN_STAGE_DONE, c->n_sample_steps, BNN_FAIL_STATE);
+  } else if (isfinite(info->energy_change)) {
     c->sum_de2 += info->energy_change * info->energy_change;
     c->n_sample_ok += 1.0;
   }
-  c->n_sample_steps += 1.0;
 }
 
 bnn_mclmc_chain *bnn_mclmc_chain_new(bnn_model *model, bnn_gauss_target *gauss,
@@ -630,6 +754,7 @@ bnn_mclmc_chain *bnn_mclmc_chain_new(bnn_model *model, bnn_gauss_target *gauss,
   c->m2 = alloc_vec(d);
   if (!c->m1 || !c->m2 || bnn_mclmc_alloc(&c->k, d)) goto fail;
   c->k.integrator = s->integrator;
+  c->k.check = BNN_CHECK_ALL;
   c->k.target = &c->target;
   c->k.rng = &c->rng;
   c->k.eps = s->stepsize;

@@ -1,0 +1,237 @@
+# Sommer et al. (2025), Table 5: failure rates (% of chains with NaN) of naive
+# MCLMC and of MILE, both started from deep-ensemble members.
+#
+#   Rscript inst/benchmarks/mclmc_failures.R [--datasets yacht,energy,concrete,airfoil]
+#       [--chains 100] [--mile_chains 100] [--split 4] [--seed 4]
+#       [--tune 40000,5000,5000] [--samples 10000] [--f32_steps 50]
+#       [--f32_only FALSE] [--data DIR] [--out DIR] [--note TEXT]
+#
+# The setting of the reference code's experiments/feasibility/feas.yaml:
+#   * data split 70/10/20 (bnn_split(protocol = "mile"), rep = --split; the
+#     configuration's rng is 4), standardised as bnn_fit() does;
+#   * network 16-16-16 ReLU with the heteroscedastic Gaussian head (2 outputs),
+#     N(0, 1) prior: the configuration's hidden_structure [16, 16, 16, 2]
+#     (the paper's text says "the same models as Table 1", i.e. 16-16);
+#   * deep ensemble: AdamW, learning rate 0.01 (feas.yaml; MILE's UCI runs
+#     use 0.001), weight decay 0.001, batch 32, at most 500 epochs, patience 10
+#     on the validation set.  MILE's code trains one member per chain
+#     (n_chains members, each with its own key and data shuffling), so
+#     --chains members are trained here too; nothing is recycled;
+#   * naive MCLMC: MILE's tuning code (40000/5000/5000 steps, num_effective_
+#     samples 100, trust 1.5, no preconditioning, L0 = max(sqrt(d), 15))
+#     with desired energy variance 5e-4 (constant) and initial step size 26.0,
+#     then 10000 sampling steps thinned by 10, with BlackJAX 1.2.2's handling
+#     of non-finite values (bnn_mclmc(tuning = "naive", stepsize = 26),
+#     safeguard "blackjax");
+#   * MILE: the same starts (the first --mile_chains members), MILE's tuning
+#     (energy variance 0.5 -> 0.1, initial step size = the ensemble's
+#     learning rate 0.01) and the same BlackJAX 1.2.2 handling of non-finite
+#     values (MILE's code has the same handle_nans and an unchecked sampling
+#     kernel), i.e. bnn_mclmc(safeguard = "blackjax").
+# A chain fails when its position, momentum or gradient turns non-finite, or
+# its step size NaN in tuning stages 1-2 (BlackJAX never recovers from that);
+# see ?bnn_mclmc.  Chains run one after another in this process.
+#
+# One row per (dataset, method) is appended to <out>/s002_t5.csv: chains,
+# failed chains, failure rate (%), the paper's rate, where the chains failed
+# (phase:count), and for the chains that did not fail: how many are stuck
+# (tuned step size below 1e-8), the median of their tuned step sizes and
+# the median over chains of the median log posterior of their draws (lp__;
+# compare with MILE's); then seconds (elapsed and CPU of the sampler; the
+# ensemble separately), mean gradient evaluations per chain (failed chains
+# stop early), settings, note and date.
+#
+# Single precision: MILE's code does not switch on JAX's 64-bit mode, so it
+# ran in float32, where the squared gradient norm in the momentum update
+# overflows as soon as |gradient| > sqrt(3.4e38) = 1.8e19; the momentum and
+# the next position are then NaN, and a chain at such a point is lost.
+# bnnmc computes in double precision.  Column f32_overflow counts the chains
+# whose first --f32_steps tuning steps (replayed with the same seed and chain
+# number, i.e. the trajectory of the fit) reach a state with a gradient
+# norm above 1.8e19: an indication (not a replay of float32 arithmetic) of
+# chains that float32 would have lost.  --f32_only TRUE computes only this
+# column (the ensembles are retrained, cheaply) and fills it into the rows
+# of the same date already in the CSV.
+library(bnnmc)
+
+opt <- list(datasets = "yacht,energy,concrete,airfoil", chains = "100", mile_chains = "",
+            split = "4", seed = "4", tune = "40000,5000,5000", samples = "10000",
+            f32_steps = "50", f32_only = "FALSE",
+            data = "", out = file.path("inst", "benchmarks", "results"), note = "")
+a <- commandArgs(trailingOnly = TRUE)
+for (i in seq(1, length(a), by = 2)) opt[[sub("^--", "", a[i])]] <- a[i + 1]
+data_dir <- if (nzchar(opt$data)) opt$data else
+  Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
+datasets <- strsplit(opt$datasets, ",")[[1]]
+chains <- as.integer(opt$chains)
+mile_chains <- if (nzchar(opt$mile_chains)) as.integer(opt$mile_chains) else chains
+stopifnot(mile_chains <= chains)
+split <- as.integer(opt$split)
+seed <- as.integer(opt$seed)
+n_tune <- as.integer(strsplit(opt$tune, ",")[[1]])
+n_samples <- as.integer(opt$samples)
+f32_steps <- as.integer(opt$f32_steps)
+f32_only <- as.logical(opt$f32_only)
+hidden <- c(16, 16, 16)
+paper <- c(airfoil = 86, concrete = 80, energy = 78, yacht = 85)
+dir.create(opt$out, showWarnings = FALSE, recursive = TRUE)
+out_file <- file.path(opt$out, "s002_t5.csv")
+
+naive_sampler <- bnn_mclmc(tuning = "naive", stepsize = 26, n_tune = n_tune,
+                           n_samples = n_samples)
+mile_sampler <- bnn_mclmc(safeguard = "blackjax", n_tune = n_tune, n_samples = n_samples)
+protocol_changed <- !identical(n_tune, c(40000L, 5000L, 5000L)) || n_samples != 10000L
+
+timed <- function(expr) {
+  t0 <- proc.time()
+  val <- suppressWarnings(force(expr))   # failed chains are counted below
+  t <- proc.time() - t0
+  list(value = val, seconds = t[["elapsed"]],
+       cpu = sum(t[c("user.self", "sys.self", "user.child", "sys.child")], na.rm = TRUE))
+}
+
+# Chains whose first n_steps tuning steps reach a gradient norm above
+# sqrt(.Machine float max) (see the header), replayed chain by chain.
+f32_limit <- sqrt(3.4028234663852886e38)
+f32_overflow <- function(fit, sampler, n_steps) {
+  if (n_steps <= 0) return(NA_integer_)
+  spec <- bnnmc:::fit_spec(fit)
+  lr <- if (!is.null(fit$ensemble)) fit$ensemble$optimizer$lr else NULL
+  hit <- vapply(seq_len(fit$chains), function(k) {
+    init <- fit$inits[[k]]
+    cs <- bnnmc:::.mclmc_c_settings(sampler, length(init), lr)
+    xp <- .Call(bnnmc:::C_mclmc_new, spec, as.double(init), fit$seed, k, cs)
+    gnorm <- function() {
+      pos <- .Call(bnnmc:::C_mclmc_info, xp)$position
+      sqrt(sum(.Call(bnnmc:::C_model_logpost, spec, pos)$grad^2))
+    }
+    worst <- gnorm()
+    for (i in seq_len(min(n_steps, sampler$n_tune[1]))) {
+      res <- .Call(bnnmc:::C_mclmc_tune, xp, 1L, 0L, 0L)
+      if (res$info$status != 0L) break
+      worst <- max(worst, gnorm(), na.rm = TRUE)
+    }
+    worst > f32_limit
+  }, logical(1))
+  sum(hit)
+}
+
+row_of <- function(ds, method, fit, t, paper_rate, settings, reduced) {
+  failed <- fit$chain_status != "ok"
+  fa <- fit$failed_at$phase[failed]
+  where <- if (any(failed)) {
+    tab <- table(factor(fa, levels = c("stage1", "stage2", "stage3", "sampling")))
+    tab <- tab[tab > 0]
+    paste(names(tab), tab, sep = ":", collapse = ";")
+  } else ""
+  note <- paste(c(reduced, if (protocol_changed)
+    sprintf("tuning %s and %d sampling steps instead of 40000/5000/5000 and 10000",
+            paste(n_tune, collapse = "/"), n_samples),
+    if (nzchar(opt$note)) opt$note), collapse = "; ")
+  data.frame(table = "s002_t5", dataset = ds, method = method, chains = fit$chains,
+             failed = sum(failed), failure_rate = 100 * mean(failed),
+             paper_rate = paper_rate, failed_in = where,
+             stuck = sum(!failed & fit$stepsize < 1e-8),
+             stepsize_median = if (any(!failed)) stats::median(fit$stepsize[!failed]) else NA,
+             lp_median = if (any(!failed))
+               stats::median(apply(fit$sampler_stats[, !failed, "lp__", drop = FALSE], 2,
+                                   stats::median)) else NA,
+             seconds = t$seconds, cpu_seconds = t$cpu,
+             grads_per_chain = mean(fit$n_grad), f32_overflow = NA_integer_,
+             de_seconds = NA_real_, settings = settings, note = note,
+             date = format(Sys.Date()), stringsAsFactors = FALSE)
+}
+
+write_row <- function(row) {
+  new <- !file.exists(out_file)
+  utils::write.table(row, out_file, sep = ",", row.names = FALSE, col.names = new,
+                     append = !new, qmethod = "double")
+  print(row[, c("dataset", "method", "chains", "failed", "failure_rate", "paper_rate",
+                "failed_in", "stuck", "stepsize_median", "lp_median", "seconds",
+                "grads_per_chain", "f32_overflow")], row.names = FALSE)
+}
+
+common <- sprintf(paste0("16-16-16 ReLU, heteroscedastic head, N(0,1) prior; split rep %d ",
+                         "(70/10/20); DE: adamw lr 0.01 wd 0.001 batch 32 patience 10, ",
+                         "one member per chain, seed %d; safeguard blackjax (BlackJAX 1.2.2)"),
+                  split, seed)
+results <- list()
+for (ds in datasets) {
+  d <- bnn_uci(ds, dir = data_dir)
+  sp <- bnn_split(d, protocol = "mile", rep = split)
+  de <- timed(bnn_ensemble(y ~ ., data = sp$train, members = chains, hidden = hidden,
+                           activation = "relu",
+                           optimizer = bnn_optimizer_preset("mile", lr = 0.01),
+                           valid_data = sp$valid, seed = seed, progress = FALSE))
+  dim_theta <- length(de$value$parameters)
+  if (f32_only) {
+    # only the single-precision indicator, filled into today's rows; the
+    # fits are set up without running them (no tuning or sampling steps)
+    shell <- function(sampler, k)
+      suppressWarnings(bnn_fit(y ~ ., data = sp$train, hidden = hidden, activation = "relu",
+                               sampler = bnn_mclmc(tuning = sampler$tuning, n_tune = c(0, 0, 0),
+                                                   n_samples = 0, stepsize = 1),
+                               chains = k, init = de$value, seed = seed, progress = FALSE))
+    old <- utils::read.csv(out_file, stringsAsFactors = FALSE)
+    if (is.null(old$f32_overflow)) {
+      # a CSV written before the column existed: insert it where runs put it
+      old$f32_overflow <- NA_integer_
+      at <- match("grads_per_chain", names(old))
+      old <- old[, c(names(old)[seq_len(at)], "f32_overflow",
+                     setdiff(names(old)[-seq_len(at)], "f32_overflow"))]
+    }
+    for (m in c("naive MCLMC", "MILE")) {
+      smp <- if (m == "MILE") mile_sampler else naive_sampler
+      k <- if (m == "MILE") mile_chains else chains
+      i <- which(old$dataset == ds & old$method == m & old$chains == k &
+                 old$date == format(Sys.Date()))
+      old$f32_overflow[i] <- f32_overflow(shell(smp, k), smp, f32_steps)
+      cat(ds, m, "f32_overflow:", old$f32_overflow[i], "\n")
+    }
+    utils::write.csv(old, out_file, row.names = FALSE)
+    next
+  }
+  naive <- timed(bnn_fit(y ~ ., data = sp$train, hidden = hidden, activation = "relu",
+                         sampler = naive_sampler, chains = chains, init = de$value,
+                         seed = seed, progress = FALSE))
+  reduced <- if (chains < 100) sprintf("%d of the paper's 100 chains (machine budget)", chains) else ""
+  r1 <- row_of(ds, "naive MCLMC", naive$value, naive, paper[[ds]],
+               sprintf(paste0("MILE tuning code %s, energy var 5e-4 constant, eps0 26, ",
+                              "L0 sqrt(d) = %.1f (d = %d), %d sampling steps thin 10; %s"),
+                       paste(n_tune, collapse = "/"), sqrt(dim_theta), dim_theta, n_samples,
+                       common), reduced)
+  r1$de_seconds <- de$seconds
+  r1$f32_overflow <- f32_overflow(naive$value, naive_sampler, f32_steps)
+  write_row(r1)
+  mile <- timed(bnn_fit(y ~ ., data = sp$train, hidden = hidden, activation = "relu",
+                        sampler = mile_sampler, chains = mile_chains, init = de$value,
+                        seed = seed, progress = FALSE))
+  reduced <- if (mile_chains < 100)
+    sprintf("%d of the paper's 100 chains, started from the first %d members (machine budget)",
+            mile_chains, mile_chains) else ""
+  r2 <- row_of(ds, "MILE", mile$value, mile, 0,
+               sprintf(paste0("MILE tuning %s, energy var 0.5 -> 0.1, eps0 = DE lr 0.01, ",
+                              "L0 max(sqrt(d), 15), %d sampling steps thin 10; %s"),
+                       paste(n_tune, collapse = "/"), n_samples, common), reduced)
+  r2$de_seconds <- de$seconds
+  r2$f32_overflow <- f32_overflow(mile$value, mile_sampler, f32_steps)
+  write_row(r2)
+  results[[length(results) + 1L]] <- rbind(r1, r2)
+}
+
+if (f32_only) quit(save = "no")
+res <- do.call(rbind, results)
+cat("\nTable 5 (% of chains with NaN): bnnmc vs Sommer et al. (2025)\n")
+tab <- data.frame(dataset = unique(res$dataset))
+for (m in c("naive MCLMC", "MILE")) {
+  sub <- res[res$method == m, ]
+  tab[[paste(m, "(bnnmc)")]] <- sprintf("%.0f%% (%d/%d)", sub$failure_rate, sub$failed, sub$chains)
+  tab[[paste(m, "(paper)")]] <- sprintf("%.0f%%", sub$paper_rate)
+  if (m == "naive MCLMC")
+    tab[["naive failed or stuck"]] <- sprintf("%.0f%%", 100 * (sub$failed + sub$stuck) / sub$chains)
+}
+print(tab, row.names = FALSE)
+cat("(stuck: finite chains whose tuned step size is below 1e-8)\n")
+cat("load average (1 min) at the end:",
+    tryCatch(strsplit(readLines("/proc/loadavg"), " ")[[1]][1], error = function(e) NA), "\n")
+cat("results appended to", out_file, "\n")
