@@ -111,10 +111,11 @@ SEXP C_diag(SEXP x, SEXP stats, SEXP probs, SEXP kappa, SEXP chainwise,
   if (nth > n_var) nth = n_var > 0 ? n_var : 1;
   size_t bytes = bnn_diag_ws_size(n_iter, n_chain, kap);
   if (!bytes) Rf_error("'x' has too many draws per variable (%d x %d)", n_iter, n_chain);
+  int no_simd = Rf_asLogical(simd) == 0;
   bnn_diag_ws **wss = (bnn_diag_ws **) R_alloc(nth, sizeof(bnn_diag_ws *));
   for (int t = 0; t < nth; t++) {
     wss[t] = bnn_diag_ws_init(R_alloc(bytes, 1), n_iter, n_chain, kap);
-    if (Rf_asLogical(simd) == 0) bnn_diag_no_simd(wss[t]);
+    if (no_simd) bnn_diag_no_simd(wss[t]);
   }
 
   SEXP out = PROTECT(Rf_allocVector(VECSXP, 6));

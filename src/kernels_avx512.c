@@ -48,10 +48,10 @@ static const double exp2_16_lo[16] = {
  * p = exp(r) - 1 (degree-7 Taylor polynomial; truncation < 2e-18
  * relative), so exp(x) = s (1 + p) and expm1(x) = s p + (s - 1) + slo,
  * where slo = 2^m times the rounding error of the table entry (computed
- * when lo_tab is given).  x must be
+ * when lo_tab, the two registers holding exp2_16_lo, is given).  x must be
  * clamped to [-708, 709] by the caller (NaN passes through as NaN). */
 static inline __attribute__((always_inline)) void exp_parts(__m512d x, __m512d tlo, __m512d thi, __m512d *s,
-                             __m512d *p, const double *lo_tab, __m512d *slo) {
+                             __m512d *p, const __m512d *lo_tab, __m512d *slo) {
   const __m512d shifter = _mm512_set1_pd(6755399441055744.0); /* 1.5 2^52 */
   const __m512d inv = _mm512_set1_pd(23.083120654223414);    /* 16 / ln2 */
   const __m512d hi = _mm512_set1_pd(0x1.62e42f0000000p-5);
@@ -74,8 +74,7 @@ static inline __attribute__((always_inline)) void exp_parts(__m512d x, __m512d t
   *p = _mm512_mul_pd(q, r);
   *s = _mm512_scalef_pd(tj, m);
   if (lo_tab) {
-    __m512d l = _mm512_permutex2var_pd(_mm512_loadu_pd(lo_tab), _mm512_castpd_si512(t),
-                                       _mm512_loadu_pd(lo_tab + 8));
+    __m512d l = _mm512_permutex2var_pd(lo_tab[0], _mm512_castpd_si512(t), lo_tab[1]);
     *slo = _mm512_scalef_pd(l, m);
   }
 }
@@ -100,6 +99,7 @@ static void vtanh_avx512(const double *x, double *out, int n) {
   const __m512d cap = _mm512_set1_pd(40.0), one = _mm512_set1_pd(1.0);
   const __m512d two = _mm512_set1_pd(2.0);
   const __m512i sign = _mm512_set1_epi64((long long)0x8000000000000000ULL);
+  const __m512d lo_tab[2] = {_mm512_loadu_pd(exp2_16_lo), _mm512_loadu_pd(exp2_16_lo + 8)};
   for (int i = 0; i < n; i += 8) {
     __mmask8 mk = n - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (n - i)) - 1u);
     __m512d v = _mm512_maskz_loadu_pd(mk, x + i);
@@ -108,7 +108,7 @@ static void vtanh_avx512(const double *x, double *out, int n) {
     ax2 = _mm512_add_pd(ax2, ax2);
     ax2 = _mm512_min_pd(cap, ax2); /* NaN stays NaN */
     __m512d s, p, sl;
-    exp_parts(_mm512_sub_pd(_mm512_setzero_pd(), ax2), tlo, thi, &s, &p, exp2_16_lo, &sl);
+    exp_parts(_mm512_sub_pd(_mm512_setzero_pd(), ax2), tlo, thi, &s, &p, lo_tab, &sl);
     /* the low part of the table entry matters where s - 1 cancels */
     __m512d em1 = _mm512_add_pd(_mm512_fmadd_pd(s, p, _mm512_sub_pd(s, one)), sl);
     __m512d t = _mm512_div_pd(_mm512_sub_pd(_mm512_setzero_pd(), em1),

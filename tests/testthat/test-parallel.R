@@ -36,6 +36,14 @@ recording_handler <- function(env) {
     }))
 }
 
+# a fit with progress = TRUE, and the steps and messages the handler recorded
+fit_recording_progress <- function(rec) {
+  fit <- suppressWarnings(par_fit(progress = TRUE))
+  list(fit = fit,
+       steps = vapply(rec$updates, `[[`, numeric(1), "step"),
+       msgs = vapply(rec$updates, function(u) paste(u$message, collapse = ""), ""))
+}
+
 test_that("each chain run on its own in this session gives the fit's draws", {
   ref <- suppressWarnings(par_fit(progress = FALSE))
   # the non-future path of dispatch_chains() is lapply(): run the chains directly
@@ -99,9 +107,8 @@ test_that("progress goes through progressr per chain and phase", {
   rec <- new.env()
   oopt <- options(progressr.handlers = list(recording_handler(rec)))
   on.exit(options(oopt), add = TRUE)
-  a <- suppressWarnings(par_fit(progress = TRUE))
-  steps <- vapply(rec$updates, `[[`, numeric(1), "step")
-  msgs <- vapply(rec$updates, function(u) paste(u$message, collapse = ""), "")
+  run <- fit_recording_progress(rec)
+  a <- run$fit; steps <- run$steps; msgs <- run$msgs
   expect_identical(rec$updates[[1]]$max, 2L * 90L)
   expect_identical(max(steps), 180)
   expect_true(all(diff(steps) > 0))
@@ -128,10 +135,9 @@ test_that("progress from multisession workers reaches the calling session", {
   rec <- new.env()
   oopt <- options(progressr.handlers = list(recording_handler(rec)))
   on.exit(options(oopt), add = TRUE)
-  a <- suppressWarnings(par_fit(progress = TRUE))
-  steps <- vapply(rec$updates, `[[`, numeric(1), "step")
+  run <- fit_recording_progress(rec)
+  a <- run$fit; steps <- run$steps; msgs <- run$msgs
   expect_identical(max(steps), 180)
-  msgs <- vapply(rec$updates, function(u) paste(u$message, collapse = ""), "")
   expect_true(any(grepl("^chain 2: ", msgs)))
   future::plan(future::sequential)
   expect_identical(a$draws, suppressWarnings(par_fit(progress = FALSE))$draws)
