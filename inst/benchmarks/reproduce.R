@@ -28,7 +28,9 @@
 #            5 runs (--splits 1,2,3,4,5); MILE (and the DE it starts from);
 #            accuracy, LPPD and the paper's NLL.
 # --baselines_only TRUE (s000_t3, s000_t4) writes the LM, DNN and DE rows
-# without running the sampler.
+# without running the sampler; --methods (s002_t1, default DE,MILE,BDE)
+# picks the rows of the MILE table to compute (the ensemble that starts
+# MILE and BDE is always trained).
 # One CSV row per (table, dataset, split, method) is appended to
 # <out>/<table>.csv as soon as it is computed, so a partial run is usable.
 # The classification tables add the columns accuracy (of the most probable
@@ -41,7 +43,7 @@ library(bnnmc)
 opt <- list(table = "s002_t1", datasets = "airfoil,concrete,energy,yacht",
             splits = "1,2,3", workers = "2", chains = "12", nuts_chains = "", data = "",
             out = file.path("inst", "benchmarks", "results"), warmup = "", iter = "",
-            baselines_only = "FALSE", note = "")
+            baselines_only = "FALSE", methods = "DE,MILE,BDE", note = "")
 a <- commandArgs(trailingOnly = TRUE)
 for (i in seq(1, length(a), by = 2)) opt[[sub("^--", "", a[i])]] <- a[i + 1]
 data_dir <- if (nzchar(opt$data)) opt$data else
@@ -61,6 +63,7 @@ chains <- as.integer(opt$chains)
 nuts_chains <- if (nzchar(opt$nuts_chains)) as.integer(opt$nuts_chains) else chains
 workers <- as.integer(opt$workers)
 baselines_only <- as.logical(opt$baselines_only)
+methods <- strsplit(opt$methods, ",")[[1]]
 dir.create(opt$out, showWarnings = FALSE, recursive = TRUE)
 out_file <- file.path(opt$out, paste0(opt$table, ".csv"))
 
@@ -177,25 +180,29 @@ for (ds in datasets) {
       }
     } else if (opt$table == "s002_t1") {
       # the DE baseline (de.yaml: lr 0.01, patience 20) ...
-      base <- elapsed(bnn_ensemble(y ~ ., data = sp$train, members = chains,
-                                   hidden = c(16, 16), activation = "relu",
-                                   optimizer = bnn_optimizer_preset("mile_de"),
-                                   valid_data = sp$valid, seed = s, progress = FALSE))
-      write_row(row_of(ds, s, "DE", bnn_metrics(base$value, test), base$seconds,
-                       draws = 1, chains_used = chains))
+      if ("DE" %in% methods) {
+        base <- elapsed(bnn_ensemble(y ~ ., data = sp$train, members = chains,
+                                     hidden = c(16, 16), activation = "relu",
+                                     optimizer = bnn_optimizer_preset("mile_de"),
+                                     valid_data = sp$valid, seed = s, progress = FALSE))
+        write_row(row_of(ds, s, "DE", bnn_metrics(base$value, test), base$seconds,
+                         draws = 1, chains_used = chains))
+      }
       # ... and the ensemble that starts MILE and BDE (lr 0.001, patience 10)
       de <- elapsed(bnn_ensemble(y ~ ., data = sp$train, members = chains,
                                  hidden = c(16, 16), activation = "relu",
                                  optimizer = bnn_optimizer_preset("mile"),
                                  valid_data = sp$valid, seed = s, progress = FALSE))
-      mile <- elapsed(bnn_fit(y ~ ., data = sp$train, hidden = c(16, 16),
-                              activation = "relu", sampler = "mile", chains = chains,
-                              init = de$value, seed = s, progress = FALSE))
-      write_row(row_of(ds, s, "MILE", bnn_metrics(mile$value, test), mile$seconds,
-                       grads = stats::median(mile$value$n_grad),
-                       draws = dim(mile$value$draws)[1], chains_used = chains))
+      if ("MILE" %in% methods) {
+        mile <- elapsed(bnn_fit(y ~ ., data = sp$train, hidden = c(16, 16),
+                                activation = "relu", sampler = "mile", chains = chains,
+                                init = de$value, seed = s, progress = FALSE))
+        write_row(row_of(ds, s, "MILE", bnn_metrics(mile$value, test), mile$seconds,
+                         grads = stats::median(mile$value$n_grad),
+                         draws = dim(mile$value$draws)[1], chains_used = chains))
+      }
       # --nuts_chains 0 skips BDE (bikesharing and protein on a small machine)
-      if (nuts_chains > 0) {
+      if (nuts_chains > 0 && "BDE" %in% methods) {
         bde <- elapsed(suppressWarnings(
           bnn_fit(y ~ ., data = sp$train, hidden = c(16, 16), activation = "relu",
                   sampler = "dei", chains = nuts_chains, init = de$value, warmup = 100,
