@@ -170,7 +170,9 @@ print.bnn_ensemble <- function(x, ...) {
   cat(sprintf(" optimizer:    %s, lr %s, weight decay %s, %s, %d epochs max%s\n",
               o$optimizer, fmt_num(o$lr), fmt_num(o$weight_decay),
               if (is.null(o$batch_size)) "full batch" else paste("batch", o$batch_size),
-              o$epochs, if (is.null(o$patience)) "" else paste(", patience", o$patience)))
+              o$epochs, if (is.null(o$patience)) "" else
+                paste0(", patience ", o$patience,
+                       if (identical(o$stopping, "window")) " (window rule)" else "")))
   fl <- vapply(x$train_loss, function(l) if (length(l)) l[length(l)] else NA_real_, numeric(1))
   if (any(!is.na(fl)))
     cat(" final training loss (mean NLL): ",

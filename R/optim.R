@@ -75,9 +75,16 @@
 #' `epochs = 500` and `patience = 10`.
 #'
 #' Early stopping monitors the mean negative log-likelihood per validation
-#' row after every epoch and stops once it has not improved for `patience`
-#' epochs; with `restore_best = TRUE` the parameters of the best epoch are
-#' returned (MILE keeps the last ones).
+#' row after every epoch. With `stopping = "best"` training stops once the
+#' loss has not improved on its best value for `patience` epochs (the rule
+#' of Keras and PyTorch Lightning). `stopping = "window"` is the rule of
+#' MILE's reference code: stop once each of the last `patience` losses is
+#' at least the loss `patience + 1` epochs back (at epoch `patience`, the
+#' first loss, which is one of the window, so `patience = 1` stops after
+#' the first epoch, as that code does); a slowly improving but noisy loss
+#' trains longer than with `"best"`. With
+#' `restore_best = TRUE` the parameters of the best epoch are returned
+#' (MILE's code keeps the last ones).
 #'
 #' @param optimizer `"adamw"` (decoupled weight decay) or `"adam"`.
 #' @param lr Learning rate, > 0.
@@ -91,6 +98,8 @@
 #'   epoch with the lowest validation loss (`TRUE`) or the last ones.
 #' @param beta1,beta2 Adam's moment decay rates, in `[0, 1)`.
 #' @param eps Adam's denominator offset, > 0.
+#' @param stopping Early-stopping rule with `patience`: `"best"` or
+#'   `"window"`, see Details.
 #' @return A list of class `"bnn_optimizer"` with the validated settings.
 #' @examples
 #' # DEI-MCMC's ensemble training (full batch)
@@ -98,14 +107,20 @@
 #' # MILE's UCI settings
 #' bnn_optimizer(lr = 1e-3, weight_decay = 1e-3, epochs = 500,
 #'               batch_size = 32, patience = 10)
+#' # ... with the early stopping of MILE's code
+#' bnn_optimizer(lr = 1e-3, weight_decay = 1e-3, epochs = 500,
+#'               batch_size = 32, patience = 10, stopping = "window",
+#'               restore_best = FALSE)
 #' @export
 bnn_optimizer <- function(optimizer = c("adamw", "adam"), lr = 1e-2,
                           weight_decay = 1e-2, epochs = 5000,
                           batch_size = NULL, patience = NULL,
                           loss = c("nll", "posterior"), restore_best = TRUE,
-                          beta1 = 0.9, beta2 = 0.999, eps = 1e-8) {
+                          beta1 = 0.9, beta2 = 0.999, eps = 1e-8,
+                          stopping = "best") {
   optimizer <- match.arg(optimizer)
   loss <- match.arg(loss)
+  stopping <- match_choice(stopping, c("best", "window"), "stopping")
   structure(list(
     optimizer = optimizer,
     lr = .omc_check_number(lr, "lr", 0, Inf, lower_open = TRUE, upper_open = TRUE),
@@ -118,7 +133,8 @@ bnn_optimizer <- function(optimizer = c("adamw", "adam"), lr = 1e-2,
     restore_best = .omc_check_flag(restore_best, "restore_best"),
     beta1 = .omc_check_number(beta1, "beta1", 0, 1, upper_open = TRUE),
     beta2 = .omc_check_number(beta2, "beta2", 0, 1, upper_open = TRUE),
-    eps = .omc_check_number(eps, "eps", 0, Inf, lower_open = TRUE, upper_open = TRUE)
+    eps = .omc_check_number(eps, "eps", 0, Inf, lower_open = TRUE, upper_open = TRUE),
+    stopping = stopping
   ), class = "bnn_optimizer")
 }
 
@@ -141,12 +157,13 @@ bnn_optimizer <- function(optimizer = c("adamw", "adam"), lr = 1e-2,
                           weight_decay = 1e-2, epochs = 5000,
                           batch_size = NULL, patience = NULL,
                           loss = c("nll", "posterior"), restore_best = TRUE,
-                          beta1 = 0.9, beta2 = 0.999, eps = 1e-8) {
+                          beta1 = 0.9, beta2 = 0.999, eps = 1e-8,
+                          stopping = "best") {
   s <- bnn_optimizer(optimizer = optimizer, lr = lr,
                      weight_decay = weight_decay, epochs = epochs,
                      batch_size = batch_size, patience = patience,
                      loss = loss, restore_best = restore_best, beta1 = beta1,
-                     beta2 = beta2, eps = eps)
+                     beta2 = beta2, eps = eps, stopping = stopping)
   seed <- .omc_check_seed(seed)
   member <- .omc_check_count(member, "member", 0)
   if (!is.list(spec) || is.null(spec$X) || is.null(spec$y))
@@ -176,6 +193,7 @@ bnn_optimizer <- function(optimizer = c("adamw", "adam"), lr = 1e-2,
     batch_size = if (is.null(s$batch_size)) 0L else s$batch_size,
     patience = if (is.null(s$patience)) 0L else s$patience,
     restore_best = as.integer(s$restore_best),
+    stopping = if (s$stopping == "best") 0L else 1L,
     lr = s$lr, weight_decay = s$weight_decay,
     beta1 = s$beta1, beta2 = s$beta2, eps = s$eps
   )

@@ -26,7 +26,8 @@ static void optim_finalizer(SEXP xp) {
 /* spec: model spec with the training data; valid_spec: the same model with
  * the validation data, or NULL; init: NULL (Glorot) or double of length dim;
  * settings: list(optimizer = 0 adam / 1 adamw, loss = 0 nll / 1 posterior,
- * epochs, batch_size (0 = full), patience (0 = none), restore_best, lr,
+ * epochs, batch_size (0 = full), patience (0 = none), restore_best,
+ * stopping (0 = best, 1 = window), lr,
  * weight_decay, beta1, beta2, eps).
  * Returns list(par, train_loss, valid_loss, best_epoch, epochs, n_grad,
  * status, init). */
@@ -45,6 +46,7 @@ SEXP C_optimize(SEXP spec, SEXP valid_spec, SEXP init, SEXP seed,
   s.batch_size = bnn_get_int(settings, "batch_size", 0);
   s.patience = bnn_get_int(settings, "patience", 0);
   s.restore_best = bnn_get_int(settings, "restore_best", 1);
+  s.stopping = bnn_get_int(settings, "stopping", BNN_STOP_BEST);
   s.lr = bnn_get_double(settings, "lr", 1e-2);
   s.weight_decay = bnn_get_double(settings, "weight_decay", 1e-2);
   s.beta1 = bnn_get_double(settings, "beta1", 0.9);
@@ -58,6 +60,8 @@ SEXP C_optimize(SEXP spec, SEXP valid_spec, SEXP init, SEXP seed,
   if (s.batch_size == NA_INTEGER || s.batch_size < 0) Rf_error("'batch_size' must be a non-negative integer");
   if (s.patience == NA_INTEGER || s.patience < 0) Rf_error("'patience' must be a non-negative integer");
   if (s.restore_best == NA_INTEGER) Rf_error("'restore_best' must be TRUE or FALSE");
+  if (s.stopping != BNN_STOP_BEST && s.stopping != BNN_STOP_WINDOW)
+    Rf_error("'stopping' code must be 0 (best) or 1 (window)");
   if (!(s.lr > 0) || !isfinite(s.lr)) Rf_error("'lr' must be a positive number");
   if (!(s.weight_decay >= 0) || !isfinite(s.weight_decay)) Rf_error("'weight_decay' must be >= 0");
   if (!(s.beta1 >= 0 && s.beta1 < 1)) Rf_error("'beta1' must be in [0, 1)");

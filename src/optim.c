@@ -25,6 +25,7 @@ void bnn_optim_free(bnn_optim *o) {
   free(o->v);
   free(o->prev);
   free(o->perm);
+  free(o->vhist);
   free(o);
 }
 
@@ -52,8 +53,10 @@ bnn_optim *bnn_optim_new(bnn_model *train, bnn_model *valid, const double *X0,
   o->v = calloc(1, bd);
   o->prev = malloc(bd);
   o->perm = malloc(sizeof(int) * (size_t)(o->n > 0 ? o->n : 1));
+  int hist = o->s.patience > 0 ? o->s.patience + 1 : 1;
+  o->vhist = malloc(sizeof(double) * (size_t)hist);
   if (!o->theta || !o->best || !o->grad || !o->m || !o->v || !o->prev ||
-      !o->perm) {
+      !o->perm || !o->vhist) {
     bnn_optim_free(o);
     return NULL;
   }
@@ -133,6 +136,21 @@ static void adam_update(bnn_optim *o) {
   }
 }
 
+/* Early stopping after epoch o->epoch with validation loss vl. */
+static int stop_now(bnn_optim *o, double vl) {
+  int p = o->s.patience, t = o->epoch;
+  if (o->s.stopping == BNN_STOP_BEST) return o->since_best >= p;
+  /* window rule: losses L_1..L_t kept in a ring of p + 1 */
+  o->vhist[(t - 1) % (p + 1)] = vl;
+  if (t < p) return 0;
+  /* the reference loss is L_{t-p}; with t == p there is none yet and the
+   * reference code's clamped index takes L_1, itself one of the last p */
+  double ref = o->vhist[(t > p ? t - p - 1 : 0) % (p + 1)];
+  for (int k = t - p + 1; k <= t; k++)
+    if (!(o->vhist[(k - 1) % (p + 1)] >= ref)) return 0;   /* NaN: no stop */
+  return 1;
+}
+
 int bnn_optim_epoch(bnn_optim *o, double *train_loss, double *valid_loss) {
   int n = o->n, B = o->s.batch_size, d = o->dim;
   size_t bd = sizeof(double) * (size_t)d;
@@ -171,10 +189,10 @@ int bnn_optim_epoch(bnn_optim *o, double *train_loss, double *valid_loss) {
       memcpy(o->best, o->theta, bd);
     } else {
       o->since_best++;
-      if (o->s.patience > 0 && o->since_best >= o->s.patience) {
-        o->status = BNN_OPTIM_EARLY_STOP;
-        return 1;
-      }
+    }
+    if (o->s.patience > 0 && stop_now(o, vl)) {
+      o->status = BNN_OPTIM_EARLY_STOP;
+      return 1;
     }
   }
   return 0;

@@ -31,6 +31,15 @@
 
 enum bnn_optimizer { BNN_OPT_ADAM = 0, BNN_OPT_ADAMW = 1 };
 enum bnn_loss { BNN_LOSS_NLL = 0, BNN_LOSS_POSTERIOR = 1 };
+/* Early-stopping rules (bnn_optim_settings.stopping) */
+enum bnn_stopping {
+  BNN_STOP_BEST = 0,    /* stop after `patience` epochs without a new best
+                           validation loss (Keras, PyTorch Lightning) */
+  BNN_STOP_WINDOW = 1   /* MILE's reference code: stop when each of the last
+                           `patience` losses is >= the loss `patience` + 1
+                           epochs back (the first loss until there is one) */
+};
+
 enum bnn_optim_status {
   BNN_OPTIM_OK = 0,
   BNN_OPTIM_EARLY_STOP = 1,   /* stopped by patience */
@@ -44,6 +53,7 @@ typedef struct {
   int batch_size;        /* <= 0 or >= n: full batch */
   int patience;          /* <= 0: no early stopping */
   int restore_best;      /* with validation data: return the best epoch */
+  int stopping;          /* enum bnn_stopping */
   double lr, weight_decay, beta1, beta2, eps;
 } bnn_optim_settings;
 
@@ -61,6 +71,7 @@ typedef struct {
   int best_epoch;        /* 1-based; 0 = none yet */
   double best_loss;
   int since_best;
+  double *vhist;         /* last patience + 1 validation losses (ring) */
   double n_grad;
   int status;
 } bnn_optim;

@@ -129,6 +129,54 @@ test_that("early stopping returns the best validation epoch", {
                                            lr = 0.01, weight_decay = 0)$par)
 })
 
+test_that("the window rule stops where MILE's code would", {
+  # MILE's reference code: after epoch t >= p, stop when each of the last p
+  # validation losses is >= the loss p + 1 epochs back (the first loss at
+  # t == p, where its clamped index lands)
+  window_stop <- function(L, p) {
+    for (t in seq_along(L)) {
+      if (t < p) next
+      ref <- L[if (t > p) t - p else 1L]
+      if (all(L[(t - p + 1L):t] >= ref)) return(t)
+    }
+    NA_integer_
+  }
+  set.seed(5)
+  x <- runif(60, -1, 1)
+  xv <- runif(30, -1, 1)
+  spec <- list(type = "bnn", sizes = c(1L, 2L), act = 0L, lik = 0L,
+               prior = 0L, prior_scale = rep(1, 4), sigma_fixed = 1,
+               sigma_prior = 0L, sigma_prior_scale = 1, X = matrix(x),
+               y = 2 * x + rnorm(60, sd = 0.1))
+  valid <- list(X = matrix(xv), y = xv + rnorm(30, sd = 0.1))
+  init <- c(0, 0, 0, log(2))
+  full <- .bnn_optimize(spec, valid = valid, init = init, epochs = 1500,
+                        lr = 0.01, weight_decay = 0)
+  for (p in c(1L, 5L, 25L)) {
+    w <- .bnn_optimize(spec, valid = valid, init = init, epochs = 1500, lr = 0.01,
+                       weight_decay = 0, patience = p, stopping = "window",
+                       restore_best = FALSE)
+    b <- .bnn_optimize(spec, valid = valid, init = init, epochs = 1500, lr = 0.01,
+                       weight_decay = 0, patience = p)
+    expect_identical(w$status, "early_stop")
+    expect_identical(w$epochs, window_stop(full$valid_loss, p))
+    expect_identical(w$valid_loss, full$valid_loss[seq_len(w$epochs)])
+    # never earlier than the "best" rule, except at epoch p, where the
+    # clamped reference is one of the window (patience 1 stops at once)
+    if (w$epochs > p) expect_gte(w$epochs, b$epochs)
+    if (p == 1L) expect_identical(w$epochs, 1L)
+    # the last parameters, as MILE's code keeps them
+    expect_identical(w$par, .bnn_optimize(spec, init = init, epochs = w$epochs,
+                                          lr = 0.01, weight_decay = 0)$par)
+  }
+  expect_error(bnn_optimizer(stopping = "last"), "'stopping' must be one of")
+  expect_match(paste(capture.output(print(bnn_ensemble(
+    y ~ x, data = data.frame(x = x, y = 2 * x), members = 1, hidden = 2,
+    optimizer = bnn_optimizer(epochs = 3, patience = 2, stopping = "window"),
+    valid_data = data.frame(x = xv, y = xv), progress = FALSE))), collapse = "\n"),
+    "window rule")
+})
+
 test_that("a non-finite loss stops training with finite parameters", {
   spec <- tiny_spec(act = 1L)          # ReLU: huge inputs overflow
   spec$X <- spec$X * 1e300
