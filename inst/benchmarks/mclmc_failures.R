@@ -78,7 +78,8 @@
 # chain (both precisions: status, where it failed, tuned step size and L,
 # gradients, median lp__, seconds; for the replay also the energy error,
 # step size, L and log density of the last tuning step, i.e. the failing
-# one of a chain that failed in tuning) goes to <out>/s002_t5_chains.csv.
+# one of a chain that failed in tuning; with the replay, the energy error of
+# the first tuning step in both precisions) goes to <out>/s002_t5_chains.csv.
 #
 # --init ensemble (default, as in the paper): chains start from deep-
 # ensemble members; random / prior: from bnn_fit()'s init = "random"
@@ -209,6 +210,21 @@ write_chains <- function(df) {
 }
 
 phases <- c("stage1", "stage2", "stage3", "sampling")
+
+# Energy error of each chain's first tuning step (from the same start, RNG
+# stream, step size and L) in double and in single precision, by the
+# replay run for one step: float32 loses a chain at once when it exceeds
+# sqrt(3.4e38) = 1.8e19 (its square, in the step-size estimator, is Inf).
+first_step_de <- function(sampler, k, setup) {
+  one <- sampler
+  one$n_tune <- c(1L, 0L, 0L)
+  one$n_samples <- 0L
+  t(vapply(seq_len(k), function(cid) {
+    de <- function(sym) f32_chain(sym, setup$spec, setup$inits[[cid]], seed, cid, one,
+                                  setup$lr)$res[["last_energy_change"]]
+    c(first_de_double = de(sym_double), first_de_single = de(sym_single))
+  }, numeric(2)))
+}
 
 # per-chain rows of a double-precision fit
 chains_of_fit <- function(ds, method, fit) {
@@ -343,6 +359,10 @@ for (ds in datasets) {
     list(name = "MILE", sampler = mile_sampler, k = mile_chains, paper = 0,
          settings = set2, reduced = reduced2))
   for (m in methods) {
+    if (run_single) {
+      setup <- f32_setup(y ~ ., sp$train, hidden, "relu", m$k, de$value, seed)
+      fde <- first_step_de(m$sampler, m$k, setup)
+    }
     if (run_double) {
       fit <- timed(bnn_fit(y ~ ., data = sp$train, hidden = hidden, activation = "relu",
                            sampler = m$sampler, chains = m$k, init = de$value,
@@ -351,16 +371,17 @@ for (ds in datasets) {
       r$de_seconds <- de$seconds
       r$f32_overflow <- f32_overflow(fit$value, m$sampler, f32_steps)
       write_row(r)
-      write_chains(chains_of_fit(ds, m$name, fit$value))
+      pc <- chains_of_fit(ds, m$name, fit$value)
+      if (run_single) pc <- cbind(pc[names(pc) != "date"], fde, pc["date"])
+      write_chains(pc)
       results[[length(results) + 1L]] <- r
     }
     if (run_single) {
-      setup <- f32_setup(y ~ ., sp$train, hidden, "relu", m$k, de$value, seed)
       rs <- replay_single(ds, paste(m$name, "(float32 replay)"), m$sampler, m$k, setup,
                           m$paper, m$settings, m$reduced)
       rs$row$de_seconds <- de$seconds
       write_row(rs$row)
-      write_chains(rs$chains)
+      write_chains(cbind(rs$chains[names(rs$chains) != "date"], fde, rs$chains["date"]))
       results[[length(results) + 1L]] <- rs$row
     }
   }
