@@ -230,7 +230,9 @@ first_step_de <- function(sampler, k, setup) {
 chains_of_fit <- function(ds, method, fit) {
   lp <- fit$sampler_stats[, , "lp__", drop = FALSE]
   data.frame(dataset = ds, method = method, precision = "double", init = init_kind,
-             chain = seq_len(fit$chains), status = as.character(fit$chain_status),
+             chain = seq_len(fit$chains),
+             status = ifelse(grepl("^non-finite state", fit$chain_status), "nonfinite",
+                             as.character(fit$chain_status)),
              fail_phase = fit$failed_at$phase, fail_step = fit$failed_at$step,
              fail_reason = fit$failed_at$reason, stepsize = fit$stepsize, L = fit$L,
              n_grad = fit$n_grad, lp_median = apply(lp, 2, stats::median),
