@@ -361,6 +361,8 @@ for (ds in datasets) {
     list(name = "MILE", sampler = mile_sampler, k = mile_chains, paper = 0,
          settings = set2, reduced = reduced2))
   for (m in methods) {
+    fde <- matrix(NA_real_, m$k, 2, dimnames = list(NULL, c("first_de_double",
+                                                           "first_de_single")))
     if (run_single) {
       setup <- f32_setup(y ~ ., sp$train, hidden, "relu", m$k, de$value, seed)
       fde <- first_step_de(m$sampler, m$k, setup)
@@ -374,7 +376,7 @@ for (ds in datasets) {
       r$f32_overflow <- f32_overflow(fit$value, m$sampler, f32_steps)
       write_row(r)
       pc <- chains_of_fit(ds, m$name, fit$value)
-      if (run_single) pc <- cbind(pc[names(pc) != "date"], fde, pc["date"])
+      pc <- cbind(pc[names(pc) != "date"], fde, pc["date"])
       write_chains(pc)
       results[[length(results) + 1L]] <- r
     }
