@@ -13,6 +13,29 @@
 #include <math.h>
 #include <stdint.h>
 
+#ifdef BNNMC_VMATH_LIBM
+/* Benchmark builds only (inst/benchmarks/f32, the single-precision replay
+ * of MCLMC): the C library's exp and tanh, because the bit manipulations
+ * below assume IEEE double (a 52-bit mantissa, exponent bias 1023).  Never
+ * defined in the package build, so the package's kernels are unchanged. */
+static void KSUF(vexp)(const double *x, double *out, int n) {
+  for (int i = 0; i < n; i++) out[i] = exp(x[i]);
+}
+
+static void KSUF(vtanh)(const double *x, double *out, int n) {
+  for (int i = 0; i < n; i++) out[i] = tanh(x[i]);
+}
+
+static void KSUF(vsigmoid)(const double *x, double *out, int n) {
+  for (int i = 0; i < n; i++) {
+    double xi = x[i];
+    double ax = xi < 0 ? -xi : xi;
+    double e = exp(-ax);
+    double num = xi >= 0 ? 1.0 : e;
+    out[i] = num / (1.0 + e);
+  }
+}
+#else
 static inline void KSUF(exp_parts)(double x, double *s, double *p) {
   const double log2e = 1.4426950408889634074;
   const double ln2_hi = 6.93147180369123816490e-01;
@@ -72,6 +95,7 @@ static void KSUF(vsigmoid)(const double *x, double *out, int n) {
     out[i] = num / (1.0 + e);
   }
 }
+#endif /* BNNMC_VMATH_LIBM */
 
 /* Activation of n values (codes as enum bnn_act in model.h). */
 static void KSUF(act_forward)(int act, const double *z, double *a, int n) {
