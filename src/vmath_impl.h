@@ -15,26 +15,12 @@
 
 #ifdef BNNMC_VMATH_LIBM
 /* Benchmark builds only (inst/benchmarks/f32, the single-precision replay
- * of MCLMC): the C library's exp and tanh, because the bit manipulations
- * below assume IEEE double (a 52-bit mantissa, exponent bias 1023).  Never
- * defined in the package build, so the package's kernels are unchanged. */
-static void KSUF(vexp)(const double *x, double *out, int n) {
-  for (int i = 0; i < n; i++) out[i] = exp(x[i]);
-}
-
-static void KSUF(vtanh)(const double *x, double *out, int n) {
-  for (int i = 0; i < n; i++) out[i] = tanh(x[i]);
-}
-
-static void KSUF(vsigmoid)(const double *x, double *out, int n) {
-  for (int i = 0; i < n; i++) {
-    double xi = x[i];
-    double ax = xi < 0 ? -xi : xi;
-    double e = exp(-ax);
-    double num = xi >= 0 ? 1.0 : e;
-    out[i] = num / (1.0 + e);
-  }
-}
+ * of MCLMC): exp and expm1 from the C library, because the bit
+ * manipulations below assume IEEE double (a 52-bit mantissa, exponent bias
+ * 1023).  Never defined in the package build, so the package's kernels are
+ * unchanged; vexp, vtanh and vsigmoid below are shared. */
+static inline double KSUF(exp_kernel)(double x) { return exp(x); }
+static inline double KSUF(expm1_kernel)(double x) { return expm1(x); }
 #else
 static inline void KSUF(exp_parts)(double x, double *s, double *p) {
   const double log2e = 1.4426950408889634074;
@@ -67,6 +53,13 @@ static inline double KSUF(exp_kernel)(double x) {
   return s + s * p;
 }
 
+static inline double KSUF(expm1_kernel)(double x) {
+  double s, p;
+  KSUF(exp_parts)(x, &s, &p);
+  return s * p + (s - 1.0);
+}
+#endif /* BNNMC_VMATH_LIBM */
+
 static void KSUF(vexp)(const double *x, double *out, int n) {
   for (int i = 0; i < n; i++) out[i] = KSUF(exp_kernel)(x[i]);
 }
@@ -78,9 +71,7 @@ static void KSUF(vtanh)(const double *x, double *out, int n) {
     double xi = x[i];
     double ax2 = 2.0 * fabs(xi);
     ax2 = ax2 > 40.0 ? 40.0 : ax2;
-    double s, p;
-    KSUF(exp_parts)(-ax2, &s, &p);
-    double e = s * p + (s - 1.0);
+    double e = KSUF(expm1_kernel)(-ax2);
     out[i] = copysign(-e / (2.0 + e), xi);
   }
 }
@@ -95,7 +86,6 @@ static void KSUF(vsigmoid)(const double *x, double *out, int n) {
     out[i] = num / (1.0 + e);
   }
 }
-#endif /* BNNMC_VMATH_LIBM */
 
 /* Activation of n values (codes as enum bnn_act in model.h). */
 static void KSUF(act_forward)(int act, const double *z, double *a, int n) {

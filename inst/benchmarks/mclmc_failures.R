@@ -168,18 +168,28 @@ f32_overflow <- function(fit, sampler, n_steps) {
   sum(hit)
 }
 
-row_of <- function(ds, method, fit, t, paper_rate, settings, reduced) {
-  failed <- fit$chain_status != "ok"
-  fa <- fit$failed_at$phase[failed]
-  where <- if (any(failed)) {
-    tab <- table(factor(fa, levels = c("stage1", "stage2", "stage3", "sampling")))
-    tab <- tab[tab > 0]
-    paste(names(tab), tab, sep = ":", collapse = ";")
-  } else ""
-  note <- paste(c(reduced, if (protocol_changed)
+phases <- c("stage1", "stage2", "stage3", "sampling")
+
+# "phase:count;..." of the phases where the failed chains stopped
+failed_in <- function(fail_phase) {
+  if (!length(fail_phase)) return("")
+  tab <- table(factor(fail_phase, levels = phases))
+  tab <- tab[tab > 0]
+  paste(names(tab), tab, sep = ":", collapse = ";")
+}
+
+# the note column: reduced chain counts, a changed protocol, --note
+row_note <- function(reduced) {
+  paste(c(reduced, if (protocol_changed)
     sprintf("tuning %s and %d sampling steps instead of 40000/5000/5000 and 10000",
             paste(n_tune, collapse = "/"), n_samples),
     if (nzchar(opt$note)) opt$note), collapse = "; ")
+}
+
+row_of <- function(ds, method, fit, t, paper_rate, settings, reduced) {
+  failed <- fit$chain_status != "ok"
+  where <- failed_in(fit$failed_at$phase[failed])
+  note <- row_note(reduced)
   data.frame(table = "s002_t5", dataset = ds, method = method, chains = fit$chains,
              failed = sum(failed), failure_rate = 100 * mean(failed),
              paper_rate = paper_rate, failed_in = where,
@@ -208,8 +218,6 @@ write_chains <- function(df) {
   utils::write.table(df, chain_file, sep = ",", row.names = FALSE, col.names = new,
                      append = !new, qmethod = "double")
 }
-
-phases <- c("stage1", "stage2", "stage3", "sampling")
 
 # Energy error of each chain's first tuning step (from the same start, RNG
 # stream, step size and L) in double and in single precision, by the
@@ -270,15 +278,8 @@ replay_single <- function(ds, method, sampler, k, setup, paper_rate, settings, r
   per <- do.call(rbind, per)
   t <- proc.time() - t0
   failed <- per$status != "ok"
-  where <- if (any(failed)) {
-    tab <- table(factor(per$fail_phase[failed], levels = phases))
-    tab <- tab[tab > 0]
-    paste(names(tab), tab, sep = ":", collapse = ";")
-  } else ""
-  note <- paste(c(reduced, if (protocol_changed)
-    sprintf("tuning %s and %d sampling steps instead of 40000/5000/5000 and 10000",
-            paste(n_tune, collapse = "/"), n_samples),
-    if (nzchar(opt$note)) opt$note), collapse = "; ")
+  where <- failed_in(per$fail_phase[failed])
+  note <- row_note(reduced)
   row <- data.frame(table = "s002_t5", dataset = ds, method = method, chains = k,
                     failed = sum(failed), failure_rate = 100 * mean(failed),
                     paper_rate = paper_rate, failed_in = where,

@@ -97,19 +97,27 @@ test_that("minibatches reshuffle per epoch and estimate the full loss", {
   expect_lt(mean(tail(a$train_loss, 5)), mean(head(a$train_loss, 5)))
 })
 
-test_that("early stopping returns the best validation epoch", {
-  # Training data follow y = 2x, validation data y = x: starting from slope
-  # 0 and sd 2, the validation loss falls while the slope passes 1 and the
-  # sd shrinks, then rises as the slope moves on to 2.
+# Training data follow y = 2x, validation data y = x: starting from slope 0
+# and sd 2, the validation loss falls while the slope passes 1 and the sd
+# shrinks, then rises as the slope moves on to 2.
+slope_problem <- function() {
   set.seed(5)
   x <- runif(60, -1, 1)
   xv <- runif(30, -1, 1)
-  spec <- list(type = "bnn", sizes = c(1L, 2L), act = 0L, lik = 0L,
-               prior = 0L, prior_scale = rep(1, 4), sigma_fixed = 1,
-               sigma_prior = 0L, sigma_prior_scale = 1, X = matrix(x),
-               y = 2 * x + rnorm(60, sd = 0.1))
-  valid <- list(X = matrix(xv), y = xv + rnorm(30, sd = 0.1))
-  init <- c(0, 0, 0, log(2))   # W = (slope of mu, slope of log sd), b
+  list(x = x, xv = xv,
+       spec = list(type = "bnn", sizes = c(1L, 2L), act = 0L, lik = 0L,
+                   prior = 0L, prior_scale = rep(1, 4), sigma_fixed = 1,
+                   sigma_prior = 0L, sigma_prior_scale = 1, X = matrix(x),
+                   y = 2 * x + rnorm(60, sd = 0.1)),
+       valid = list(X = matrix(xv), y = xv + rnorm(30, sd = 0.1)),
+       init = c(0, 0, 0, log(2)))   # W = (slope of mu, slope of log sd), b
+}
+
+test_that("early stopping returns the best validation epoch", {
+  sp <- slope_problem()
+  spec <- sp$spec
+  valid <- sp$valid
+  init <- sp$init
   r <- .bnn_optimize(spec, valid = valid, init = init, epochs = 2000,
                      lr = 0.01, weight_decay = 0, patience = 25)
   expect_identical(r$status, "early_stop")
@@ -141,15 +149,12 @@ test_that("the window rule stops where MILE's code would", {
     }
     NA_integer_
   }
-  set.seed(5)
-  x <- runif(60, -1, 1)
-  xv <- runif(30, -1, 1)
-  spec <- list(type = "bnn", sizes = c(1L, 2L), act = 0L, lik = 0L,
-               prior = 0L, prior_scale = rep(1, 4), sigma_fixed = 1,
-               sigma_prior = 0L, sigma_prior_scale = 1, X = matrix(x),
-               y = 2 * x + rnorm(60, sd = 0.1))
-  valid <- list(X = matrix(xv), y = xv + rnorm(30, sd = 0.1))
-  init <- c(0, 0, 0, log(2))
+  sp <- slope_problem()
+  spec <- sp$spec
+  valid <- sp$valid
+  init <- sp$init
+  x <- sp$x
+  xv <- sp$xv
   full <- .bnn_optimize(spec, valid = valid, init = init, epochs = 1500,
                         lr = 0.01, weight_decay = 0)
   for (p in c(1L, 5L, 25L)) {

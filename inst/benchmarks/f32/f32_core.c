@@ -17,7 +17,8 @@
  * and normals are rounded to float, so both precisions consume the same
  * random stream (the polar method's accept/reject decisions are the
  * double ones).  src/vmath_impl.h's exp/tanh use double bit tricks, so
- * the float build uses the C library's expf/tanhf (BNNMC_VMATH_LIBM). */
+ * the float build takes exp and expm1 from the C library (expf and
+ * expm1f through tgmath.h; BNNMC_VMATH_LIBM). */
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
