@@ -17,8 +17,8 @@
 #' @param likelihood A likelihood name or [bnn_likelihood()] object.  Numeric
 #'   responses default to the heteroscedastic Gaussian of the papers.
 #' @param prior A [bnn_prior()] object or `"normal"` / `"laplace"`.
-#' @param sampler `"nuts"` (default), `"hmc"`, `"dei"`, `"mile"`,
-#'   `"mclmc"`, or a settings object from [bnn_nuts()], [bnn_hmc()] or
+#' @param sampler `"nuts"` (default), `"hmc"`, `"dei"`, `"mile"`, `"rwm"`,
+#'   `"mclmc"`, or a settings object from [bnn_nuts()], [bnn_hmc()], [bnn_rwm()] or
 #'   [bnn_mclmc()].  The protocols of the papers:
 #'   * `"dei"` (DEI-MCMC, Sommer et al. 2024): a deep ensemble of `chains`
 #'     members is trained ([bnn_optimizer_preset()] `"dei"`), and one NUTS
@@ -164,11 +164,8 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
   lr <- if (!is.null(ens)) ens$optimizer$lr else NULL
   t_start <- proc.time()[[3]]
   res <- dispatch_chains(seq_len(chains), function(cid) {
-    if (is_mclmc)
-      run_chain_mclmc(spec, inits[[cid]], seed, cid, sampler, lr, progress = prog)
-    else
-      run_chain(spec, inits[[cid]], seed, cid, sampler, warmup, iter, thin,
-                progress = prog)
+    run_chain_any(spec, inits[[cid]], seed, cid, sampler, warmup, iter, thin,
+                  progress = prog, lr = lr)
   })
   elapsed <- proc.time()[[3]] - t_start
   fit <- assemble_fit(res, pars, spec, sampler, warmup, iter, thin, seed, chains)
@@ -401,9 +398,15 @@ assemble_fit <- function(res, pars, spec, sampler, warmup, iter, thin, seed, cha
 report_failures <- function(fit) {
   diverged <- .chain_status[5L]
   bad <- which(fit$chain_status != "ok" & fit$chain_status != diverged)
-  for (c in bad)
-    warn_cond(sprintf("Chain %d failed: %s. Its draws are NA.", c, fit$chain_status[c]),
+  for (c in bad) {
+    why <- as.character(fit$chain_status[c])
+    fa <- fit$failed_at
+    if (!is.null(fa) && !is.na(fa$reason[c]) && why == .chain_status[6L])
+      why <- sprintf("%s (%s, step %s)", fa$reason[c], fa$phase[c],
+                     format(fa$step[c], scientific = FALSE, trim = TRUE))
+    warn_cond(sprintf("Chain %d failed: %s. Its draws are NA.", c, why),
               "bnnmc_chain_failure")
+  }
   # chains that turned non-finite (MCLMC with safeguard = "blackjax"): one
   # warning naming them all and where each failed
   div_ch <- which(fit$chain_status == diverged)

@@ -84,6 +84,48 @@ bnn_hmc <- function(stepsize = 1e-5, trajectory_length = pi * 0.1 / 2,
     class = "bnn_sampler")
 }
 
+#' Random-walk Metropolis settings
+#'
+#' A gradient-free baseline: proposals \eqn{\theta' = \theta + \epsilon
+#' M^{-1/2} \xi}, \eqn{\xi \sim N(0, I)}, accepted with probability
+#' \eqn{\min(1, \pi(\theta')/\pi(\theta))}.  During warm-up the scale
+#' \eqn{\epsilon} is tuned by Stan's dual averaging towards
+#' `target_accept` (0.234, the optimal acceptance rate of random-walk
+#' proposals in high dimension; Roberts, Gelman and Gilks 1997) and then
+#' fixed.  A chain that accepts no proposal during warm-up is reported as a
+#' failed chain.  Random-walk Metropolis needs of the order of `d` steps per
+#' effective draw in `d` dimensions, so it is practical only for small
+#' networks; it runs on the package's generic chain driver, as the
+#' stochastic-gradient samplers and pCN do.
+#'
+#' @param stepsize Initial proposal scale \eqn{\epsilon}.
+#' @param target_accept Target acceptance rate of the warm-up tuning.
+#' @inheritParams bnn_nuts
+#' @return A `bnn_sampler` object.
+#' @export
+#' @examples
+#' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = integer(0),
+#'                likelihood = "gaussian", sampler = bnn_rwm(), chains = 2,
+#'                warmup = 500, iter = 500, seed = 1)
+#' fit
+bnn_rwm <- function(stepsize = 0.1, adapt_stepsize = TRUE, target_accept = 0.234,
+                    inv_metric = NULL) {
+  stepsize <- check_positive(stepsize, "stepsize")
+  target_accept <- check_prob(target_accept, "target_accept")
+  if (!is.null(inv_metric) &&
+      (!is.numeric(inv_metric) || anyNA(inv_metric) || any(!is.finite(inv_metric)) ||
+       any(inv_metric <= 0)))
+    stop("'inv_metric' must be a vector of positive finite numbers.", call. = FALSE)
+  structure(list(
+    method = "rwm", driver = "rwm", stepsize = stepsize,
+    adapt_stepsize = isTRUE(adapt_stepsize), target_accept = target_accept,
+    inv_metric = inv_metric,
+    c_settings = list(stepsize = stepsize, adapt_stepsize = isTRUE(adapt_stepsize),
+                      target_accept = target_accept,
+                      inv_metric = if (is.null(inv_metric)) NULL else as.double(inv_metric))),
+    class = "bnn_sampler")
+}
+
 #' @export
 print.bnn_sampler <- function(x, ...) {
   cat("<bnn_sampler>", format(x), "\n")
@@ -99,6 +141,8 @@ format.bnn_sampler <- function(x, ...) {
     hmc = sprintf("static HMC (step size %s%s, integration time %s)",
                   fmt_num(x$stepsize), if (x$adapt_stepsize) " adapted" else "",
                   fmt_num(x$int_time)),
+    rwm = sprintf("random-walk Metropolis (scale %s%s)", fmt_num(x$stepsize),
+                  if (x$adapt_stepsize) sprintf(", tuned to acceptance %s", x$target_accept) else ""),
     x$method)
 }
 
@@ -108,6 +152,7 @@ as_sampler <- function(x) {
     return(switch(x,
       nuts = , dei = bnn_nuts(),
       hmc = bnn_hmc(),
+      rwm = bnn_rwm(),
       mile = , mclmc = bnn_mclmc(),
       stop(sprintf("'sampler' must be one of \"nuts\", \"hmc\", \"dei\", \"mile\", \"mclmc\" or a settings object such as bnn_nuts(), not \"%s\".", x),
            call. = FALSE)))

@@ -30,6 +30,12 @@ SEXP C_mclmc_info(SEXP);
 SEXP C_mclmc_ess(SEXP);
 SEXP C_mclmc_grads_per_step(SEXP);
 
+/* --- generic chain driver (api_kernel.c) --- */
+SEXP C_kchain_new(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP C_kchain_run(SEXP, SEXP);
+SEXP C_kchain_info(SEXP);
+SEXP C_kchain_stat_names(SEXP);
+
 /* --- metrics (api_metrics.c) --- */
 SEXP C_metrics_gauss(SEXP, SEXP, SEXP);
 SEXP C_metrics_gmix_quantile(SEXP, SEXP, SEXP, SEXP, SEXP);
@@ -58,6 +64,11 @@ static const R_CallMethodDef CallEntries[] = {
     CALLDEF(C_mclmc_info, 1),
     CALLDEF(C_mclmc_ess, 1),
     CALLDEF(C_mclmc_grads_per_step, 1),
+    /* generic chain driver */
+    CALLDEF(C_kchain_new, 6),
+    CALLDEF(C_kchain_run, 2),
+    CALLDEF(C_kchain_info, 1),
+    CALLDEF(C_kchain_stat_names, 1),
     /* metrics */
     CALLDEF(C_metrics_gauss, 3),
     CALLDEF(C_metrics_gmix_quantile, 5),
