@@ -18,8 +18,8 @@
 #'   responses default to the heteroscedastic Gaussian of the papers.
 #' @param prior A [bnn_prior()] object or `"normal"` / `"laplace"`.
 #' @param sampler `"nuts"` (default), `"hmc"`, `"dei"`, `"mile"`, `"rwm"`,
-#'   `"mclmc"`, or a settings object from [bnn_nuts()], [bnn_hmc()], [bnn_rwm()] or
-#'   [bnn_mclmc()].  The protocols of the papers:
+#'   `"pcn"`, `"mclmc"`, or a settings object from [bnn_nuts()], [bnn_hmc()],
+#'   [bnn_rwm()], [bnn_pcn()] or [bnn_mclmc()].  The protocols of the papers:
 #'   * `"dei"` (DEI-MCMC, Sommer et al. 2024): a deep ensemble of `chains`
 #'     members is trained ([bnn_optimizer_preset()] `"dei"`), and one NUTS
 #'     chain starts at each member, with 100 warm-up iterations unless
@@ -126,6 +126,7 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
                          likelihood, prior, standardize)
   protocol <- if (is.character(sampler) && length(sampler) == 1L) sampler else NA_character_
   sampler <- as_sampler(sampler)
+  check_sampler_model(sampler, model$prior)
   chains <- check_count(chains, "chains", 1L)
   warmup <- check_count(warmup, "warmup", 0L)
   iter <- check_count(iter, "iter", 1L)

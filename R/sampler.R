@@ -143,6 +143,7 @@ format.bnn_sampler <- function(x, ...) {
                   fmt_num(x$int_time)),
     rwm = sprintf("random-walk Metropolis (scale %s%s)", fmt_num(x$stepsize),
                   if (x$adapt_stepsize) sprintf(", tuned to acceptance %s", x$target_accept) else ""),
+    pcn = format_pcn(x),
     x$method)
 }
 
@@ -153,6 +154,7 @@ as_sampler <- function(x) {
       nuts = , dei = bnn_nuts(),
       hmc = bnn_hmc(),
       rwm = bnn_rwm(),
+      pcn = bnn_pcn(),
       mile = , mclmc = bnn_mclmc(),
       stop(sprintf("'sampler' must be one of \"nuts\", \"hmc\", \"dei\", \"mile\", \"mclmc\" or a settings object such as bnn_nuts(), not \"%s\".", x),
            call. = FALSE)))

@@ -7,6 +7,8 @@
 #include "api_kernel.h"
 #include "gauss_target.h"
 #include "rwm.h"
+#include "pcn.h"
+#include "reference.h"
 
 /* ---- settings readers ---------------------------------------------- */
 
@@ -54,9 +56,21 @@ static void parse_rwm(SEXP settings, int dim, void *out) {
   s->inv_metric = bnn_kset_inv_metric(settings, dim);
 }
 
+static void parse_pcn(SEXP settings, int dim, void *out) {
+  (void)dim;
+  bnn_pcn_settings *s = out;
+  s->beta = bnn_kset_real(settings, "beta", 0.1, 0, 1, 1);
+  s->adapt = bnn_kset_flag(settings, "adapt_beta", 1);
+  s->target_accept = bnn_kset_real(settings, "target_accept", 0.25, 0, 1, 1);
+  if (!(s->target_accept < 1)) Rf_error("'target_accept' must be below 1");
+  s->extra_stepsize = bnn_kset_real(settings, "extra_stepsize", 0.1, 0, 1e300, 1);
+}
+
 /* Add a kernel here (and its settings parser above or in its own api file). */
 static const bnn_kernel_entry kernel_registry[] = {
-    {"rwm", &bnn_kernel_rwm, sizeof(bnn_rwm_settings), parse_rwm},
+    {"rwm", &bnn_kernel_rwm, sizeof(bnn_rwm_settings), parse_rwm, 0},
+    /* ces */
+    {"pcn", &bnn_kernel_pcn, sizeof(bnn_pcn_settings), parse_pcn, 1},
     {NULL, NULL, 0, NULL}};
 
 static const bnn_kernel_entry *find_kernel(SEXP name) {
@@ -115,6 +129,7 @@ static bnn_target build_target(SEXP spec, SEXP settings, void (**free_fn)(void *
     bnn_model *m = bnn_model_from_spec(spec, 1, 1);
     if (!m) Rf_error("cannot allocate the model");
     bnn_target_bind(&t, m, NULL);
+    bnn_target_bind_reference(&t, m);
     *free_fn = free_model;
   }
   return t;
@@ -161,6 +176,12 @@ SEXP C_kchain_new(SEXP kernel, SEXP spec, SEXP init, SEXP seed, SEXP chain_id,
   R_RegisterCFinalizerEx(xp, kchain_finalizer, TRUE);
   void (*free_fn)(void *) = NULL;
   bnn_target t = build_target(spec, settings, &free_fn);
+  if (e->needs_reference && !t.loglik) {
+    if (free_fn) free_fn(t.ctx);
+    Rf_error("the '%s' kernel needs a model with a Normal prior on the network's "
+             "weights (its proposal keeps that Gaussian prior invariant); "
+             "a Laplace prior or a Gaussian test target cannot be used", e->name);
+  }
   bnn_kchain *c = bnn_kchain_new(e->type, ks, t, free_fn, REAL(init), (uint64_t)sd,
                                  (uint64_t)id, warmup);
   if (!c) Rf_error("cannot allocate the chain workspace");
