@@ -71,7 +71,7 @@ static const bnn_kernel_entry kernel_registry[] = {
     {"rwm", &bnn_kernel_rwm, sizeof(bnn_rwm_settings), parse_rwm, 0},
     /* ces */
     {"pcn", &bnn_kernel_pcn, sizeof(bnn_pcn_settings), parse_pcn, 1},
-    {NULL, NULL, 0, NULL}};
+    {NULL, NULL, 0, NULL, 0}};
 
 static const bnn_kernel_entry *find_kernel(SEXP name) {
   if (!Rf_isString(name) || Rf_length(name) != 1)
