@@ -9,6 +9,7 @@
 #include "rwm.h"
 #include "pcn.h"
 #include "reference.h"
+#include "api_ces.h"
 
 /* ---- settings readers ---------------------------------------------- */
 
@@ -98,6 +99,7 @@ static int spec_is_gaussian(SEXP spec) {
 }
 
 static int spec_dim(SEXP spec) {
+  if (bnn_spec_is_emulated(spec)) return bnn_ces_spec_dim(spec);
   if (spec_is_gaussian(spec)) {
     SEXP mean = bnn_list_get(spec, "mean"), prec = bnn_list_get(spec, "prec");
     if (TYPEOF(mean) != REALSXP || TYPEOF(prec) != REALSXP ||
@@ -116,6 +118,7 @@ static int spec_dim(SEXP spec) {
  * objects).  Minibatch targets will plug in here from `settings`. */
 static bnn_target build_target(SEXP spec, SEXP settings, void (**free_fn)(void *)) {
   (void)settings;
+  if (bnn_spec_is_emulated(spec)) return bnn_ces_build_target(spec, free_fn);
   bnn_target t;
   memset(&t, 0, sizeof t);
   if (spec_is_gaussian(spec)) {

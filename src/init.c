@@ -40,6 +40,10 @@ SEXP C_kchain_stat_names(SEXP);
 SEXP C_metrics_gauss(SEXP, SEXP, SEXP);
 SEXP C_metrics_gmix_quantile(SEXP, SEXP, SEXP, SEXP, SEXP);
 
+/* ces */
+SEXP C_ces_loglik(SEXP, SEXP, SEXP);
+SEXP C_ces_emulate(SEXP, SEXP);
+
 #define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
 
 static const R_CallMethodDef CallEntries[] = {
@@ -72,6 +76,9 @@ static const R_CallMethodDef CallEntries[] = {
     /* metrics */
     CALLDEF(C_metrics_gauss, 3),
     CALLDEF(C_metrics_gmix_quantile, 5),
+    /* ces */
+    CALLDEF(C_ces_loglik, 3),
+    CALLDEF(C_ces_emulate, 2),
     {NULL, NULL, 0}};
 
 void R_init_bnnmc(DllInfo *dll) {
