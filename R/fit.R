@@ -135,6 +135,8 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
   if (protocol %in% c("dei", "mile") && !given[["init"]]) init <- "ensemble"
   if (is.null(seed)) seed <- new_seed()
   seed <- check_count(seed, "seed", 0L)
+  if (inherits(sampler, "bnn_ces"))
+    return(fit_ces(model, sampler, chains, warmup, iter, thin, init, seed, progress, call))
   is_mclmc <- inherits(sampler, "bnn_mclmc")
   if (is_mclmc) {
     if (given[["iter"]]) sampler$n_samples <- iter
