@@ -181,3 +181,27 @@ test_that("bad CES input gives clear errors and a poor emulator a warning", {
                                                                               batch_size = 8)))
   expect_warning(fit_with(bad), "held-out R\\^2 is", class = "bnnmc_emulator")
 })
+
+test_that("bnn_efficiency reports ESS over parameters, min-ESS/s and the speed-up", {
+  d <- ces_data()
+  lik <- bnn_likelihood("gaussian", sigma = 0.3)
+  a <- bnn_fit(y ~ x1 + x2, data = d, hidden = integer(0), likelihood = lik, sampler = "rwm",
+               chains = 2, warmup = 100, iter = 200, seed = 1, progress = FALSE)
+  b <- bnn_fit(y ~ x1 + x2, data = d, hidden = integer(0), likelihood = lik, sampler = "pcn",
+               chains = 2, warmup = 100, iter = 200, seed = 1, progress = FALSE)
+  e <- bnn_efficiency(rwm = a, pcn = b)
+  ess <- bnn_ess(b)
+  expect_equal(e$ess_min[2], min(ess))
+  expect_equal(e$ess_median[2], median(ess))
+  expect_equal(e$ess_max[2], max(ess))
+  expect_equal(e$time, c(a$elapsed, b$elapsed))
+  expect_equal(e$min_ess_per_s, e$ess_min / e$time)
+  expect_equal(e$spdup, e$min_ess_per_s / e$min_ess_per_s[1])
+  expect_identical(e$spdup[1], 1)
+  e2 <- bnn_efficiency(a, b, reference = b)
+  expect_equal(e2$spdup[2], 1)
+  expect_identical(e2$fit, c("fit1", "fit2"))
+  expect_equal(bnn_efficiency(list(x = a, y = b), reference = "y")$spdup, e2$spdup)
+  expect_error(bnn_efficiency(a, reference = "zz"), "not among the fits")
+  expect_error(bnn_efficiency(1), "bnnfit")
+})
