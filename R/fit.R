@@ -18,8 +18,10 @@
 #'   responses default to the heteroscedastic Gaussian of the papers.
 #' @param prior A [bnn_prior()] object or `"normal"` / `"laplace"`.
 #' @param sampler `"nuts"` (default), `"hmc"`, `"dei"`, `"mile"`, `"rwm"`,
-#'   `"pcn"`, `"mclmc"`, or a settings object from [bnn_nuts()], [bnn_hmc()],
-#'   [bnn_rwm()], [bnn_pcn()] or [bnn_mclmc()].  The protocols of the papers:
+#'   `"pcn"`, `"mclmc"`, `"ces"`, or a settings object from [bnn_nuts()],
+#'   [bnn_hmc()], [bnn_rwm()], [bnn_pcn()], [bnn_mclmc()] or [bnn_ces()]
+#'   (calibration-emulation-sampling, FBNN: a pipeline of three stages whose
+#'   draws are those of its sampling stage).  The protocols of the papers:
 #'   * `"dei"` (DEI-MCMC, Sommer et al. 2024): a deep ensemble of `chains`
 #'     members is trained ([bnn_optimizer_preset()] `"dei"`), and one NUTS
 #'     chain starts at each member, with 100 warm-up iterations unless

@@ -205,3 +205,22 @@ test_that("bnn_efficiency reports ESS over parameters, min-ESS/s and the speed-u
   expect_error(bnn_efficiency(a, reference = "zz"), "not among the fits")
   expect_error(bnn_efficiency(1), "bnnfit")
 })
+
+test_that("inflate = TRUE adds the emulator's held-out error to the noise variance", {
+  d <- ces_data()
+  s <- bnn_ces(calibration = bnn_nuts(), calibration_warmup = 60, calibration_iter = 60, J = 60,
+               emulator = bnn_emulator(hidden = c(16, 16), holdout = 0.25, inflate = TRUE,
+                                       optimizer = bnn_optimizer("adam", lr = 3e-3, weight_decay = 0,
+                                                                 epochs = 100, batch_size = 15)))
+  fit <- suppressWarnings(bnn_fit(y ~ x1 + x2, data = d, hidden = integer(0),
+                                  likelihood = bnn_likelihood("gaussian", sigma = 0.3),
+                                  sampler = s, chains = 1, warmup = 50, iter = 50, seed = 2,
+                                  progress = FALSE))
+  expect_equal(fit$ces$inflated_sigma, sqrt(0.3^2 + fit$ces$check$mse))
+  # the held-out MSE is that of the emulated outputs at the held-out draws
+  th <- fit$ces$check$theta
+  em <- t(.Call(bnnmc:::C_ces_emulate,
+                bnnmc:::emulated_spec(bnnmc:::fit_spec(fit), fit$ces$emulator), t(th)))
+  tr <- t(matrix(.Call(bnnmc:::C_model_forward, fit$spec, t(th), fit$X), ncol = nrow(th)))
+  expect_equal(fit$ces$check$mse, mean((em - tr)^2))
+})
