@@ -23,7 +23,9 @@ static void lags8_portable(const double *a, int n, int t, double *out) {
   }
 }
 
-#if defined(__GNUC__) && defined(__x86_64__)
+/* BNNMC_PORTABLE_ONLY: no AVX2 kernels (inst/benchmarks/f32 compiles this
+ * file with `double` meaning `float`) */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(BNNMC_PORTABLE_ONLY)
 #define BNN_HAVE_AVX2_KERNEL 1
 #include <immintrin.h>
 __attribute__((target("avx2,fma"))) static void lags8_avx2(const double *a, int n,
@@ -90,12 +92,13 @@ void bnn_acov_fft_sum(const bnn_acov_fft *f, const double *yc, int n, int m,
     for (int p = 0; p < L; p++) pw[p] += z[2 * p] * z[2 * p] + z[2 * p + 1] * z[2 * p + 1];
   }
   /* symmetrise once: (|Z_k|^2 + |Z_{L-k}|^2) / 2, a real sequence */
+  double *re = z, *im = z + L;
   for (int p = 0; p < L; p++) {
-    z[2 * p] = 0.5 * (pw[p] + pw[partner[p]]);
-    z[2 * p + 1] = 0.0;
+    re[p] = 0.5 * (pw[p] + pw[partner[p]]);
+    im[p] = 0.0;
   }
-  bnn_fft_dit(z, L, f->tw, 0, f->avx2);
-  for (int t = from; t < n; t++) acov[t] = z[2 * t] / L;
+  bnn_fft_dit(re, im, L, f->tw, 0, f->avx2);
+  for (int t = from; t < n; t++) acov[t] = re[t] / L;
 }
 
 /* With z = a + i b and Z its DFT, A_k = (Z_k + conj Z_{L-k}) / 2 and B_k =
@@ -104,7 +107,7 @@ void bnn_acov_fft_sum(const bnn_acov_fft *f, const double *yc, int n, int m,
 void bnn_acov_fft_pair(const bnn_acov_fft *f, const double *a, const double *b,
                        int n, double *acov_a, double *acov_b) {
   int L = f->L;
-  double *z = f->z;
+  double *re = f->z, *im = f->z + L;
   double ma = 0.0, mb = 0.0;
   for (int i = 0; i < n; i++) {
     ma += a[i];
@@ -113,27 +116,27 @@ void bnn_acov_fft_pair(const bnn_acov_fft *f, const double *a, const double *b,
   ma /= n;
   mb /= n;
   for (int i = 0; i < L; i++) {
-    z[2 * i] = i < n ? a[i] - ma : 0.0;
-    z[2 * i + 1] = (i < n && b) ? b[i] - mb : 0.0;
+    re[i] = i < n ? a[i] - ma : 0.0;
+    im[i] = (i < n && b) ? b[i] - mb : 0.0;
   }
-  bnn_fft_bitrev(z, L);
-  bnn_fft_dit(z, L, f->tw, 0, 0);
+  bnn_fft_bitrev(re, im, L);
+  bnn_fft_dit(re, im, L, f->tw, 0, 0);
   for (int q = 0; q <= L / 2; q++) {
     int qm = (L - q) & (L - 1);
-    double zr = z[2 * q], zi = z[2 * q + 1], cr = z[2 * qm], ci = -z[2 * qm + 1];
+    double zr = re[q], zi = im[q], cr = re[qm], ci = -im[qm];
     double ar = 0.5 * (zr + cr), ai = 0.5 * (zi + ci);
     double br = 0.5 * (zi - ci), bi = -0.5 * (zr - cr);
     double pa = ar * ar + ai * ai, pb = br * br + bi * bi;
-    z[2 * q] = pa;
-    z[2 * q + 1] = pb;
-    z[2 * qm] = pa;
-    z[2 * qm + 1] = pb;
+    re[q] = pa;
+    im[q] = pb;
+    re[qm] = pa;
+    im[qm] = pb;
   }
-  bnn_fft_bitrev(z, L);
-  bnn_fft_dit(z, L, f->tw, 1, 0);
+  bnn_fft_bitrev(re, im, L);
+  bnn_fft_dit(re, im, L, f->tw, 1, 0);
   double sc = 1.0 / ((double) L * (double) n);
   for (int t = 0; t < n; t++) {
-    acov_a[t] = z[2 * t] * sc;
-    if (acov_b) acov_b[t] = z[2 * t + 1] * sc;
+    acov_a[t] = re[t] * sc;
+    if (acov_b) acov_b[t] = im[t] * sc;
   }
 }

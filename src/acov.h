@@ -24,7 +24,7 @@ typedef struct {
   const double *tw;        /* 2L */
   const double *tw3;       /* 2L, bnn_acov_fft_sum only */
   const uint32_t *partner; /* L, bnn_acov_fft_sum only */
-  double *z;               /* 2L */
+  double *z;               /* 2L: interleaved, or split as z[0, L) + i z[L, 2L) */
   double *pw;              /* L, bnn_acov_fft_sum only */
 } bnn_acov_fft;
 

@@ -9,7 +9,9 @@
 #include <stdint.h>
 #include "fft.h"
 
-#if defined(__GNUC__) && defined(__x86_64__)
+/* BNNMC_PORTABLE_ONLY: no AVX2 kernels (inst/benchmarks/f32 compiles this
+ * file with `double` meaning `float`) */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(BNNMC_PORTABLE_ONLY)
 #define BNN_HAVE_AVX2_KERNEL 1
 #include <immintrin.h>
 int bnn_cpu_has_avx2_fma(void) {
@@ -64,18 +66,18 @@ void bnn_fft_partners(int L, int log2L, uint32_t *partner) {
   }
 }
 
-void bnn_fft_bitrev(double *z, int L) {
+void bnn_fft_bitrev(double *re, double *im, int L) {
   for (int i = 1, j = 0; i < L; i++) {
     int bit = L >> 1;
     for (; j & bit; bit >>= 1) j ^= bit;
     j ^= bit;
     if (i < j) {
-      double t = z[2 * i];
-      z[2 * i] = z[2 * j];
-      z[2 * j] = t;
-      t = z[2 * i + 1];
-      z[2 * i + 1] = z[2 * j + 1];
-      z[2 * j + 1] = t;
+      double t = re[i];
+      re[i] = re[j];
+      re[j] = t;
+      t = im[i];
+      im[i] = im[j];
+      im[j] = t;
     }
   }
 }
@@ -149,6 +151,8 @@ void bnn_fft_dif_padded(double *z, int L, const double *tw, const double *tw3,
       dif_pair_avx2(z, L, hh, tw, tw3);
       continue;
     }
+#else
+    (void) avx2;
 #endif
     q = hh >> 1;
     w1 = tw + 2 * (hh - 1);
@@ -182,48 +186,82 @@ void bnn_fft_dif_padded(double *z, int L, const double *tw, const double *tw3,
 
 /* ---------- DIT transform ---------- */
 
+/* The data are split (separate real and imaginary arrays): written so, the
+ * butterfly is plain element-wise arithmetic for a vectorising compiler,
+ * which could otherwise turn an interleaved complex product into fused
+ * multiply-adds (GCC does, with -march=native, even under
+ * -ffp-contract=off) and change the last bits of MCLMC's tuning. */
+
 #ifdef BNN_HAVE_AVX2_KERNEL
-/* one forward DIT stage (half-length hh >= 2), two k per vector */
-__attribute__((target("avx2,fma"))) static void dit_stage_avx2(double *z, int L, int hh,
+/* the forward DIT stages of half-length hh = 2 (two k per vector) and
+ * hh >= 4 (four k per vector); b = q * w is rounded as
+ * (fma(qr, wr, -(qi wi)), fma(qi, wr, qr wi)) */
+__attribute__((target("avx2,fma"))) static void dit_stage2_avx2(double *re, double *im,
+                                                                int L, const double *tw) {
+  const double *w = tw + 2; /* hh = 2: offset hh - 1 = 1 */
+  __m128d wr = _mm_set_pd(w[2], w[0]), wi = _mm_set_pd(w[3], w[1]);
+  for (int i = 0; i < L; i += 4) {
+    __m128d qr = _mm_loadu_pd(re + i + 2), qi = _mm_loadu_pd(im + i + 2);
+    __m128d br = _mm_fmsub_pd(qr, wr, _mm_mul_pd(qi, wi));
+    __m128d bi = _mm_fmadd_pd(qi, wr, _mm_mul_pd(qr, wi));
+    __m128d ar = _mm_loadu_pd(re + i), ai = _mm_loadu_pd(im + i);
+    _mm_storeu_pd(re + i, _mm_add_pd(ar, br));
+    _mm_storeu_pd(im + i, _mm_add_pd(ai, bi));
+    _mm_storeu_pd(re + i + 2, _mm_sub_pd(ar, br));
+    _mm_storeu_pd(im + i + 2, _mm_sub_pd(ai, bi));
+  }
+}
+
+__attribute__((target("avx2,fma"))) static void dit_stage_avx2(double *re, double *im,
+                                                               int L, int hh,
                                                                const double *tw) {
   const double *w = tw + 2 * (hh - 1);
   for (int i = 0; i < L; i += 2 * hh) {
-    double *p = z + 2 * i, *q = p + 2 * hh;
-    for (int k = 0; k < hh; k += 2) {
-      __m256d b = cmul2(_mm256_loadu_pd(q + 2 * k), _mm256_loadu_pd(w + 2 * k));
-      __m256d a = _mm256_loadu_pd(p + 2 * k);
-      _mm256_storeu_pd(p + 2 * k, _mm256_add_pd(a, b));
-      _mm256_storeu_pd(q + 2 * k, _mm256_sub_pd(a, b));
+    double *pr = re + i, *pi = im + i, *qr_ = pr + hh, *qi_ = pi + hh;
+    for (int k = 0; k < hh; k += 4) {
+      /* de-interleave four twiddles */
+      __m256d w01 = _mm256_loadu_pd(w + 2 * k), w23 = _mm256_loadu_pd(w + 2 * k + 4);
+      __m256d wr = _mm256_permute4x64_pd(_mm256_unpacklo_pd(w01, w23), 0xD8);
+      __m256d wi = _mm256_permute4x64_pd(_mm256_unpackhi_pd(w01, w23), 0xD8);
+      __m256d qr = _mm256_loadu_pd(qr_ + k), qi = _mm256_loadu_pd(qi_ + k);
+      __m256d br = _mm256_fmsub_pd(qr, wr, _mm256_mul_pd(qi, wi));
+      __m256d bi = _mm256_fmadd_pd(qi, wr, _mm256_mul_pd(qr, wi));
+      __m256d ar = _mm256_loadu_pd(pr + k), ai = _mm256_loadu_pd(pi + k);
+      _mm256_storeu_pd(pr + k, _mm256_add_pd(ar, br));
+      _mm256_storeu_pd(pi + k, _mm256_add_pd(ai, bi));
+      _mm256_storeu_pd(qr_ + k, _mm256_sub_pd(ar, br));
+      _mm256_storeu_pd(qi_ + k, _mm256_sub_pd(ai, bi));
     }
   }
 }
 #endif
 
-void bnn_fft_dit(double *z, int L, const double *tw, int inverse, int avx2) {
+void bnn_fft_dit(double *re, double *im, int L, const double *tw, int inverse,
+                 int avx2) {
   /* the inverse uses the conjugate twiddles: -1 * wi is exact */
   double sgn = inverse ? -1.0 : 1.0;
-  for (int hh = 1; hh < L; hh <<= 1) {
+  for (int len = 2; len <= L; len <<= 1) {
+    int half = len >> 1;
 #ifdef BNN_HAVE_AVX2_KERNEL
-    if (avx2 && !inverse && hh >= 2) {
-      dit_stage_avx2(z, L, hh, tw);
+    if (avx2 && !inverse && half >= 2) {
+      if (half == 2) dit_stage2_avx2(re, im, L, tw);
+      else dit_stage_avx2(re, im, L, half, tw);
       continue;
     }
 #else
     (void) avx2;
 #endif
-    const double *w = tw + 2 * (hh - 1);
-    int len = 2 * hh;
+    const double *w = tw + 2 * (half - 1);
     for (int i = 0; i < L; i += len) {
-      double *p = z + 2 * i, *q = p + 2 * hh;
-      for (int k = 0; k < hh; k++) {
-        double wr = w[2 * k], wi = sgn * w[2 * k + 1];
-        double br = q[2 * k] * wr - q[2 * k + 1] * wi;
-        double bi = q[2 * k] * wi + q[2 * k + 1] * wr;
-        double ar = p[2 * k], ai = p[2 * k + 1];
-        p[2 * k] = ar + br;
-        p[2 * k + 1] = ai + bi;
-        q[2 * k] = ar - br;
-        q[2 * k + 1] = ai - bi;
+      for (int q = 0; q < half; q++) {
+        double wr = w[2 * q], wi = sgn * w[2 * q + 1];
+        int a = i + q, bb = a + half;
+        double tr = re[bb] * wr - im[bb] * wi;
+        double ti = re[bb] * wi + im[bb] * wr;
+        re[bb] = re[a] - tr;
+        im[bb] = im[a] - ti;
+        re[a] += tr;
+        im[a] += ti;
       }
     }
   }

@@ -1,8 +1,9 @@
 /* Radix-2 fast Fourier transforms for the autocovariances (acov.h) of the
  * convergence diagnostics and of MCLMC's tuning (pure C, no SEXP).
  *
- * Complex data are interleaved (z[2p] real, z[2p + 1] imaginary part) and
- * of a power-of-two length L.  The transforms do no bit reversal of their
+ * Complex data are of a power-of-two length L, interleaved (z[2p] real,
+ * z[2p + 1] imaginary part) for the DIF transform, split (separate real and
+ * imaginary arrays) for the DIT transform.  The transforms do no bit reversal of their
  * own: the decimation-in-frequency transform takes natural order to
  * bit-reversed order, the decimation-in-time transform bit-reversed order
  * to natural order; bnn_fft_bitrev() permutes explicitly where needed.
@@ -31,16 +32,17 @@ void bnn_fft_twiddles(int L, double *tw, double *tw3);
  * position p holds frequency k (L values). */
 void bnn_fft_partners(int L, int log2L, uint32_t *partner);
 
-/* In-place bit-reversal permutation of L complex values. */
-void bnn_fft_bitrev(double *z, int L);
+/* In-place bit-reversal permutation of L complex values (split). */
+void bnn_fft_bitrev(double *re, double *im, int L);
 
 /* Forward DIF transform of the complex series a + i b (b may be NULL: real)
  * of n <= L / 2 values, zero padded to L; output z in bit-reversed order. */
 void bnn_fft_dif_padded(double *z, int L, const double *tw, const double *tw3,
                         const double *a, const double *b, int n, int avx2);
 
-/* DIT transform of z (bit-reversed order in, natural order out): forward
- * (exponent -1) or, with inverse = 1, unnormalised inverse (exponent +1).
- * The AVX2 kernel is used for forward transforms only. */
-void bnn_fft_dit(double *z, int L, const double *tw, int inverse, int avx2);
+/* DIT transform of re + i im (split; bit-reversed order in, natural order
+ * out): forward (exponent -1) or, with inverse = 1, unnormalised inverse
+ * (exponent +1).  The AVX2 kernel is used for forward transforms only. */
+void bnn_fft_dit(double *re, double *im, int L, const double *tw, int inverse,
+                 int avx2);
 #endif
