@@ -94,8 +94,8 @@
 #' @param centre Centre of the control variates (unconstrained scale, one
 #'   value per parameter); `NULL` trains the MAP with `map`.
 #' @param map A [bnn_optimizer()] for the MAP (its `loss` is set to
-#'   `"posterior"`); by default Adam, learning rate 0.01 decaying by 0.995
-#'   per epoch, 500 full-batch epochs.  For large data use minibatches,
+#'   `"posterior"`); by default Adam, learning rate 0.01 decaying by 0.999
+#'   per epoch, 2000 full-batch epochs.  For large data use minibatches,
 #'   e.g. `bnn_optimizer("adam", batch_size = 256, epochs = 20, lr_decay = 0.9)`.
 #' @return A `bnn_sampler` object (class `bnn_sgmcmc`) for [bnn_fit()].
 #' @references Welling, M. and Teh, Y. W. (2011). Bayesian learning via
@@ -228,8 +228,8 @@ sg_settings <- function(method, driver, kernel, batch_size, gradient, cycles,
   if (gradient != "minibatch" && is.null(batch_size))
     stop(sprintf("gradient = \"%s\" needs a 'batch_size'.", gradient), call. = FALSE)
   if (is.null(map))
-    map <- bnn_optimizer("adam", lr = 1e-2, weight_decay = 0, epochs = 500,
-                         loss = "posterior", lr_decay = 0.995)
+    map <- bnn_optimizer("adam", lr = 1e-2, weight_decay = 0, epochs = 2000,
+                         loss = "posterior", lr_decay = 0.999)
   if (!inherits(map, "bnn_optimizer"))
     stop("'map' must come from bnn_optimizer().", call. = FALSE)
   map$loss <- "posterior"

@@ -206,3 +206,145 @@ test_that("SGLD and SGHMC recover the conjugate linear model's posterior", {
               1.5 * abs(C[j, j] - post$cov[j, j]) + 4 * batch_mcse(sq))
   }
 })
+
+test_that("pSGLD, cyclical and control-variate samplers run and stay finite", {
+  fits <- list(
+    psgld = bnn_psgld(1e-3, batch_size = 8),
+    csgld = bnn_sgld(2e-3, batch_size = 8, cycles = 4),
+    csghmc = bnn_sghmc(1e-4, friction = 0.1, batch_size = 8, cycles = 3,
+                       batch = "iteration"),
+    sgld_cv = bnn_sgld(2e-3, batch_size = 8, gradient = "cv"),
+    sghmc_svrg = bnn_sghmc(1e-4, friction = 0.1, batch_size = 8, gradient = "svrg"))
+  m <- sg_model()
+  post <- lin_posterior(m)
+  for (nm in names(fits)) {
+    fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = c(3),
+                   likelihood = bnn_likelihood("gaussian", sigma = 0.5),
+                   sampler = fits[[nm]], chains = 2, warmup = 100, iter = 300,
+                   seed = 5, progress = FALSE)
+    expect_true(all(fit$chain_status == "ok"), info = nm)
+    expect_true(all(is.finite(fit$draws)), info = nm)
+    expect_identical(dimnames(fit$sampler_stats)[[3]], c("lp__", "stepsize__"))
+  }
+  # the cyclical schedule: 4 cycles of ceil(400 / 4) = 100 transitions
+  fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = integer(0),
+                 likelihood = bnn_likelihood("gaussian", sigma = 0.5),
+                 sampler = bnn_sgld(2e-3, batch_size = 8, cycles = 4), chains = 1,
+                 warmup = 100, iter = 300, seed = 5)
+  k <- 100:399
+  expect_equal(c(fit$sampler_stats[, 1, "stepsize__"]),
+               1e-3 * (cos(pi * (k %% 100) / 100) + 1), tolerance = 1e-14)
+  # control variates: the centre is the MAP (here the posterior mean; Adam
+  # gets within a few percent of a posterior sd) and the chains start there
+  fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = integer(0),
+                 likelihood = bnn_likelihood("gaussian", sigma = 0.5),
+                 sampler = bnn_sgld(2e-3, batch_size = 8, gradient = "cv"),
+                 chains = 2, warmup = 0, iter = 2000, seed = 5)
+  expect_lt(max(abs(fit$sampler$centre - post$mean) / sqrt(diag(post$cov))), 0.05)
+  expect_identical(fit$inits[[1]], fit$sampler$centre)
+  expect_lt(max(abs(apply(fit$draws, 3, mean) - post$mean) / sqrt(diag(post$cov))), 0.3)
+})
+
+test_that("the same seed gives the same SG draws whatever the block size or plan", {
+  spec <- sg_model(hidden = 2)$spec
+  d <- bnnmc:::spec_dim(spec)
+  s <- bnn_sghmc(1e-4, friction = 0.1, batch_size = 5, gradient = "svrg",
+                 centre = rep(0.1, d), svrg_period = 7)
+  a <- bnnmc:::run_chain_kernel(spec, rep(0.1, d), 9, 2L, s, 20L, 60L, 1L, block = 7L)
+  b <- bnnmc:::run_chain_kernel(spec, rep(0.1, d), 9, 2L, s, 20L, 60L, 1L, block = 60L)
+  expect_identical(a$draws, b$draws)
+  t3 <- bnnmc:::run_chain_kernel(spec, rep(0.1, d), 9, 2L, s, 20L, 60L, 3L, block = 11L)
+  expect_identical(t3$draws, a$draws[seq(1, 60, by = 3), ])
+  skip_if_not_installed("future")
+  skip_if_not_installed("future.apply")
+  f <- function() bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 2,
+                          likelihood = bnn_likelihood("gaussian", sigma = 0.5),
+                          sampler = bnn_sgld(1e-3, batch_size = 8), chains = 2,
+                          warmup = 50, iter = 100, seed = 3, progress = FALSE)
+  old <- future::plan(future::sequential)
+  on.exit(future::plan(old), add = TRUE)
+  seq_draws <- f()$draws
+  future::plan(future::multisession, workers = 2)
+  expect_identical(f()$draws, seq_draws)
+})
+
+test_that("a diverging SG chain is a failed chain with where it failed", {
+  for (s in list(bnn_sgld(5, batch_size = 8), bnn_sghmc(5, batch_size = 8))) {
+    w <- capture_warnings(
+      fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3,
+                     likelihood = bnn_likelihood("gaussian", sigma = 0.5),
+                     sampler = s, chains = 2, warmup = 20, iter = 50, seed = 1))
+    expect_match(w, "2 of 2 chains failed: non-finite state .*chains 1 \\((warm-up|sampling), step [0-9]+\\)")
+    expect_true(all(is.na(fit$draws)))
+    expect_true(all(fit$chain_status == "non-finite state (NaN/Inf): the chain diverged"))
+    expect_true(all(fit$failed_at$phase %in% c("warm-up", "sampling")))
+    expect_true(all(fit$failed_at$step >= 1))
+    expect_match(fit$failed_at$reason, "diverged")
+  }
+})
+
+test_that("bad SG settings are errors naming the argument", {
+  fit_with <- function(s, warmup = 10, iter = 10)
+    bnn_fit(mpg ~ wt, data = mtcars, hidden = integer(0),
+            likelihood = bnn_likelihood("gaussian", sigma = 0.5), sampler = s,
+            chains = 1, warmup = warmup, iter = iter, seed = 1)
+  expect_error(fit_with(bnn_sgld(batch_size = 40)), "'batch_size' \\(40\\) must be at most the number of rows \\(32\\)")
+  expect_error(bnn_sgld(batch_size = 0), "'batch_size'")
+  expect_error(bnn_sgld(batch_size = 2.5), "'batch_size'")
+  expect_error(bnn_sgld(stepsize = 0), "'stepsize'")
+  expect_error(bnn_sghmc(stepsize = -1), "'stepsize'")
+  expect_error(bnn_psgld(stepsize = 0), "'stepsize'")
+  expect_error(bnn_sghmc(friction = 0), "'friction'")
+  expect_error(bnn_sghmc(friction = 1.5), "'friction'")
+  expect_error(bnn_sghmc(n_leapfrog = 0), "'n_leapfrog'")
+  expect_error(bnn_sghmc(batch = "epoch"), "'batch'")
+  expect_error(bnn_psgld(alpha = 1), "'alpha'")
+  expect_error(bnn_psgld(lambda = 0), "'lambda'")
+  expect_error(bnn_sgld(gradient = "exact"), "'gradient'")
+  expect_error(bnn_sgld(gradient = "cv", batch_size = NULL), "needs a 'batch_size'")
+  expect_error(bnn_sgld(cycles = 0), "'cycles'")
+  expect_error(fit_with(bnn_sgld(batch_size = 8, cycles = 30)),
+               "'cycles' \\(30\\) must not exceed the number of iterations \\(warmup \\+ iter = 20\\)")
+  expect_error(fit_with(bnn_sgld(batch_size = 8, gradient = "cv", centre = c(0, 0, 0))),
+               "'centre' must have one value per parameter \\(2\\)")
+  # the C boundary checks on its own too
+  spec <- sg_model()$spec
+  expect_error(mb_eval(spec, list(batch_size = 33L), matrix(0, 3, 1)),
+               "'batch_size' must be between 1 and the number of rows \\(32\\), not 33")
+  expect_error(bnnmc:::run_chain_kernel(spec, c(0, 0, 0), 1, 1L,
+                                        bnn_sgld(batch_size = 8, cycles = 50), 10L, 10L, 1L),
+               "'cycles' \\(50\\) must not exceed")
+  gspec <- list(type = "gaussian", mean = c(0, 0), prec = as.double(diag(2)))
+  expect_error(bnnmc:::run_chain_kernel(gspec, c(0, 0), 1, 1L, bnn_sgld(), 10L, 10L, 1L),
+               "'batch_size' needs a model with data")
+})
+
+test_that("Adam's exponential learning-rate decay matches a direct computation", {
+  spec <- sg_model()$spec
+  th0 <- c(0.3, -0.2, 0.1)
+  run <- function(decay, epochs = 4)
+    bnnmc:::.bnn_optimize(spec, init = th0, seed = 1, member = 0L, optimizer = "adam",
+                          lr = 0.05, weight_decay = 0, epochs = epochs,
+                          loss = "posterior", lr_decay = decay)$par
+  # Adam in R: full batch, loss -(1/n) log posterior, lr * decay^epoch
+  adam_r <- function(decay, epochs = 4) {
+    th <- th0
+    m <- v <- 0
+    for (t in seq_len(epochs)) {
+      g <- -c(full_grad(spec, th)$grad) / 32
+      m <- 0.9 * m + 0.1 * g
+      v <- 0.999 * v + 0.001 * g^2
+      th <- th - 0.05 * decay^(t - 1) * (m / (1 - 0.9^t)) / (sqrt(v / (1 - 0.999^t)) + 1e-8)
+    }
+    th
+  }
+  expect_abs(run(0.5), adam_r(0.5), 1e-12)
+  expect_abs(run(1), adam_r(1), 1e-12)
+  # no decay is the existing optimiser, bit for bit
+  expect_identical(run(1), bnnmc:::.bnn_optimize(spec, init = th0, seed = 1, member = 0L,
+                                                 optimizer = "adam", lr = 0.05,
+                                                 weight_decay = 0, epochs = 4,
+                                                 loss = "posterior")$par)
+  expect_error(bnn_optimizer(lr_decay = 0), "'lr_decay'")
+  expect_error(bnn_optimizer(lr_decay = 1.1), "'lr_decay'")
+})
