@@ -42,6 +42,7 @@ SEXP C_metrics_gmix_quantile(SEXP, SEXP, SEXP, SEXP, SEXP);
 
 /* sgmcmc */
 SEXP C_minibatch_eval(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP C_thin_mmd(SEXP, SEXP);
 
 #define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
 
@@ -77,6 +78,7 @@ static const R_CallMethodDef CallEntries[] = {
     CALLDEF(C_metrics_gmix_quantile, 5),
     /* sgmcmc */
     CALLDEF(C_minibatch_eval, 6),
+    CALLDEF(C_thin_mmd, 2),
     {NULL, NULL, 0}};
 
 void R_init_bnnmc(DllInfo *dll) {
