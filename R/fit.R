@@ -18,8 +18,10 @@
 #'   responses default to the heteroscedastic Gaussian of the papers.
 #' @param prior A [bnn_prior()] object or `"normal"` / `"laplace"`.
 #' @param sampler `"nuts"` (default), `"hmc"`, `"dei"`, `"mile"`, `"rwm"`,
-#'   `"mclmc"`, or a settings object from [bnn_nuts()], [bnn_hmc()], [bnn_rwm()] or
-#'   [bnn_mclmc()].  The protocols of the papers:
+#'   `"mclmc"`, `"sgld"`, `"psgld"`, `"sghmc"`, or a settings object from
+#'   [bnn_nuts()], [bnn_hmc()], [bnn_rwm()], [bnn_mclmc()], or for large data
+#'   the stochastic-gradient samplers [bnn_sgld()], [bnn_psgld()] and
+#'   [bnn_sghmc()].  The protocols of the papers:
 #'   * `"dei"` (DEI-MCMC, Sommer et al. 2024): a deep ensemble of `chains`
 #'     members is trained ([bnn_optimizer_preset()] `"dei"`), and one NUTS
 #'     chain starts at each member, with 100 warm-up iterations unless
@@ -156,6 +158,11 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
   }
   inits <- if (!is.null(ens)) ensemble_inits(ens, chains, dim, spec) else
     make_inits(init, chains, dim, spec, model$prior, seed)
+  if (inherits(sampler, "bnn_sgmcmc")) {
+    prep <- sg_prepare(sampler, spec, inits, seed, warmup, iter, given[["init"]])
+    sampler <- prep$sampler
+    inits <- prep$inits
+  }
 
   pars <- bnn_parameter_names(spec$sizes, sigma = has_sigma(spec))
   phases <- if (is_mclmc) c(tuning = warmup, sampling = iter) else

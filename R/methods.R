@@ -22,7 +22,7 @@ print.bnnfit <- function(x, digits = 3, ...) {
   if ("divergent__" %in% dimnames(st)[[3]]) {
     div <- colSums(st[, , "divergent__", drop = FALSE] > 0, na.rm = TRUE)
     cat(" divergences: ", sum(div), if (sum(div)) sprintf("(per chain: %s)", paste(div, collapse = " ")) else "", "\n")
-  } else {
+  } else if (any(!is.na(x$n_reverted))) {
     rv <- x$n_reverted
     cat(" reverted steps (non-finite):", sum(rv, na.rm = TRUE),
         if (sum(rv, na.rm = TRUE)) sprintf("(per chain: %s)", paste(rv, collapse = " ")) else "", "\n")

@@ -154,6 +154,7 @@ as_sampler <- function(x) {
       nuts = , dei = bnn_nuts(),
       hmc = bnn_hmc(),
       rwm = bnn_rwm(),
+      sgld = bnn_sgld(), psgld = bnn_psgld(), sghmc = bnn_sghmc(),
       mile = , mclmc = bnn_mclmc(),
       stop(sprintf("'sampler' must be one of \"nuts\", \"hmc\", \"dei\", \"mile\", \"mclmc\" or a settings object such as bnn_nuts(), not \"%s\".", x),
            call. = FALSE)))

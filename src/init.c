@@ -32,13 +32,17 @@ SEXP C_mclmc_grads_per_step(SEXP);
 
 /* --- generic chain driver (api_kernel.c) --- */
 SEXP C_kchain_new(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP C_kchain_run(SEXP, SEXP);
+SEXP C_kchain_run(SEXP, SEXP, SEXP);
 SEXP C_kchain_info(SEXP);
 SEXP C_kchain_stat_names(SEXP);
 
 /* --- metrics (api_metrics.c) --- */
 SEXP C_metrics_gauss(SEXP, SEXP, SEXP);
 SEXP C_metrics_gmix_quantile(SEXP, SEXP, SEXP, SEXP, SEXP);
+
+/* sgmcmc */
+SEXP C_minibatch_eval(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP C_thin_mmd(SEXP, SEXP);
 
 #define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
 
@@ -66,12 +70,15 @@ static const R_CallMethodDef CallEntries[] = {
     CALLDEF(C_mclmc_grads_per_step, 1),
     /* generic chain driver */
     CALLDEF(C_kchain_new, 6),
-    CALLDEF(C_kchain_run, 2),
+    CALLDEF(C_kchain_run, 3),
     CALLDEF(C_kchain_info, 1),
     CALLDEF(C_kchain_stat_names, 1),
     /* metrics */
     CALLDEF(C_metrics_gauss, 3),
     CALLDEF(C_metrics_gmix_quantile, 5),
+    /* sgmcmc */
+    CALLDEF(C_minibatch_eval, 6),
+    CALLDEF(C_thin_mmd, 2),
     {NULL, NULL, 0}};
 
 void R_init_bnnmc(DllInfo *dll) {
