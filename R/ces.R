@@ -29,12 +29,16 @@
 #' The paper's four variants are calibration x sampling in {SGHMC, pCN}^2,
 #' SGHMC-pCN being the main one.  The calibration sampler may be any of
 #' the package's samplers; the sampling stage needs a kernel of the generic
-#' chain driver (e.g. [bnn_pcn()], [bnn_rwm()]).  A likelihood with a
+#' chain driver ([bnn_pcn()], [bnn_sghmc()], [bnn_sgld()], [bnn_rwm()]).  A
+#' stochastic-gradient sampler in the sampling stage runs with the full
+#' gradient of the emulated log posterior (its `batch_size` is dropped: the
+#' emulator maps \eqn{\theta} to all \eqn{N} outputs at once, so a
+#' minibatch would save nothing).  A likelihood with a
 #' sampled `sigma` keeps `sigma` exact (it is not emulated).
 #'
 #' @param calibration Sampler of the calibration stage (a name or settings
-#'   object, see [bnn_fit()]); `NULL`: SGHMC when the package has it
-#'   (`bnn_sghmc()`), pCN otherwise.
+#'   object, see [bnn_fit()]); `NULL`: [bnn_sghmc()] with its defaults
+#'   (minibatches of 32), the paper's choice.
 #' @param calibration_warmup,calibration_iter Warm-up and sampling
 #'   iterations per chain of the calibration run.
 #' @param J Number of calibration pairs (the paper's 200).
@@ -71,6 +75,16 @@ bnn_ces <- function(calibration = NULL, calibration_warmup = 100, calibration_it
     stop("The sampling stage needs a kernel of the generic chain driver, such as ",
          "bnn_pcn() or bnn_rwm(); '", sampler$method %||% class(sampler)[1],
          "' builds its own target and cannot sample the emulated posterior.", call. = FALSE)
+  if (inherits(sampler, "bnn_sgmcmc")) {
+    # the emulator maps theta to all N outputs at once: a minibatch would
+    # save nothing, so stochastic-gradient samplers get the exact gradient
+    # of the emulated log posterior
+    if (!identical(sampler$gradient, "minibatch"))
+      stop("A stochastic-gradient sampler on the emulated posterior needs ",
+           "gradient = \"minibatch\" (it runs with the full emulated gradient).", call. = FALSE)
+    sampler$batch_size <- NULL
+    sampler$c_settings$batch_size <- NULL
+  }
   if (identical(emulator, "exact")) {
     emulator <- NULL
   } else if (!inherits(emulator, "bnn_emulator_settings")) {
@@ -84,10 +98,7 @@ bnn_ces <- function(calibration = NULL, calibration_warmup = 100, calibration_it
             class = c("bnn_ces", "bnn_sampler"))
 }
 
-default_calibration <- function() {
-  f <- get0("bnn_sghmc", envir = asNamespace("bnnmc"), mode = "function")
-  if (is.null(f)) bnn_pcn() else f()
-}
+default_calibration <- function() bnn_sghmc()
 
 format_ces <- function(x) {
   sprintf("calibration-emulation-sampling (%s calibration, J = %d; %s; sampling by %s)",
@@ -114,7 +125,8 @@ even_index <- function(n, J) unique(round(seq(1, n, length.out = J)))
 
 # The CES pipeline behind bnn_fit(sampler = bnn_ces()).  model: prepare_model()'s
 # list; the rest are bnn_fit()'s checked arguments.
-fit_ces <- function(model, ces, chains, warmup, iter, thin, init, seed, progress, call) {
+fit_ces <- function(model, ces, chains, warmup, iter, thin, init, seed, progress, call,
+                    given_init = FALSE) {
   spec <- model$spec
   lik <- model$likelihood
   dim <- spec_dim(spec)
@@ -148,6 +160,11 @@ fit_ces <- function(model, ces, chains, warmup, iter, thin, init, seed, progress
 
   # 1. calibration on the exact posterior
   inits <- make_inits(init, chains, dim, spec, model$prior, cal_seed)
+  if (inherits(cal, "bnn_sgmcmc")) {
+    prep <- sg_prepare(cal, spec, inits, cal_seed, cw, ci, given_init)
+    cal <- prep$sampler
+    inits <- prep$inits
+  }
   st <- run_stage(spec, cal, chains, cw, ci, 1L, inits, cal_seed, progress)
   cal_fit <- assemble_fit(st$res, bnn_parameter_names(spec$sizes, has_sigma(spec)), spec,
                           cal, cw, ci, 1L, cal_seed, chains)

@@ -99,7 +99,8 @@ run_chain_any <- function(spec, init, seed, chain_id, sampler, warmup, iter, thi
 run_chain_kernel <- function(spec, init, seed, chain_id, sampler, warmup, iter,
                              thin, block = 50L, progress = NULL) {
   snames <- .Call(C_kchain_stat_names, sampler$driver)
-  settings <- c(sampler$c_settings, list(warmup = as.integer(warmup)))
+  settings <- c(sampler$c_settings, list(warmup = as.integer(warmup),
+                                         iter = as.integer(iter)))
   dim <- length(init)
   n_keep <- if (iter > 0) (iter - 1L) %/% thin + 1L else 0L
   res <- list(chain = chain_id, stat_names = snames,
@@ -119,16 +120,18 @@ run_chain_kernel <- function(spec, init, seed, chain_id, sampler, warmup, iter,
   while (info$status == 0L && done < total) {
     limit <- if (done < warmup) warmup else total
     n <- min(block, limit - done)
-    out <- .Call(C_kchain_run, xp, n)
+    # only the draws that are kept cross into R (block-relative, 0-based)
+    it <- done + seq_len(n)
+    want <- which(it > warmup & (it - warmup - 1L) %% thin == 0L)
+    out <- .Call(C_kchain_run, xp, n, as.integer(want - 1L))
     info <- out$info
     idx <- done + seq_len(out$n_done)
     w <- idx <= warmup
     if (any(w)) res$warmup_stats[idx[w], ] <- out$stats[which(w), , drop = FALSE]
-    m <- idx[!w] - warmup - 1L
-    keep <- which(!w)[m %% thin == 0L]
+    keep <- want[want <= out$n_done]
     if (length(keep)) {
       rows <- kept + seq_along(keep)
-      res$draws[rows, ] <- out$draws[keep, , drop = FALSE]
+      res$draws[rows, ] <- out$draws[seq_along(keep), , drop = FALSE]
       res$stats[rows, ] <- out$stats[keep, , drop = FALSE]
       kept <- kept + length(keep)
     }

@@ -18,8 +18,10 @@
 #'   responses default to the heteroscedastic Gaussian of the papers.
 #' @param prior A [bnn_prior()] object or `"normal"` / `"laplace"`.
 #' @param sampler `"nuts"` (default), `"hmc"`, `"dei"`, `"mile"`, `"rwm"`,
-#'   `"pcn"`, `"mclmc"`, `"ces"`, or a settings object from [bnn_nuts()],
-#'   [bnn_hmc()], [bnn_rwm()], [bnn_pcn()], [bnn_mclmc()] or [bnn_ces()]
+#'   `"pcn"`, `"mclmc"`, `"sgld"`, `"psgld"`, `"sghmc"`, `"ces"`, or a
+#'   settings object from [bnn_nuts()], [bnn_hmc()], [bnn_rwm()],
+#'   [bnn_pcn()], [bnn_mclmc()], or for large data the stochastic-gradient
+#'   samplers [bnn_sgld()], [bnn_psgld()] and [bnn_sghmc()], or [bnn_ces()]
 #'   (calibration-emulation-sampling, FBNN: a pipeline of three stages whose
 #'   draws are those of its sampling stage).  The protocols of the papers:
 #'   * `"dei"` (DEI-MCMC, Sommer et al. 2024): a deep ensemble of `chains`
@@ -138,7 +140,8 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
   if (is.null(seed)) seed <- new_seed()
   seed <- check_count(seed, "seed", 0L)
   if (inherits(sampler, "bnn_ces"))
-    return(fit_ces(model, sampler, chains, warmup, iter, thin, init, seed, progress, call))
+    return(fit_ces(model, sampler, chains, warmup, iter, thin, init, seed, progress, call,
+                   given[["init"]]))
   is_mclmc <- inherits(sampler, "bnn_mclmc")
   if (is_mclmc) {
     if (given[["iter"]]) sampler$n_samples <- iter
@@ -161,6 +164,11 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
   }
   inits <- if (!is.null(ens)) ensemble_inits(ens, chains, dim, spec) else
     make_inits(init, chains, dim, spec, model$prior, seed)
+  if (inherits(sampler, "bnn_sgmcmc")) {
+    prep <- sg_prepare(sampler, spec, inits, seed, warmup, iter, given[["init"]])
+    sampler <- prep$sampler
+    inits <- prep$inits
+  }
 
   pars <- bnn_parameter_names(spec$sizes, sigma = has_sigma(spec))
   phases <- if (is_mclmc) c(tuning = warmup, sampling = iter) else

@@ -100,6 +100,11 @@
 #' @param eps Adam's denominator offset, > 0.
 #' @param stopping Early-stopping rule with `patience`: `"best"` or
 #'   `"window"`, see Details.
+#' @param lr_decay Exponential learning-rate decay per epoch, in `(0, 1]`:
+#'   epoch \eqn{e = 0, 1, \dots} uses `lr * lr_decay^e`.  The default 1 keeps
+#'   the learning rate constant.  Staber and Da Veiga (2022) train the MAP of
+#'   their stochastic-gradient samplers by Adam "with an exponentially
+#'   decaying learning rate" (see [bnn_sgld()]).
 #' @return A list of class `"bnn_optimizer"` with the validated settings.
 #' @examples
 #' # DEI-MCMC's ensemble training (full batch)
@@ -117,7 +122,7 @@ bnn_optimizer <- function(optimizer = c("adamw", "adam"), lr = 1e-2,
                           batch_size = NULL, patience = NULL,
                           loss = c("nll", "posterior"), restore_best = TRUE,
                           beta1 = 0.9, beta2 = 0.999, eps = 1e-8,
-                          stopping = "best") {
+                          stopping = "best", lr_decay = 1) {
   optimizer <- match.arg(optimizer)
   loss <- match.arg(loss)
   stopping <- match_choice(stopping, c("best", "window"), "stopping")
@@ -134,7 +139,8 @@ bnn_optimizer <- function(optimizer = c("adamw", "adam"), lr = 1e-2,
     beta1 = .omc_check_number(beta1, "beta1", 0, 1, upper_open = TRUE),
     beta2 = .omc_check_number(beta2, "beta2", 0, 1, upper_open = TRUE),
     eps = .omc_check_number(eps, "eps", 0, Inf, lower_open = TRUE, upper_open = TRUE),
-    stopping = stopping
+    stopping = stopping,
+    lr_decay = .omc_check_number(lr_decay, "lr_decay", 0, 1, lower_open = TRUE)
   ), class = "bnn_optimizer")
 }
 
@@ -158,12 +164,13 @@ bnn_optimizer <- function(optimizer = c("adamw", "adam"), lr = 1e-2,
                           batch_size = NULL, patience = NULL,
                           loss = c("nll", "posterior"), restore_best = TRUE,
                           beta1 = 0.9, beta2 = 0.999, eps = 1e-8,
-                          stopping = "best") {
+                          stopping = "best", lr_decay = 1) {
   s <- bnn_optimizer(optimizer = optimizer, lr = lr,
                      weight_decay = weight_decay, epochs = epochs,
                      batch_size = batch_size, patience = patience,
                      loss = loss, restore_best = restore_best, beta1 = beta1,
-                     beta2 = beta2, eps = eps, stopping = stopping)
+                     beta2 = beta2, eps = eps, stopping = stopping,
+                     lr_decay = lr_decay)
   seed <- .omc_check_seed(seed)
   member <- .omc_check_count(member, "member", 0)
   if (!is.list(spec) || is.null(spec$X) || is.null(spec$y))
@@ -195,7 +202,7 @@ bnn_optimizer <- function(optimizer = c("adamw", "adam"), lr = 1e-2,
     restore_best = as.integer(s$restore_best),
     stopping = if (s$stopping == "best") 0L else 1L,
     lr = s$lr, weight_decay = s$weight_decay,
-    beta1 = s$beta1, beta2 = s$beta2, eps = s$eps
+    beta1 = s$beta1, beta2 = s$beta2, eps = s$eps, lr_decay = s$lr_decay
   )
   res <- .Call(C_optimize, spec, valid_spec, init, seed, member, cs)
   res$status <- c("ok", "early_stop", "nonfinite")[res$status + 1L]

@@ -156,6 +156,7 @@ as_sampler <- function(x) {
       nuts = , dei = bnn_nuts(),
       hmc = bnn_hmc(),
       rwm = bnn_rwm(),
+      sgld = bnn_sgld(), psgld = bnn_psgld(), sghmc = bnn_sghmc(),
       pcn = bnn_pcn(),
       ces = bnn_ces(),
       mile = , mclmc = bnn_mclmc(),

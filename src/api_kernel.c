@@ -5,8 +5,11 @@
 #include <string.h>
 #include <time.h>
 #include "api_kernel.h"
+#include "api_sgmcmc.h"
 #include "gauss_target.h"
 #include "rwm.h"
+#include "sghmc.h"
+#include "sgld.h"
 #include "pcn.h"
 #include "reference.h"
 #include "api_ces.h"
@@ -70,6 +73,10 @@ static void parse_pcn(SEXP settings, int dim, void *out) {
 /* Add a kernel here (and its settings parser above or in its own api file). */
 static const bnn_kernel_entry kernel_registry[] = {
     {"rwm", &bnn_kernel_rwm, sizeof(bnn_rwm_settings), parse_rwm, 0},
+    /* sgmcmc: parsers in api_sgmcmc.c */
+    {"sgld", &bnn_kernel_sgld, sizeof(bnn_sgld_settings), bnn_parse_sgld, 0},
+    {"psgld", &bnn_kernel_psgld, sizeof(bnn_sgld_settings), bnn_parse_sgld, 0},
+    {"sghmc", &bnn_kernel_sghmc, sizeof(bnn_sghmc_settings), bnn_parse_sghmc, 0},
     /* ces */
     {"pcn", &bnn_kernel_pcn, sizeof(bnn_pcn_settings), parse_pcn, 1},
     {NULL, NULL, 0, NULL, 0}};
@@ -115,12 +122,24 @@ static int spec_dim(SEXP spec) {
 }
 
 /* Build the target (data copied, so the chain is independent of R's
- * objects).  Minibatch targets will plug in here from `settings`. */
-static bnn_target build_target(SEXP spec, SEXP settings, void (**free_fn)(void *)) {
-  (void)settings;
-  if (bnn_spec_is_emulated(spec)) return bnn_ces_build_target(spec, free_fn);
+ * objects).  Settings with a batch_size give the minibatch target
+ * (minibatch.h), its batches drawn from the chain's own stream (seed,
+ * chain id) in the minibatch domain. */
+static bnn_target build_target(SEXP spec, SEXP settings, uint64_t seed,
+                               uint64_t stream, void (**free_fn)(void *)) {
+  if (bnn_spec_is_emulated(spec)) {
+    /* the emulator maps theta to all N outputs at once: no minibatches */
+    if (bnn_settings_minibatch(settings))
+      Rf_error("an emulated target is evaluated in full: 'batch_size' must be NULL");
+    return bnn_ces_build_target(spec, free_fn);
+  }
   bnn_target t;
   memset(&t, 0, sizeof t);
+  if (bnn_settings_minibatch(settings)) {
+    if (spec_is_gaussian(spec))
+      Rf_error("'batch_size' needs a model with data, not a Gaussian test target");
+    return bnn_minibatch_target(spec, settings, seed, stream, free_fn);
+  }
   if (spec_is_gaussian(spec)) {
     bnn_gauss_target *g = bnn_gauss_new(Rf_length(bnn_list_get(spec, "mean")),
                                         REAL(bnn_list_get(spec, "mean")),
@@ -178,7 +197,7 @@ SEXP C_kchain_new(SEXP kernel, SEXP spec, SEXP init, SEXP seed, SEXP chain_id,
   SEXP xp = PROTECT(R_MakeExternalPtr(NULL, R_NilValue, R_NilValue));
   R_RegisterCFinalizerEx(xp, kchain_finalizer, TRUE);
   void (*free_fn)(void *) = NULL;
-  bnn_target t = build_target(spec, settings, &free_fn);
+  bnn_target t = build_target(spec, settings, (uint64_t)sd, (uint64_t)id, &free_fn);
   if (e->needs_reference && !t.loglik) {
     if (free_fn) free_fn(t.ctx);
     Rf_error("the '%s' kernel needs a model with a Normal prior on the network's "
@@ -218,34 +237,51 @@ SEXP C_kchain_stat_names(SEXP kernel) {
   return out;
 }
 
-/* Run up to n_iter transitions.  Returns list(draws = n x dim,
+/* Run up to n_iter transitions.  Returns list(draws = n_keep x dim,
  * stats = n x n_stats, n_done, info); n_done < n_iter when the chain
- * failed (the rows after it are NA).  Interrupts are checked at step
- * boundaries after every 0.2 s of processor time, so Ctrl-C answers
- * promptly whatever the cost of a step, and the chain's state stays
- * consistent (the block's draws are lost, the chain is not). */
-SEXP C_kchain_run(SEXP xp, SEXP n_iter) {
+ * failed (the rows after it are NA).  keep: NULL (every transition's draw
+ * is returned, n_keep = n) or the increasing 0-based indices within the
+ * block of the transitions whose draws are returned (thinning, burn-in), so
+ * long runs of big models do not copy draws that are thrown away.
+ * Interrupts are checked at step boundaries after every 0.2 s of processor
+ * time, so Ctrl-C answers promptly whatever the cost of a step, and the
+ * chain's state stays consistent (the block's draws are lost, the chain is
+ * not). */
+SEXP C_kchain_run(SEXP xp, SEXP n_iter, SEXP keep) {
   bnn_kchain *c = get_kchain(xp);
   int n = Rf_asInteger(n_iter);
   if (n == NA_INTEGER || n < 0) Rf_error("'n_iter' must be a non-negative integer");
+  int nk = n;
+  const int *kp = NULL;
+  if (!Rf_isNull(keep)) {
+    if (TYPEOF(keep) != INTSXP) Rf_error("'keep' must be NULL or an integer vector");
+    nk = Rf_length(keep);
+    kp = INTEGER(keep);
+    for (int i = 0; i < nk; i++)
+      if (kp[i] < 0 || kp[i] >= n || (i > 0 && kp[i] <= kp[i - 1]))
+        Rf_error("'keep' must hold increasing indices in [0, n_iter)");
+  }
   int dim = c->dim, ns = c->kernel->n_stats;
   const char *nm[] = {"draws", "stats", "n_done", "info"};
   SEXP out = PROTECT(bnn_named_list(4, nm));
-  SEXP draws = Rf_allocMatrix(REALSXP, n, dim);
+  SEXP draws = Rf_allocMatrix(REALSXP, nk, dim);
   SET_VECTOR_ELT(out, 0, draws);
   SEXP stats = Rf_allocMatrix(REALSXP, n, ns);
   SET_VECTOR_ELT(out, 1, stats);
   double *D = REAL(draws), *S = REAL(stats);
-  for (R_xlen_t i = 0; i < (R_xlen_t)n * dim; i++) D[i] = NA_REAL;
+  for (R_xlen_t i = 0; i < (R_xlen_t)nk * dim; i++) D[i] = NA_REAL;
   for (R_xlen_t i = 0; i < (R_xlen_t)n * ns; i++) S[i] = NA_REAL;
   double *draw = (double *)R_alloc((size_t)(dim > 0 ? dim : 1), sizeof(double));
   double *st = (double *)R_alloc((size_t)(ns > 0 ? ns : 1), sizeof(double));
   const clock_t every = CLOCKS_PER_SEC / 5;
   clock_t last = clock();
-  int done = 0;
+  int done = 0, row = 0;
   for (int it = 0; it < n; it++) {
     if (bnn_kchain_step(c, draw, st) != BNN_K_OK) break;
-    for (int j = 0; j < dim; j++) D[it + (size_t)j * n] = draw[j];
+    if (!kp || (row < nk && kp[row] == it)) {
+      for (int j = 0; j < dim; j++) D[row + (size_t)j * nk] = draw[j];
+      row++;
+    }
     for (int j = 0; j < ns; j++) S[it + (size_t)j * n] = st[j];
     done++;
     clock_t now = clock();

@@ -52,6 +52,7 @@ SEXP C_optimize(SEXP spec, SEXP valid_spec, SEXP init, SEXP seed,
   s.beta1 = bnn_get_double(settings, "beta1", 0.9);
   s.beta2 = bnn_get_double(settings, "beta2", 0.999);
   s.eps = bnn_get_double(settings, "eps", 1e-8);
+  s.lr_decay = bnn_get_double(settings, "lr_decay", 1.0);
   if (s.optimizer != BNN_OPT_ADAM && s.optimizer != BNN_OPT_ADAMW)
     Rf_error("'optimizer' code must be 0 (adam) or 1 (adamw)");
   if (s.loss != BNN_LOSS_NLL && s.loss != BNN_LOSS_POSTERIOR)
@@ -67,6 +68,7 @@ SEXP C_optimize(SEXP spec, SEXP valid_spec, SEXP init, SEXP seed,
   if (!(s.beta1 >= 0 && s.beta1 < 1)) Rf_error("'beta1' must be in [0, 1)");
   if (!(s.beta2 >= 0 && s.beta2 < 1)) Rf_error("'beta2' must be in [0, 1)");
   if (!(s.eps > 0) || !isfinite(s.eps)) Rf_error("'eps' must be a positive number");
+  if (!(s.lr_decay > 0 && s.lr_decay <= 1)) Rf_error("'lr_decay' must be in (0, 1]");
 
   SEXP xp = PROTECT(R_MakeExternalPtr(NULL, R_NilValue, R_NilValue));
   R_RegisterCFinalizerEx(xp, optim_finalizer, TRUE);

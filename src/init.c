@@ -32,13 +32,17 @@ SEXP C_mclmc_grads_per_step(SEXP);
 
 /* --- generic chain driver (api_kernel.c) --- */
 SEXP C_kchain_new(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP C_kchain_run(SEXP, SEXP);
+SEXP C_kchain_run(SEXP, SEXP, SEXP);
 SEXP C_kchain_info(SEXP);
 SEXP C_kchain_stat_names(SEXP);
 
 /* --- metrics (api_metrics.c) --- */
 SEXP C_metrics_gauss(SEXP, SEXP, SEXP);
 SEXP C_metrics_gmix_quantile(SEXP, SEXP, SEXP, SEXP, SEXP);
+
+/* sgmcmc */
+SEXP C_minibatch_eval(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP C_thin_mmd(SEXP, SEXP);
 
 /* ces */
 SEXP C_ces_loglik(SEXP, SEXP, SEXP);
@@ -70,12 +74,15 @@ static const R_CallMethodDef CallEntries[] = {
     CALLDEF(C_mclmc_grads_per_step, 1),
     /* generic chain driver */
     CALLDEF(C_kchain_new, 6),
-    CALLDEF(C_kchain_run, 2),
+    CALLDEF(C_kchain_run, 3),
     CALLDEF(C_kchain_info, 1),
     CALLDEF(C_kchain_stat_names, 1),
     /* metrics */
     CALLDEF(C_metrics_gauss, 3),
     CALLDEF(C_metrics_gmix_quantile, 5),
+    /* sgmcmc */
+    CALLDEF(C_minibatch_eval, 6),
+    CALLDEF(C_thin_mmd, 2),
     /* ces */
     CALLDEF(C_ces_loglik, 3),
     CALLDEF(C_ces_emulate, 2),

@@ -126,6 +126,8 @@ static void adam_update(bnn_optim *o) {
   double bc2 = 1.0 - pow(s->beta2, (double)o->t);
   int coupled = s->optimizer == BNN_OPT_ADAM && s->weight_decay != 0.0;
   int decoupled = s->optimizer == BNN_OPT_ADAMW && s->weight_decay != 0.0;
+  /* the learning rate of this epoch (exactly s->lr without decay) */
+  double lr = s->lr_decay == 1.0 ? s->lr : s->lr * pow(s->lr_decay, (double)o->epoch);
   for (int i = 0; i < d; i++) {
     double gi = g[i];
     if (coupled) gi += s->weight_decay * th[i];
@@ -133,7 +135,7 @@ static void adam_update(bnn_optim *o) {
     o->v[i] = s->beta2 * o->v[i] + (1.0 - s->beta2) * gi * gi;
     double step = (o->m[i] / bc1) / (sqrt(o->v[i] / bc2) + s->eps);
     if (decoupled) step += s->weight_decay * th[i];
-    th[i] -= s->lr * step;
+    th[i] -= lr * step;
   }
 }
 

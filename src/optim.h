@@ -55,6 +55,8 @@ typedef struct {
   int restore_best;      /* with validation data: return the best epoch */
   int stopping;          /* enum bnn_stopping */
   double lr, weight_decay, beta1, beta2, eps;
+  double lr_decay;       /* exponential decay: epoch e (0-based) uses
+                            lr * lr_decay^e; 1 = constant (the default) */
 } bnn_optim_settings;
 
 typedef struct {

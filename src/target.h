@@ -25,6 +25,11 @@ typedef struct {
   bnn_logdens_fn loglik;
   const double *ref_sd;
   int n_ref;
+  /* Optional (NULL for exact targets): a stochastic target, such as the
+   * minibatch estimate of minibatch.h, draws fresh randomness (a batch) for
+   * every evaluation; hold(ctx, 1) makes the next evaluation draw it and
+   * the following ones reuse it until hold(ctx, 0). */
+  void (*hold)(void *ctx, int on);
 } bnn_target;
 
 static inline double bnn_target_eval(bnn_target *t, const double *theta,
@@ -39,5 +44,11 @@ static inline double bnn_target_loglik(bnn_target *t, const double *theta,
                                        double *grad) {
   t->n_grad += 1.0;
   return t->loglik(t->ctx, theta, grad);
+}
+
+/* Share one draw of a stochastic target's randomness between evaluations
+ * (see hold above); does nothing for an exact target. */
+static inline void bnn_target_hold(bnn_target *t, int on) {
+  if (t->hold) t->hold(t->ctx, on);
 }
 #endif
