@@ -150,6 +150,7 @@ SEXP C_ces_emulate(SEXP spec, SEXP theta) {
     double *o = REAL(out) + (size_t)s * nk;
     if (t->emul) bnn_emulator_forward(t->emul, th, o);
     else bnn_model_forward(m, th, m->X, m->n, o);
+    if (s % 64 == 63) R_CheckUserInterrupt();
   }
   UNPROTECT(2);
   return out;

@@ -224,3 +224,23 @@ test_that("inflate = TRUE adds the emulator's held-out error to the noise varian
   tr <- t(matrix(.Call(bnnmc:::C_model_forward, fit$spec, t(th), fit$X), ncol = nrow(th)))
   expect_equal(fit$ces$check$mse, mean((em - tr)^2))
 })
+
+test_that("SGHMC on the emulator runs with the full emulated gradient (exact map: exact SGHMC)", {
+  d <- ces_data()
+  lik <- bnn_likelihood("gaussian", sigma = 0.3)
+  s <- bnn_ces(calibration = bnn_sghmc(), calibration_warmup = 0, calibration_iter = 40,
+               J = 40, emulator = "exact", sampler = bnn_sghmc())
+  expect_null(s$sampler$batch_size)
+  expect_match(format(s), "SGHMC \\(step size 1e-05, full batch")
+  ex <- bnn_fit(y ~ x1 + x2, data = d, hidden = 3, likelihood = lik, sampler = s,
+                chains = 1, warmup = 0, iter = 100, seed = 4, progress = FALSE)
+  ref <- bnn_fit(y ~ x1 + x2, data = d, hidden = 3, likelihood = lik,
+                 sampler = bnn_sghmc(batch_size = NULL), init = ex$ces$init, chains = 1,
+                 warmup = 0, iter = 100, seed = 4, progress = FALSE)
+  expect_identical(ex$draws, ref$draws)
+  # the calibration ran minibatch SGHMC from the seed + 1 start, as bnn_fit would
+  cal <- bnn_fit(y ~ x1 + x2, data = d, hidden = 3, likelihood = lik, sampler = bnn_sghmc(),
+                 chains = 1, warmup = 0, iter = 40, seed = 5, progress = FALSE)
+  expect_identical(ex$ces$calibration$draws, cal$draws)
+  expect_error(bnn_ces(sampler = bnn_sghmc(gradient = "cv")), "gradient = \"minibatch\"")
+})
