@@ -238,8 +238,43 @@ fit_ces <- function(model, ces, chains, warmup, iter, thin, init, seed, progress
     inflated_sigma = if (!is.null(emu) && emu$inflate && !is.null(check))
       model_spec$sigma_fixed else NULL)
   class(fit) <- "bnnfit"
+  if (!is.null(emulator)) {
+    fit$ces$check_sampled <- sampled_check(fit, model_spec, emulator)
+    fit$ces$n_exact <- fit$ces$n_exact + nrow(fit$ces$check_sampled$draws)
+    cs <- fit$ces$check_sampled
+    if (nrow(cs$draws) && is.finite(cs$bias) &&
+        abs(cs$bias) > 2 * max(1, stats::sd(cs$draws$true_loglik)))
+      warn_cond(sprintf(paste0("At %d of the sampled draws the emulated log-likelihood differs from ",
+                               "the true one by %.1f on average (true log-likelihood mean %.1f, ",
+                               "sd %.1f): the sampling stage went where the emulator is wrong; ",
+                               "see bnn_ces_check(fit, \"sampled\")."),
+                        nrow(cs$draws), cs$bias, mean(cs$draws$true_loglik),
+                        stats::sd(cs$draws$true_loglik)), "bnnmc_emulator")
+  }
   report_failures(fit)
   fit
+}
+
+# True and emulated log-likelihoods at up to n of the sampled draws (evenly
+# over the chains that did not fail): the check the held-out calibration
+# draws cannot give, whether the sampling stage stayed where the emulator
+# is accurate.
+sampled_check <- function(fit, model_spec, emulator, n = 50L) {
+  d <- ok_draws(fit)
+  S <- dim(d)[1] * dim(d)[2]
+  if (S == 0L) return(list(draws = data.frame(true_loglik = numeric(0),
+                                              emulated_loglik = numeric(0)),
+                           bias = NA_real_, cor = NA_real_))
+  m <- matrix(d, nrow = S)
+  m <- m[unique(round(seq(1, S, length.out = min(n, S)))), , drop = FALSE]
+  th <- bnn_unconstrain(fit, t(m))
+  tl <- .Call(C_ces_loglik, emulated_spec(model_spec, NULL), th, FALSE)$loglik
+  el <- .Call(C_ces_loglik, emulated_spec(model_spec, emulator), th, FALSE)$loglik
+  list(draws = data.frame(true_loglik = tl, emulated_loglik = el),
+       bias = mean(el - tl),
+       cor = if (length(tl) > 2L && stats::sd(tl) > 0 && stats::sd(el) > 0)
+         stats::cor(tl, el) else NA_real_,
+       theta = t(th))
 }
 
 # The model's spec with its (standardised) training data.
@@ -267,29 +302,40 @@ emulator_check <- function(model_spec, emulator, theta, outputs) {
 #' Check the emulator of a calibration-emulation-sampling fit
 #'
 #' The true and emulated log-likelihoods at the calibration draws held out
-#' of the emulator's training (the paper's Figure 5 compares them over the
-#' plane of the first two principal components of the draws), with their
-#' correlation and the held-out \eqn{R^2} of the emulated outputs.
+#' of the emulator's training, with their correlation and the held-out
+#' \eqn{R^2} of the emulated outputs; or at (up to 50 of) the draws of the
+#' sampling stage, with their correlation and the mean difference `bias`
+#' (emulated minus true).  The paper's Figure 5 compares the two surfaces
+#' over the plane of the first two principal components of posterior
+#' draws.  Held-out calibration draws lie between training draws of the
+#' same trajectory, so they can look excellent while the sampling stage
+#' wanders where the emulator is wrong: the check at the sampled draws
+#' shows that (and `bnn_fit()` warns when `|bias|` exceeds twice the
+#' standard deviation of the true log-likelihood over those draws, or 2).
 #'
 #' @param object A `bnnfit` from `bnn_fit(sampler = bnn_ces(...))`.
+#' @param draws `"calibration"` (held-out calibration draws) or `"sampled"`.
 #' @param plot Draw the comparison: emulated against true log-likelihood
 #'   (left) and both against the first principal component of the
 #'   held-out draws (right).
 #' @return Invisibly with `plot = TRUE`, a data frame with one row per
-#'   held-out draw (`true_loglik`, `emulated_loglik`, `pc1`, `pc2`) and
-#'   attributes `r2` and `cor`.
+#'   draw (`true_loglik`, `emulated_loglik`, `pc1`, `pc2`) and attributes
+#'   `r2` and `cor` (and `bias` for the sampled draws).
 #' @export
 #' @examples
 #' \donttest{
 #' example(bnn_ces)
 #' bnn_ces_check(fit, plot = TRUE)
 #' }
-bnn_ces_check <- function(object, plot = FALSE) {
+bnn_ces_check <- function(object, draws = c("calibration", "sampled"), plot = FALSE) {
   if (!inherits(object, "bnnfit") || is.null(object$ces))
     stop("'object' must be a bnnfit from bnn_fit(sampler = bnn_ces()).", call. = FALSE)
-  ch <- object$ces$check
+  draws <- match.arg(draws)
+  ch <- if (draws == "calibration") object$ces$check else object$ces$check_sampled
   if (is.null(ch))
-    stop("This fit has no emulator check (emulator = \"exact\" or holdout = 0).", call. = FALSE)
+    stop("This fit has no emulator check (emulator = \"exact\", or holdout = 0 for ",
+         "the calibration draws).", call. = FALSE)
+  if (draws == "sampled") ch$r2 <- NA_real_
   th <- ch$theta
   keep <- apply(th, 2L, stats::sd) > 0
   pcs <- if (sum(keep) >= 2L && nrow(th) > 2L)
@@ -298,18 +344,22 @@ bnn_ces_check <- function(object, plot = FALSE) {
   out <- data.frame(ch$draws, pc1 = pcs[, 1], pc2 = pcs[, 2])
   attr(out, "r2") <- ch$r2
   attr(out, "cor") <- ch$cor
+  if (draws == "sampled") attr(out, "bias") <- ch$bias
   if (!plot) return(out)
   op <- graphics::par(mfrow = c(1, 2))
   on.exit(graphics::par(op))
   rng <- range(c(out$true_loglik, out$emulated_loglik))
   graphics::plot(out$true_loglik, out$emulated_loglik, xlim = rng, ylim = rng,
                  xlab = "true log-likelihood", ylab = "emulated log-likelihood",
-                 main = sprintf("held-out draws: cor %.3f, R^2 %.3f", ch$cor, ch$r2),
+                 main = if (draws == "calibration")
+                   sprintf("held-out draws: cor %.3f, R^2 %.3f", ch$cor, ch$r2) else
+                   sprintf("sampled draws: cor %.3f, bias %.1f", ch$cor, ch$bias),
                  pch = 19, col = "grey30")
   graphics::abline(0, 1, lty = 2)
   o <- order(out$pc1)
   graphics::plot(out$pc1[o], out$true_loglik[o], type = "b", pch = 19, ylim = rng,
-                 xlab = "PC1 of the held-out draws", ylab = "log-likelihood",
+                 xlab = sprintf("PC1 of the %s draws", if (draws == "calibration")
+                   "held-out" else "sampled"), ylab = "log-likelihood",
                  main = "true (black) and emulated (red)")
   graphics::lines(out$pc1[o], out$emulated_loglik[o], type = "b", pch = 17, col = "red")
   invisible(out)
@@ -320,9 +370,12 @@ format_ces_record <- function(x) {
   tm <- x$times
   c(sprintf(" CES stages:   calibration %.1f s, emulator %.1f s, sampling %.1f s (J = %d pairs)",
             tm[["calibration"]], tm[["emulator"]], tm[["sampling"]], x$J),
-    sprintf(" evaluations:  %s exact (calibration and held-out checks), %s emulated",
+    sprintf(" evaluations:  %s exact (calibration and checks), %s emulated",
             format(x$n_exact, big.mark = ","), format(x$n_emulated, big.mark = ",")),
     if (!is.null(x$check))
       sprintf(" emulator:     held-out R^2 %.3f, log-likelihood correlation %.3f (%d draws)",
-              x$check$r2, x$check$cor, nrow(x$check$draws)))
+              x$check$r2, x$check$cor, nrow(x$check$draws)),
+    if (!is.null(x$check_sampled) && nrow(x$check_sampled$draws))
+      sprintf(" at sampled draws: emulated - true log-likelihood %.2f on average (%d draws)",
+              x$check_sampled$bias, nrow(x$check_sampled$draws)))
 }

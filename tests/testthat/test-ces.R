@@ -113,7 +113,7 @@ test_that("the CES pipeline returns an ordinary bnnfit with its stage record", {
   expect_named(fit$ces$times, c("calibration", "emulator", "sampling"))
   expect_equal(fit$elapsed, sum(fit$ces$times))
   # exact evaluations: calibration gradients + J forward passes + held-out checks
-  expect_equal(fit$ces$n_exact, sum(fit$ces$calibration$n_grad) + 60 + 15)
+  expect_equal(fit$ces$n_exact, sum(fit$ces$calibration$n_grad) + 60 + 15 + 50)
   expect_equal(fit$ces$n_emulated, 1 + 500)
   chk <- bnn_ces_check(fit)
   expect_equal(nrow(chk), 15L)
@@ -122,6 +122,14 @@ test_that("the CES pipeline returns an ordinary bnnfit with its stage record", {
   # the check's true log-likelihoods are the model's
   th <- fit$ces$check$theta
   expect_equal(chk$true_loglik, bnn_log_posterior(fit, t(th))$loglik)
+  # the check at 50 sampled draws: true and emulated log-likelihoods there
+  cs <- bnn_ces_check(fit, "sampled")
+  expect_equal(nrow(cs), 50L)
+  ths <- fit$ces$check_sampled$theta
+  expect_equal(cs$true_loglik, bnn_log_posterior(fit, t(ths))$loglik)
+  expect_equal(attr(cs, "bias"), mean(cs$emulated_loglik - cs$true_loglik))
+  expect_true(all(ths[1, ] == fit$draws[1, 1, ]))
+  expect_gt(attr(cs, "cor"), 0.9)
   expect_output(print(fit), "CES stages:.*calibration.*emulator.*sampling")
   expect_output(print(fit), "emulated")
   expect_output(print(summary(fit)), "CES stages")
@@ -179,7 +187,8 @@ test_that("bad CES input gives clear errors and a poor emulator a warning", {
   bad <- bnn_ces(calibration = "pcn", calibration_iter = 60, J = 60,
                  emulator = bnn_emulator(hidden = 2, optimizer = bnn_optimizer(epochs = 1,
                                                                               batch_size = 8)))
-  expect_warning(fit_with(bad), "held-out R\\^2 is", class = "bnnmc_emulator")
+  w <- capture_warnings(fit_with(bad))
+  expect_match(w[1], "held-out R\\^2 is")
 })
 
 test_that("bnn_efficiency reports ESS over parameters, min-ESS/s and the speed-up", {
