@@ -156,7 +156,6 @@ col_standardiser <- function(M) {
 # Train the emulator on calibration pairs: theta (J x n_net) and outputs
 # (J x D).  Returns the C-side emulator list plus the training record.
 train_emulator <- function(theta, outputs, settings, seed) {
-  J <- nrow(theta)
   s <- settings
   zi <- col_standardiser(theta)
   zo <- col_standardiser(outputs)
