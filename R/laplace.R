@@ -1,0 +1,347 @@
+# Laplace approximation at the MAP: full Hessian (small networks) or KFAC
+# (Kronecker-factored curvature per layer, src/laplace.c), prior precision
+# given or tuned by the Laplace marginal likelihood.
+
+#' Laplace approximation of a Bayesian neural network
+#'
+#' Approximates the posterior by the Gaussian \eqn{N(\theta^*, H^{-1})} at
+#' the MAP \eqn{\theta^*}, with \eqn{H} the curvature of the negative log
+#' posterior there, and returns `draws` Gaussian draws as a fit that works
+#' with [predict.bnnfit()], [bnn_metrics()], `loo()`, the draws
+#' conversions and the plots exactly as a sampler fit (one "chain").
+#'
+#' **MAP.** The network is trained by the optimiser ([bnn_optimizer()],
+#' loss `"posterior"` is forced) from Glorot-uniform starting weights, or
+#' taken from `map`.  With `hessian = "full"` the MAP is then polished by
+#' Newton steps \eqn{\theta \leftarrow \theta + H^{-1}\nabla\log p(\theta
+#' \mid y)} (step halving until the log posterior increases; at most
+#' `newton` steps, stopping when the gradient's largest entry is below
+#' 1e-9 or the Hessian is not positive definite), so that a (locally)
+#' convex posterior's mode is found to machine precision; on the conjugate
+#' linear model one step gives the exact posterior mean.
+#'
+#' **Full Hessian** (`hessian = "full"`, for up to a few thousand
+#' parameters): central differences of the analytic gradient (from C),
+#' \eqn{H_{\cdot j} = -(\nabla(\theta + h_j e_j) - \nabla(\theta - h_j
+#' e_j))/(2h_j)} with \eqn{h_j = } `fd_step` \eqn{\max(1, |\theta_j|)},
+#' symmetrised; \eqn{2d} gradient evaluations.  It is the Hessian of the
+#' log posterior, so it includes the sampled `log sigma` of a Gaussian
+#' likelihood.  Draws are \eqn{\theta^* + R^{-1}z} with \eqn{H = R^\top R}
+#' (Cholesky) and \eqn{z \sim N(0, I)}.  If \eqn{H} is not positive
+#' definite (a saddle or an unconverged MAP) its eigenvalues are raised to
+#' the smallest prior precision, with a warning of class
+#' `bnnmc_laplace_indefinite`.
+#'
+#' **KFAC** (`hessian = "kfac"`, for large networks; Ritter et al. 2018):
+#' per weight layer \eqn{l} the generalised Gauss-Newton block of the
+#' log-likelihood is approximated by \eqn{N\,E[g g^\top] \otimes E[\tilde
+#' a \tilde a^\top]}, \eqn{\tilde a} the layer's input with a 1 appended
+#' (for the bias), \eqn{g} the gradient of the network output with respect
+#' to the layer's pre-activations times the square root of the output's
+#' likelihood precision (\eqn{1/\sigma} for a Gaussian with fixed sigma,
+#' \eqn{\sqrt{p(1-p)}} for Bernoulli), expectations over the \eqn{N}
+#' training rows.  The posterior precision of the layer is that plus
+#' \eqn{\tau_l I}; layers are independent.  Sampling uses the
+#' eigendecompositions of the two factors, so memory and time are
+#' \eqn{O(\sum_l (f_{in}+1)^3 + f_{out}^3)} and never \eqn{d^2}.  KFAC
+#' needs a one-output likelihood with no parameter of its own: Gaussian
+#' with fixed `sigma` or Bernoulli.
+#'
+#' **Prior precision.** `prior_precision = NULL` uses the model's Normal
+#' prior (precision \eqn{1/s^2} per parameter; KFAC needs one value per
+#' layer, i.e. equal weight and bias scales).  A number \eqn{\tau} replaces
+#' the prior of all network parameters by \eqn{N(0, 1/\tau)} (the MAP is
+#' found under it).  `"marglik"` tunes one scalar \eqn{\tau} by maximising
+#' the Laplace approximation of the log marginal likelihood
+#' \deqn{\log p(y \mid \theta^*) + \log p(\theta^* \mid \tau) +
+#' \tfrac d2\log 2\pi - \tfrac12\log\det H(\tau),}
+#' a 1-D optimisation over \eqn{\log\tau} in \eqn{[10^{-6}, 10^6]}
+#' started from the model's prior.  With `hessian = "full"`
+#' (`marglik = "refit"`) the MAP is re-found by Newton steps under each new
+#' \eqn{\tau} and \eqn{\tau} re-tuned until it changes by less than 1e-8
+#' (relative; at most 20 rounds), which on the conjugate linear model gives
+#' the exact evidence maximiser; `marglik = "posthoc"` (always for KFAC)
+#' keeps the MAP of the original prior and only tunes \eqn{\tau}, as the
+#' Laplace library of Daxberger et al. (2021) does.  The tuned prior
+#' becomes the fit's prior (`$prior`, and `lp__` of the draws).
+#'
+#' The Laplace baseline of the symmetry study (MAP, full Hessian, prior
+#' precision tuned by marginal likelihood, 1274 Gaussian draws) is
+#' `bnn_laplace(..., hessian = "full", prior_precision = "marglik",
+#' draws = 1274)`.
+#'
+#' This is a function of its own rather than a `sampler` of [bnn_fit()]:
+#' it runs no chains and has settings (MAP, curvature, prior tuning) that
+#' no sampler has.
+#'
+#' @inheritParams bnn_fit
+#' @param hessian `"full"` or `"kfac"`, see Details.
+#' @param prior_precision `NULL`, a positive number or `"marglik"`, see
+#'   Details.
+#' @param marglik `"refit"` or `"posthoc"` (prior tuning with the full
+#'   Hessian), see Details.
+#' @param optimizer A [bnn_optimizer()] for the MAP (its `loss` is set to
+#'   `"posterior"`).
+#' @param map Optional MAP (or starting point) on the unconstrained scale
+#'   (`log sigma`), in the layout of [bnn_parameter_names()]; with it the
+#'   optimiser is not run.
+#' @param newton Maximum number of Newton steps polishing the MAP (full
+#'   Hessian only; 0 for none).
+#' @param draws Number of Gaussian draws.
+#' @param fd_step Relative step of the central differences.
+#' @return A fit of class `c("bnn_approx", "bnnfit")` with draws
+#'   `[draw, 1, parameter]`; `$approx` holds `map`, `hessian` (full: the
+#'   \eqn{d \times d} precision; KFAC: `NULL`), `kfac` (KFAC: per layer the
+#'   factors `A`, `G` (sums over rows), the layer's parameter indices and
+#'   `tau`), `prior_precision`, `log_marglik` (the Laplace log marginal
+#'   likelihood at the final prior), `newton_steps` and `optim` (the
+#'   optimiser's result, or `NULL`).
+#' @export
+#' @examples
+#' set.seed(1)
+#' d <- data.frame(x = runif(40, -2, 2))
+#' d$y <- sin(2 * d$x) + rnorm(40, sd = 0.1)
+#' la <- bnn_laplace(y ~ x, d, hidden = 8, likelihood = bnn_likelihood("gaussian", sigma = 0.3),
+#'                   prior_precision = "marglik", draws = 200, seed = 1,
+#'                   optimizer = bnn_optimizer(optimizer = "adam", lr = 0.01,
+#'                                             weight_decay = 0, epochs = 500))
+#' la
+#' la$approx$prior_precision
+#' head(predict(la, d, type = "interval"))
+#' # KFAC
+#' lk <- bnn_laplace(y ~ x, d, hidden = c(16, 16), hessian = "kfac",
+#'                   likelihood = bnn_likelihood("gaussian", sigma = 0.3),
+#'                   draws = 200, seed = 1,
+#'                   optimizer = bnn_optimizer(optimizer = "adam", lr = 0.01,
+#'                                             weight_decay = 0, epochs = 300))
+#' bnn_metrics(lk, d)$rmse
+bnn_laplace <- function(formula, data, hidden = c(16, 16), activation = "tanh",
+                        likelihood = NULL, prior = bnn_prior(),
+                        hessian = c("full", "kfac"), prior_precision = NULL,
+                        marglik = c("refit", "posthoc"),
+                        optimizer = bnn_optimizer(optimizer = "adam", weight_decay = 0,
+                                                  epochs = 2000, loss = "posterior"),
+                        map = NULL, newton = 20, draws = 1000, seed = NULL,
+                        fd_step = 1e-4, subset, na.action, standardize = TRUE) {
+  call <- match.call()
+  hessian <- match_choice(hessian[1L], c("full", "kfac"), "hessian")
+  marglik <- match_choice(marglik[1L], c("refit", "posthoc"), "marglik")
+  if (hessian == "kfac") marglik <- "posthoc"
+  tune <- FALSE
+  if (!is.null(prior_precision)) {
+    if (identical(prior_precision, "marglik")) {
+      tune <- TRUE
+    } else {
+      if (!is.numeric(prior_precision) || length(prior_precision) != 1L ||
+          is.na(prior_precision) || !is.finite(prior_precision) || prior_precision <= 0)
+        stop("'prior_precision' must be NULL, a single positive number or \"marglik\", not ",
+             deparse1(prior_precision), ".", call. = FALSE)
+      prior <- bnn_prior("normal", scale = 1 / sqrt(prior_precision))
+    }
+  }
+  prior <- as_prior(prior)
+  if (prior$family != "normal")
+    stop("'prior' must be a Normal prior for the Laplace approximation.", call. = FALSE)
+  newton <- check_count(newton, "newton", 0L)
+  draws <- check_draws(draws)
+  fd_step <- check_positive(fd_step, "fd_step")
+  mf <- match.call(expand.dots = FALSE)
+  m <- match(c("formula", "data", "subset", "na.action"), names(mf), 0L)
+  mf <- mf[c(1L, m)]
+  model <- prepare_model(mf, parent.frame(), formula, data, hidden, activation,
+                         likelihood, prior, standardize)
+  if (is.null(seed)) seed <- new_seed()
+  seed <- check_count(seed, "seed", 0L)
+  spec <- model$spec
+  dim <- spec_dim(spec)
+  n_net <- bnn_n_parameters(spec$sizes)
+  if (hessian == "kfac") kfac_check(spec)
+  t0 <- proc.time()[[3]]
+  opt <- NULL
+  if (is.null(map)) {
+    optimizer$loss <- "posterior"
+    opt <- approx_optimize(spec, optimizer, seed)
+    theta <- opt$par
+  } else {
+    if (!is.numeric(map) || length(map) != dim || anyNA(map))
+      stop(sprintf("'map' must be a numeric vector of length %d (the number of parameters).",
+                   dim), call. = FALSE)
+    theta <- as.double(map)
+  }
+  n_grad <- if (is.null(opt)) 0 else opt$n_grad
+  ng <- 0
+  if (hessian == "full") {
+    pol <- laplace_newton(spec, theta, newton, fd_step)
+    theta <- pol$theta
+    H <- pol$H
+    n_steps <- pol$steps
+    ng <- ng + pol$n_grad
+    tau <- 1 / spec$prior_scale^2
+    if (tune) {
+      tau0 <- NA_real_
+      tau_s <- tau[1L]
+      for (round in seq_len(if (marglik == "refit") 20L else 1L)) {
+        tau_s <- laplace_tune_full(spec, theta, H, n_net, tau, tau_s)
+        tau <- rep(tau_s, n_net)
+        spec_new <- spec
+        spec_new$prior_scale <- rep(1 / sqrt(tau_s), n_net)
+        Hn <- laplace_shift_prior(H, 1 / spec$prior_scale^2, tau, dim)
+        spec <- spec_new
+        H <- Hn
+        if (marglik == "refit") {
+          pol <- laplace_newton(spec, theta, newton, fd_step)
+          theta <- pol$theta
+          H <- pol$H
+          n_steps <- n_steps + pol$steps
+          ng <- ng + pol$n_grad
+        }
+        if (!is.na(tau0) && abs(log(tau_s / tau0)) < 1e-8) break
+        tau0 <- tau_s
+      }
+    }
+    fac <- laplace_factor(H, min(tau))
+    lp <- .Call(C_model_logpost, spec, matrix(theta, ncol = 1L))$lp
+    lml <- lp + dim / 2 * log(2 * pi) - sum(log(diag(fac)))
+    z <- with_seed(seed, matrix(stats::rnorm(dim * draws), dim, draws))
+    th <- t(theta + backsolve(fac, z))
+    tau_out <- if (tune || !is.null(prior_precision)) tau[1L] else unique(1 / spec$prior_scale^2)
+    kf <- NULL
+  } else {
+    n_steps <- 0L
+    kf <- laplace_kfac_factors(spec, theta)
+    tau <- kfac_layer_tau(spec)
+    if (tune) {
+      tau <- rep(kfac_tune(kf, theta, n_net, tau[1L]), length(tau))
+      spec$prior_scale <- rep(1 / sqrt(tau[1L]), n_net)
+    }
+    for (l in seq_along(kf)) kf[[l]]$tau <- tau[l]
+    lp <- .Call(C_model_logpost, spec, matrix(theta, ncol = 1L))$lp
+    lml <- lp + dim / 2 * log(2 * pi) - 0.5 * kfac_logdet(kf)
+    th <- with_seed(seed, kfac_draws(kf, theta, draws))
+    H <- NULL
+    tau_out <- if (length(unique(tau)) == 1L) tau[1L] else tau
+  }
+  if (tune || !is.null(prior_precision))
+    model$prior <- bnn_prior("normal", scale = 1 / sqrt(tau_out[1L]))
+  model$spec <- spec
+  pars <- bnn_parameter_names(spec$sizes, sigma = has_sigma(spec))
+  pars[length(pars)] <- if (has_sigma(spec)) "log_sigma" else pars[length(pars)]
+  names(theta) <- pars
+  if (!is.null(H)) dimnames(H) <- list(pars, pars)
+  elapsed <- proc.time()[[3]] - t0
+  approx <- list(method = "laplace", hessian_type = hessian, map = theta, hessian = H,
+                 kfac = kf, prior_precision = tau_out, log_marglik = lml,
+                 newton_steps = n_steps, optim = opt,
+                 summary = list(
+                   curvature = if (hessian == "full") "full Hessian (central differences)"
+                               else "KFAC (generalised Gauss-Newton)",
+                   "prior prec." = paste0(paste(fmt_num(unique(tau_out)), collapse = ", "),
+                                          if (tune) " (tuned by marginal likelihood)" else ""),
+                   "log marglik" = fmt_num(lml, 6)))
+  approx_fit(model, th, "laplace", approx, elapsed, n_grad + ng, seed, call)
+}
+
+# Hessian of the negative log posterior by central differences of the
+# analytic gradient, symmetrised; returns list(H, n_grad).
+laplace_hessian <- function(spec, theta, fd_step) {
+  d <- length(theta)
+  h <- fd_step * pmax(1, abs(theta))
+  H <- matrix(0, d, d)
+  block <- max(1L, min(d, floor(2e6 / d)))
+  for (j0 in seq(1L, d, by = block)) {
+    idx <- j0:min(d, j0 + block - 1L)
+    k <- length(idx)
+    P <- matrix(theta, d, 2L * k)
+    P[cbind(idx, seq_len(k))] <- theta[idx] + h[idx]
+    P[cbind(idx, k + seq_len(k))] <- theta[idx] - h[idx]
+    G <- .Call(C_model_logpost, spec, P)$grad
+    H[, idx] <- -(G[, seq_len(k), drop = FALSE] - G[, k + seq_len(k), drop = FALSE]) /
+      rep(2 * h[idx], each = d)
+  }
+  list(H = (H + t(H)) / 2, n_grad = 2 * d)
+}
+
+# Newton polishing of the MAP; returns list(theta, H (at theta), steps, n_grad).
+laplace_newton <- function(spec, theta, newton, fd_step) {
+  lpg <- function(th) .Call(C_model_logpost, spec, matrix(th, ncol = 1L))
+  cur <- lpg(theta)
+  hs <- laplace_hessian(spec, theta, fd_step)
+  ng <- 1 + hs$n_grad
+  steps <- 0L
+  for (it in seq_len(newton)) {
+    g <- as.double(cur$grad)
+    if (!all(is.finite(g)) || max(abs(g)) < 1e-9) break
+    R <- tryCatch(chol(hs$H), error = function(e) NULL)
+    if (is.null(R)) break
+    step <- backsolve(R, forwardsolve(t(R), g))
+    a <- 1
+    moved <- FALSE
+    for (k in 1:30) {
+      cand <- lpg(theta + a * step)
+      ng <- ng + 1
+      if (is.finite(cand$lp) && cand$lp >= cur$lp) {
+        moved <- TRUE
+        break
+      }
+      a <- a / 2
+    }
+    if (!moved) break
+    theta <- theta + a * step
+    cur <- cand
+    hs <- laplace_hessian(spec, theta, fd_step)
+    ng <- ng + hs$n_grad
+    steps <- steps + 1L
+    if (a == 1 && max(abs(step)) < 1e-12 * max(1, max(abs(theta)))) break
+  }
+  list(theta = theta, H = hs$H, steps = steps, n_grad = ng)
+}
+
+# Replace the prior precision on the network parameters: H - diag(old) + diag(new).
+laplace_shift_prior <- function(H, old, new, dim) {
+  n <- length(old)
+  i <- seq_len(n)
+  H[cbind(i, i)] <- H[cbind(i, i)] - old + new
+  H
+}
+
+# Upper Cholesky factor of H; indefinite H: eigenvalues raised to floor.
+laplace_factor <- function(H, floor) {
+  R <- tryCatch(chol(H), error = function(e) NULL)
+  if (!is.null(R)) return(R)
+  e <- eigen(H, symmetric = TRUE)
+  bad <- sum(e$values < floor)
+  warn_cond(sprintf(paste0("The Hessian at the MAP is not positive definite (%d of %d ",
+                           "eigenvalues below the prior precision %s were raised to it); ",
+                           "the MAP may not have converged."),
+                    bad, length(e$values), fmt_num(floor)), "bnnmc_laplace_indefinite")
+  v <- pmax(e$values, floor)
+  chol(crossprod(t(e$vectors) * rep(sqrt(v), each = nrow(H))))
+}
+
+# Tune a scalar prior precision tau on the network parameters with the
+# full Hessian H (computed under per-parameter precision tau_cur): maximise
+# n/2 log tau - tau/2 |theta_net|^2 - 1/2 log det(H - diag(tau_cur) + tau D).
+laplace_tune_full <- function(spec, theta, H, n_net, tau_cur, tau_start) {
+  ss <- sum(theta[seq_len(n_net)]^2)
+  dim <- nrow(H)
+  f <- function(lt) {
+    t <- exp(lt)
+    R <- tryCatch(chol(laplace_shift_prior(H, tau_cur, rep(t, n_net), dim)),
+                  error = function(e) NULL)
+    if (is.null(R)) return(-Inf)
+    n_net / 2 * lt - t / 2 * ss - sum(log(diag(R)))
+  }
+  lo <- log(1e-6)
+  hi <- log(1e6)
+  # a coarse grid, then a bracketed 1-D search around its best point
+  grid <- seq(lo, hi, length.out = 57L)
+  fv <- vapply(grid, f, numeric(1))
+  if (!any(is.finite(fv)))
+    stop("The Laplace marginal likelihood is not finite for any prior precision in ",
+         "[1e-6, 1e6]: the Hessian of the log-likelihood is far from positive definite.",
+         call. = FALSE)
+  k <- which.max(fv)
+  a <- grid[max(1L, k - 1L)]
+  b <- grid[min(length(grid), k + 1L)]
+  exp(stats::optimize(f, c(a, b), maximum = TRUE, tol = 1e-10)$maximum)
+}
