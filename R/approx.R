@@ -74,11 +74,13 @@ print.bnn_approx <- function(x, digits = 3, ...) {
 
 # Train one network for an approximation (MAP, dropout, SWAG start) with
 # the optimiser; stops with a clear error if it failed.
-approx_optimize <- function(spec, optimizer, seed, init = NULL, what = "optimizer") {
+approx_optimize <- function(spec, optimizer, seed, init = NULL, what = "optimizer",
+                            member = 1L, snapshot_every = 0L) {
   if (!inherits(optimizer, "bnn_optimizer"))
     stop(sprintf("'%s' must come from bnn_optimizer().", what), call. = FALSE)
   optimizer$patience <- NULL
-  res <- do.call(.bnn_optimize, c(list(spec = spec, seed = seed, member = 1L, init = init),
+  res <- do.call(.bnn_optimize, c(list(spec = spec, seed = seed, member = member,
+                                       init = init, snapshot_every = snapshot_every),
                                   unclass(optimizer)))
   if (res$status == "nonfinite")
     stop(sprintf(paste0("The optimiser ('%s') hit a non-finite loss or gradient; ",

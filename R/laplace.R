@@ -345,3 +345,100 @@ laplace_tune_full <- function(spec, theta, H, n_net, tau_cur, tau_start) {
   b <- grid[min(length(grid), k + 1L)]
   exp(stats::optimize(f, c(a, b), maximum = TRUE, tol = 1e-10)$maximum)
 }
+
+# ------------------------------------------------------------------ KFAC --
+
+kfac_check <- function(spec) {
+  ok <- spec$lik %in% .likelihoods[c("gaussian_fixed", "bernoulli")] &&
+    spec$sizes[length(spec$sizes)] == 1L
+  if (!ok)
+    stop(paste0("hessian = \"kfac\" needs 'likelihood' = bnn_likelihood(\"gaussian\", ",
+                "sigma = <fixed>) or \"bernoulli\" (one output, no likelihood parameter); ",
+                "use hessian = \"full\" otherwise."), call. = FALSE)
+  invisible(TRUE)
+}
+
+# Flat indices of layer l's parameters in the order vec([W; b^T]).
+kfac_index <- function(sizes) {
+  off <- 0L
+  lapply(seq_len(length(sizes) - 1L), function(l) {
+    fin <- sizes[l]
+    fout <- sizes[l + 1L]
+    w <- matrix(off + seq_len(fin * fout), fin, fout)
+    idx <- as.vector(rbind(w, off + fin * fout + seq_len(fout)))
+    off <<- off + fin * fout + fout
+    idx
+  })
+}
+
+# One prior precision per layer (weights and biases must agree).
+kfac_layer_tau <- function(spec) {
+  ix <- kfac_index(spec$sizes)
+  vapply(seq_along(ix), function(l) {
+    t <- unique(1 / spec$prior_scale[ix[[l]]]^2)
+    if (length(t) != 1L)
+      stop(paste0("hessian = \"kfac\" needs one prior precision per layer (equal weight ",
+                  "and bias scales, no fan_in scaling); give 'prior_precision'."),
+           call. = FALSE)
+    t
+  }, numeric(1))
+}
+
+# Factors (sums over rows) from C with their eigendecompositions.
+laplace_kfac_factors <- function(spec, theta) {
+  f <- .Call(C_laplace_kfac, spec, as.double(theta))
+  ix <- kfac_index(spec$sizes)
+  n <- nrow(spec$X)
+  lapply(seq_along(ix), function(l) {
+    eA <- eigen(f$A[[l]], symmetric = TRUE)
+    eG <- eigen(f$G[[l]], symmetric = TRUE)
+    list(A = f$A[[l]], G = f$G[[l]], index = ix[[l]], n = n,
+         UA = eA$vectors, lA = pmax(eA$values, 0), UG = eG$vectors, lG = pmax(eG$values, 0))
+  })
+}
+
+# Eigenvalues of the layer's likelihood curvature (G kron A) / n, as a
+# (fin + 1) x fout matrix matching vec([W; b^T]) in the eigenbasis.
+kfac_eigen <- function(k) outer(k$lA, k$lG) / k$n
+
+kfac_logdet <- function(kf) sum(vapply(kf, function(k) sum(log(kfac_eigen(k) + k$tau)),
+                                       numeric(1)))
+
+# Post-hoc tuning of one prior precision for all layers.
+kfac_tune <- function(kf, theta, n_net, tau_start) {
+  ss <- sum(theta[seq_len(n_net)]^2)
+  ev <- unlist(lapply(kf, kfac_eigen))
+  f <- function(lt) n_net / 2 * lt - exp(lt) / 2 * ss - 0.5 * sum(log(ev + exp(lt)))
+  grid <- seq(log(1e-6), log(1e6), length.out = 57L)
+  k <- which.max(vapply(grid, f, numeric(1)))
+  a <- grid[max(1L, k - 1L)]
+  b <- grid[min(length(grid), k + 1L)]
+  exp(stats::optimize(f, c(a, b), maximum = TRUE, tol = 1e-10)$maximum)
+}
+
+# draws x dim: theta + per layer (U_G kron U_A) diag(1 / sqrt(lambda + tau)) z,
+# computed as U_A Z U_G^T for all draws at once.
+kfac_draws <- function(kf, theta, draws) {
+  out <- matrix(theta, draws, length(theta), byrow = TRUE)
+  for (k in kf) {
+    na <- length(k$lA)
+    nf <- length(k$lG)
+    sc <- 1 / sqrt(kfac_eigen(k) + k$tau)
+    Z <- array(stats::rnorm(na * nf * draws), c(na, nf, draws)) * as.vector(sc)
+    Y <- array(k$UA %*% matrix(Z, na), c(na, nf, draws))
+    Y <- matrix(aperm(Y, c(1L, 3L, 2L)), na * draws) %*% t(k$UG)   # (na S) x nf
+    Y <- matrix(aperm(array(Y, c(na, draws, nf)), c(2L, 1L, 3L)), draws)
+    out[, k$index] <- out[, k$index] + Y
+  }
+  out
+}
+
+# The KFAC posterior precision as a full d x d matrix (small networks,
+# for checking).
+kfac_precision <- function(kf, dim) {
+  P <- matrix(0, dim, dim)
+  for (k in kf) {
+    P[k$index, k$index] <- kronecker(k$G, k$A) / k$n + diag(k$tau, length(k$index))
+  }
+  P
+}

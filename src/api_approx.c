@@ -6,6 +6,7 @@
 #include <string.h>
 #include "api_util.h"
 #include "dropout.h"
+#include "laplace.h"
 
 static void dropout_finalizer(SEXP xp) {
   bnn_dropout *dw = R_ExternalPtrAddr(xp);
@@ -52,5 +53,37 @@ SEXP C_dropout_loglik(SEXP spec, SEXP theta, SEXP input_dropout, SEXP dropout,
   SET_VECTOR_ELT(out, 0, ll);
   SET_VECTOR_ELT(out, 1, grad);
   UNPROTECT(5);
+  return out;
+}
+
+/* theta: the parameters (dim).  Returns list(A = list of (fin + 1) x
+ * (fin + 1) matrices, G = list of fout x fout matrices), one per weight
+ * layer, sums over the training rows (see laplace.h). */
+SEXP C_laplace_kfac(SEXP spec, SEXP theta) {
+  if (TYPEOF(theta) != REALSXP) Rf_error("'theta' must be a double vector");
+  bnn_model *m;
+  bnn_model_protect(spec, 1, 0, &m);
+  if (Rf_length(theta) != m->dim) Rf_error("'theta' must have length %d", m->dim);
+  int L = m->n_layers;
+  SEXP As = PROTECT(Rf_allocVector(VECSXP, L));
+  SEXP Gs = PROTECT(Rf_allocVector(VECSXP, L));
+  double **A = (double **)R_alloc((size_t)L, sizeof(double *));
+  double **G = (double **)R_alloc((size_t)L, sizeof(double *));
+  for (int l = 0; l < L; l++) {
+    int fin = m->sizes[l], fout = m->sizes[l + 1];
+    SET_VECTOR_ELT(As, l, Rf_allocMatrix(REALSXP, fin + 1, fin + 1));
+    SET_VECTOR_ELT(Gs, l, Rf_allocMatrix(REALSXP, fout, fout));
+    A[l] = REAL(VECTOR_ELT(As, l));
+    G[l] = REAL(VECTOR_ELT(Gs, l));
+  }
+  int rc = bnn_kfac_factors(m, REAL(theta), A, G);
+  if (rc == -1)
+    Rf_error("KFAC needs one network output and a Gaussian likelihood with fixed sigma or a Bernoulli likelihood");
+  if (rc != 0) Rf_error("cannot allocate the KFAC workspace");
+  const char *nm[] = {"A", "G"};
+  SEXP out = PROTECT(bnn_named_list(2, nm));
+  SET_VECTOR_ELT(out, 0, As);
+  SET_VECTOR_ELT(out, 1, Gs);
+  UNPROTECT(4);
   return out;
 }

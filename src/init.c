@@ -36,6 +36,7 @@ SEXP C_metrics_gmix_quantile(SEXP, SEXP, SEXP, SEXP, SEXP);
 
 /* sgapprox: approximate posteriors (api_approx.c) */
 SEXP C_dropout_loglik(SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP C_laplace_kfac(SEXP, SEXP);
 
 #define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
 
@@ -66,6 +67,7 @@ static const R_CallMethodDef CallEntries[] = {
     CALLDEF(C_metrics_gmix_quantile, 5),
     /* sgapprox */
     CALLDEF(C_dropout_loglik, 5),
+    CALLDEF(C_laplace_kfac, 2),
     {NULL, NULL, 0}};
 
 void R_init_bnnmc(DllInfo *dll) {

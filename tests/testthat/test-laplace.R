@@ -64,3 +64,84 @@ test_that("marginal-likelihood tuning finds the exact evidence maximiser", {
   expect_equal(la$approx$log_marglik, ex$evidence(tau), tolerance = 1e-8)
   expect_equal(la$prior$scale, 1 / sqrt(tau))
 })
+
+# KFAC factors computed directly in R: per row, the layer's input with a 1
+# appended, and g = sqrt(lambda) d f / d z by backpropagation.
+kfac_direct <- function(fit, theta, act, dact, lam) {
+  sizes <- fit$spec$sizes
+  L <- length(sizes) - 1L
+  p <- bnn_unflatten(theta, sizes)
+  a <- list(fit$X)
+  z <- list()
+  for (l in seq_len(L)) {
+    z[[l]] <- sweep(a[[l]] %*% p[[l]]$W, 2, p[[l]]$b, "+")
+    a[[l + 1]] <- if (l < L) act(z[[l]]) else z[[l]]
+  }
+  g <- vector("list", L)
+  g[[L]] <- matrix(sqrt(lam(z[[L]])), ncol = 1)
+  for (l in rev(seq_len(L - 1))) g[[l]] <- (g[[l + 1]] %*% t(p[[l + 1]]$W)) * dact(z[[l]])
+  lapply(seq_len(L), function(l) list(A = unname(crossprod(cbind(a[[l]], 1))), G = unname(crossprod(g[[l]]))))
+}
+
+test_that("KFAC factors equal a direct computation (Gaussian and Bernoulli)", {
+  d <- lin_data(35, 2)
+  la <- bnn_laplace(y ~ ., d, hidden = c(4, 3), activation = "tanh", hessian = "kfac",
+                    likelihood = bnn_likelihood("gaussian", sigma = 0.6), draws = 5, seed = 1,
+                    optimizer = bnn_optimizer(epochs = 30, loss = "posterior"))
+  dir <- kfac_direct(la, la$approx$map, tanh, function(z) 1 - tanh(z)^2,
+                     function(z) rep(1 / 0.6^2, length(z)))
+  for (l in 1:3) {
+    expect_equal(la$approx$kfac[[l]]$A, dir[[l]]$A, tolerance = 1e-12)
+    expect_equal(la$approx$kfac[[l]]$G, dir[[l]]$G, tolerance = 1e-12)
+  }
+  d$cl <- factor(d$y > 0.5)
+  lb <- bnn_laplace(cl ~ x1 + x2 + x3, d, hidden = 5, activation = "relu", hessian = "kfac",
+                    draws = 5, seed = 1, optimizer = bnn_optimizer(epochs = 30, loss = "posterior"))
+  dir <- kfac_direct(lb, lb$approx$map, function(z) pmax(z, 0), function(z) (z > 0) * 1,
+                     function(z) plogis(z) * (1 - plogis(z)))
+  for (l in 1:2) {
+    expect_equal(lb$approx$kfac[[l]]$A, dir[[l]]$A, tolerance = 1e-12)
+    expect_equal(lb$approx$kfac[[l]]$G, dir[[l]]$G, tolerance = 1e-12)
+  }
+  expect_equal(dim(lb$draws), c(5L, 1L, bnn_n_parameters(c(3, 5, 1))))
+})
+
+test_that("KFAC is exact on the linear model, and its draws have its covariance", {
+  d <- lin_data()
+  sigma <- 0.5
+  lk <- bnn_laplace(y ~ ., d, hidden = integer(0), hessian = "kfac",
+                    likelihood = bnn_likelihood("gaussian", sigma = sigma),
+                    prior = bnn_prior(scale = 0.7), draws = 6, seed = 2, map = rep(0.1, 4))
+  ex <- lin_exact(lk, sigma, 1 / 0.7^2)
+  kf <- lk$approx$kfac
+  expect_equal(bnnmc:::kfac_precision(kf, 4), ex$prec, tolerance = 1e-10)
+  # draws = map + (U_G kron U_A) diag(1 / sqrt(lambda + tau)) z
+  k <- kf[[1]]
+  M <- kronecker(k$UG, k$UA) %*% diag(1 / sqrt(as.vector(bnnmc:::kfac_eigen(k)) + k$tau))
+  expect_equal(M %*% t(M), ex$cov, tolerance = 1e-10)
+  z <- bnnmc:::with_seed(2, matrix(rnorm(4 * 6), 4))
+  expect_equal(unname(lk$draws[, 1, ]), t(0.1 + M %*% z), tolerance = 1e-10)
+  # post-hoc tuning maximises n/2 log tau - tau/2 |map|^2 - 1/2 log det(H + tau I)
+  lt <- bnn_laplace(y ~ ., d, hidden = integer(0), hessian = "kfac", prior_precision = "marglik",
+                    likelihood = bnn_likelihood("gaussian", sigma = sigma), draws = 2,
+                    seed = 2, map = ex$mean)
+  Hl <- ex$prec - diag(1 / 0.49, 4)
+  obj <- function(t) 2 * log(t) - t / 2 * sum(ex$mean^2) -
+    0.5 * determinant(Hl + diag(t, 4))$modulus
+  best <- optimize(function(x) obj(exp(x)), c(-10, 10), maximum = TRUE, tol = 1e-12)$maximum
+  expect_equal(log(lt$approx$prior_precision), best, tolerance = 1e-5)
+  ext <- lin_exact(lt, sigma, lt$approx$prior_precision)
+  expect_equal(bnnmc:::kfac_precision(lt$approx$kfac, 4), ext$prec, tolerance = 1e-10)
+})
+
+test_that("bad Laplace settings are errors naming the argument", {
+  d <- lin_data()
+  expect_error(bnn_laplace(y ~ ., d, prior_precision = 0), "'prior_precision'")
+  expect_error(bnn_laplace(y ~ ., d, prior_precision = -2), "'prior_precision'")
+  expect_error(bnn_laplace(y ~ ., d, prior_precision = "ml"), "'prior_precision'")
+  expect_error(bnn_laplace(y ~ ., d, prior = bnn_prior("laplace")), "'prior'")
+  expect_error(bnn_laplace(y ~ ., d, hessian = "kfac"), "'likelihood'")
+  expect_error(bnn_laplace(y ~ ., d, hessian = "diag"), "'hessian'")
+  expect_error(bnn_laplace(y ~ ., d, map = 1:3), "'map'")
+  expect_error(bnn_laplace(y ~ ., d, draws = 0), "'draws'")
+})
