@@ -12,11 +12,12 @@
 #'
 #' **MAP.** The network is trained by the optimiser ([bnn_optimizer()],
 #' loss `"posterior"` is forced) from Glorot-uniform starting weights, or
-#' taken from `map`.  With `hessian = "full"` the MAP is then polished by
-#' Newton steps \eqn{\theta \leftarrow \theta + H^{-1}\nabla\log p(\theta
-#' \mid y)} (step halving until the log posterior increases; at most
-#' `newton` steps, stopping when the gradient's largest entry is below
-#' 1e-9 or the Hessian is not positive definite), so that a (locally)
+#' taken from `map`.  With `hessian = "full"` or `"ggn"` the MAP is then
+#' polished by Newton (Gauss-Newton) steps \eqn{\theta \leftarrow \theta +
+#' H^{-1}\nabla\log p(\theta \mid y)} (step halving until the log
+#' posterior increases; at most `newton` steps, stopping when the
+#' gradient's largest entry is below 1e-9, the gain in log posterior is
+#' below 1e-10, or the Hessian is not positive definite), so that a (locally)
 #' convex posterior's mode is found to machine precision; on the conjugate
 #' linear model one step gives the exact posterior mean.
 #'
@@ -31,6 +32,22 @@
 #' definite (a saddle or an unconverged MAP) its eigenvalues are raised to
 #' the smallest prior precision, with a warning of class
 #' `bnnmc_laplace_indefinite`.
+#'
+#' **Full generalised Gauss-Newton** (`hessian = "ggn"`): \eqn{\sum_i
+#' J_i^\top \Lambda_i J_i} plus the prior precision, \eqn{J_i} the Jacobian
+#' of row \eqn{i}'s network outputs (central differences of the forward
+#' pass), \eqn{\Lambda_i} the Fisher information of the likelihood in the
+#' outputs (\eqn{1/\sigma^2}; \eqn{p(1-p)}; \eqn{diag(p) - pp^\top};
+#' \eqn{diag(1/sd^2, 2)} for the heteroscedastic Gaussian's mean and log
+#' sd; \eqn{2n} plus its prior's curvature for a sampled `log sigma`).  It
+#' is always positive definite, so Newton (Gauss-Newton) polishing and the
+#' marginal likelihood are well defined; it is the curvature of Laplace
+#' libraries and the one to use with `prior_precision = "marglik"` on a
+#' network: the exact Hessian of a network's log-likelihood is usually
+#' indefinite, and then \eqn{-\frac12\log\det H(\tau)} grows without bound
+#' as \eqn{H(\tau)} approaches singularity, so the tuning can pick a
+#' spurious \eqn{\tau}.  On models linear in the parameters with a Gaussian
+#' likelihood (the conjugate linear model) all three curvatures agree.
 #'
 #' **KFAC** (`hessian = "kfac"`, for large networks; Ritter et al. 2018):
 #' per weight layer \eqn{l} the generalised Gauss-Newton block of the
@@ -57,13 +74,20 @@
 #' \tfrac d2\log 2\pi - \tfrac12\log\det H(\tau),}
 #' a 1-D optimisation over \eqn{\log\tau} in \eqn{[10^{-6}, 10^6]}
 #' started from the model's prior.  With `hessian = "full"`
-#' (`marglik = "refit"`) the MAP is re-found by Newton steps under each new
+#' or `"ggn"` (`marglik = "refit"`) the MAP is re-found by Newton steps under each new
 #' \eqn{\tau} and \eqn{\tau} re-tuned until it changes by less than 1e-8
 #' (relative; at most 20 rounds), which on the conjugate linear model gives
 #' the exact evidence maximiser; `marglik = "posthoc"` (always for KFAC)
 #' keeps the MAP of the original prior and only tunes \eqn{\tau}, as the
 #' Laplace library of Daxberger et al. (2021) does.  The tuned prior
 #' becomes the fit's prior (`$prior`, and `lp__` of the draws).
+#'
+#' **Predictions** average the network over the weight draws (the "NN
+#' predictive"), like every fit of the package.  With a small prior
+#' precision this predictive is known to underfit a Laplace approximation
+#' of a network badly (Immer et al. 2021, who recommend the linearised
+#' predictive, which a draws-based fit cannot represent); expect a wider
+#' and less accurate predictive than the MAP's.
 #'
 #' The Laplace baseline of the symmetry study (MAP, full Hessian, prior
 #' precision tuned by marginal likelihood, 1274 Gaussian draws) is
@@ -75,7 +99,8 @@
 #' no sampler has.
 #'
 #' @inheritParams bnn_fit
-#' @param hessian `"full"` or `"kfac"`, see Details.
+#' @param hessian The curvature: `"full"` (exact Hessian), `"ggn"` (full
+#'   generalised Gauss-Newton) or `"kfac"`, see Details.
 #' @param prior_precision `NULL`, a positive number or `"marglik"`, see
 #'   Details.
 #' @param marglik `"refit"` or `"posthoc"` (prior tuning with the full
@@ -85,8 +110,9 @@
 #' @param map Optional MAP (or starting point) on the unconstrained scale
 #'   (`log sigma`), in the layout of [bnn_parameter_names()]; with it the
 #'   optimiser is not run.
-#' @param newton Maximum number of Newton steps polishing the MAP (full
-#'   Hessian only; 0 for none).
+#' @param newton Maximum number of Newton steps polishing the MAP, in total
+#'   over the rounds of `marglik = "refit"` (full Hessian and GGN only; 0
+#'   for none).
 #' @param draws Number of Gaussian draws.
 #' @param fd_step Relative step of the central differences.
 #' @return A fit of class `c("bnn_approx", "bnnfit")` with draws
@@ -102,7 +128,7 @@
 #' d <- data.frame(x = runif(40, -2, 2))
 #' d$y <- sin(2 * d$x) + rnorm(40, sd = 0.1)
 #' la <- bnn_laplace(y ~ x, d, hidden = 8, likelihood = bnn_likelihood("gaussian", sigma = 0.3),
-#'                   prior_precision = "marglik", draws = 200, seed = 1,
+#'                   hessian = "ggn", prior_precision = "marglik", draws = 200, seed = 1,
 #'                   optimizer = bnn_optimizer(optimizer = "adam", lr = 0.01,
 #'                                             weight_decay = 0, epochs = 500))
 #' la
@@ -117,14 +143,14 @@
 #' bnn_metrics(lk, d)$rmse
 bnn_laplace <- function(formula, data, hidden = c(16, 16), activation = "tanh",
                         likelihood = NULL, prior = bnn_prior(),
-                        hessian = c("full", "kfac"), prior_precision = NULL,
+                        hessian = c("full", "ggn", "kfac"), prior_precision = NULL,
                         marglik = c("refit", "posthoc"),
                         optimizer = bnn_optimizer(optimizer = "adam", weight_decay = 0,
                                                   epochs = 2000, loss = "posterior"),
                         map = NULL, newton = 20, draws = 1000, seed = NULL,
                         fd_step = 1e-4, subset, na.action, standardize = TRUE) {
   call <- match.call()
-  hessian <- match_choice(hessian[1L], c("full", "kfac"), "hessian")
+  hessian <- match_choice(hessian[1L], c("full", "ggn", "kfac"), "hessian")
   marglik <- match_choice(marglik[1L], c("refit", "posthoc"), "marglik")
   if (hessian == "kfac") marglik <- "posthoc"
   tune <- FALSE
@@ -170,8 +196,9 @@ bnn_laplace <- function(formula, data, hidden = c(16, 16), activation = "tanh",
   }
   n_grad <- if (is.null(opt)) 0 else opt$n_grad
   ng <- 0
-  if (hessian == "full") {
-    pol <- laplace_newton(spec, theta, newton, fd_step)
+  if (hessian != "kfac") {
+    curv <- if (hessian == "ggn") laplace_ggn else laplace_hessian
+    pol <- laplace_newton(spec, theta, newton, fd_step, curv)
     theta <- pol$theta
     H <- pol$H
     n_steps <- pol$steps
@@ -189,7 +216,8 @@ bnn_laplace <- function(formula, data, hidden = c(16, 16), activation = "tanh",
         spec <- spec_new
         H <- Hn
         if (marglik == "refit") {
-          pol <- laplace_newton(spec, theta, newton, fd_step)
+          # the Newton budget is shared by all rounds
+          pol <- laplace_newton(spec, theta, max(0L, newton - n_steps), fd_step, curv)
           theta <- pol$theta
           H <- pol$H
           n_steps <- n_steps + pol$steps
@@ -229,12 +257,14 @@ bnn_laplace <- function(formula, data, hidden = c(16, 16), activation = "tanh",
   names(theta) <- pars
   if (!is.null(H)) dimnames(H) <- list(pars, pars)
   elapsed <- proc.time()[[3]] - t0
-  approx <- list(method = "laplace", hessian_type = hessian, map = theta, hessian = H,
+  approx <- list(method = "laplace", curvature = hessian, map = theta, hessian = H,
                  kfac = kf, prior_precision = tau_out, log_marglik = lml,
                  newton_steps = n_steps, optim = opt,
                  summary = list(
-                   curvature = if (hessian == "full") "full Hessian (central differences)"
-                               else "KFAC (generalised Gauss-Newton)",
+                   curvature = switch(hessian,
+                                      full = "full Hessian (central differences)",
+                                      ggn = "full generalised Gauss-Newton",
+                                      kfac = "KFAC (generalised Gauss-Newton)"),
                    "prior prec." = paste0(paste(fmt_num(unique(tau_out)), collapse = ", "),
                                           if (tune) " (tuned by marginal likelihood)" else ""),
                    "log marglik" = fmt_num(lml, 6)))
@@ -261,11 +291,71 @@ laplace_hessian <- function(spec, theta, fd_step) {
   list(H = (H + t(H)) / 2, n_grad = 2 * d)
 }
 
+# Generalised Gauss-Newton (Fisher) matrix of the negative log posterior:
+# sum_i J_i' Lambda_i J_i over rows, J_i the Jacobian of the network outputs
+# (central differences of the forward pass), Lambda_i the Fisher information
+# of the likelihood in the outputs, plus the prior's precision; for a
+# sampled sigma the log sigma entry is its Fisher information 2n plus the
+# curvature of its prior.  Returns list(H, n_grad).
+laplace_ggn <- function(spec, theta, fd_step) {
+  d <- length(theta)
+  n_net <- bnn_n_parameters(spec$sizes)
+  X <- spec$X
+  n <- nrow(X)
+  K <- spec$sizes[length(spec$sizes)]
+  h <- fd_step * pmax(1, abs(theta))
+  f0 <- .Call(C_model_forward, spec, matrix(theta, ncol = 1L), X)[, , 1]
+  f0 <- matrix(f0, n, K)
+  J <- array(0, c(n, K, n_net))
+  block <- max(1L, min(n_net, floor(2e6 / (n * K))))
+  for (j0 in seq(1L, n_net, by = block)) {
+    idx <- j0:min(n_net, j0 + block - 1L)
+    k <- length(idx)
+    P <- matrix(theta, d, 2L * k)
+    P[cbind(idx, seq_len(k))] <- theta[idx] + h[idx]
+    P[cbind(idx, k + seq_len(k))] <- theta[idx] - h[idx]
+    Fo <- .Call(C_model_forward, spec, P, X)
+    J[, , idx] <- (Fo[, , seq_len(k), drop = FALSE] - Fo[, , k + seq_len(k), drop = FALSE]) /
+      rep(2 * h[idx], each = n * K)
+  }
+  Jk <- function(k) matrix(J[, k, ], n, n_net)
+  lik <- names(.likelihoods)[match(spec$lik, .likelihoods)]
+  G <- switch(lik,
+    gaussian_fixed = crossprod(Jk(1)) / spec$sigma_fixed^2,
+    gaussian = crossprod(Jk(1)) * exp(-2 * theta[d]),
+    hetero_gaussian = {
+      ls <- pmin(pmax(f0[, 2], log(1e-6)), log(1e6))
+      crossprod(Jk(1) * exp(-ls)) + 2 * crossprod(Jk(2))
+    },
+    bernoulli = {
+      p <- stats::plogis(f0[, 1])
+      crossprod(Jk(1) * sqrt(p * (1 - p)))
+    },
+    categorical = {
+      pr <- exp(f0 - apply(f0, 1, max))
+      pr <- pr / rowSums(pr)
+      m <- Reduce(`+`, lapply(seq_len(K), function(k) Jk(k) * pr[, k]))
+      Reduce(`+`, lapply(seq_len(K), function(k) crossprod(Jk(k) * sqrt(pr[, k])))) -
+        crossprod(m)
+    })
+  H <- matrix(0, d, d)
+  H[seq_len(n_net), seq_len(n_net)] <- G
+  i <- seq_len(n_net)
+  H[cbind(i, i)] <- H[cbind(i, i)] + 1 / spec$prior_scale^2
+  if (d > n_net) {
+    sg <- exp(theta[d])
+    c0 <- spec$sigma_prior_scale
+    H[d, d] <- 2 * n + if (spec$sigma_prior == .sigma_priors[["half_normal"]])
+      2 * (sg / c0)^2 else c0 * sg
+  }
+  list(H = (H + t(H)) / 2, n_grad = 0)   # forward passes only
+}
+
 # Newton polishing of the MAP; returns list(theta, H (at theta), steps, n_grad).
-laplace_newton <- function(spec, theta, newton, fd_step) {
+laplace_newton <- function(spec, theta, newton, fd_step, curvature = laplace_hessian) {
   lpg <- function(th) .Call(C_model_logpost, spec, matrix(th, ncol = 1L))
   cur <- lpg(theta)
-  hs <- laplace_hessian(spec, theta, fd_step)
+  hs <- curvature(spec, theta, fd_step)
   ng <- 1 + hs$n_grad
   steps <- 0L
   for (it in seq_len(newton)) {
@@ -286,12 +376,13 @@ laplace_newton <- function(spec, theta, newton, fd_step) {
       a <- a / 2
     }
     if (!moved) break
+    gain <- cand$lp - cur$lp
     theta <- theta + a * step
     cur <- cand
-    hs <- laplace_hessian(spec, theta, fd_step)
+    hs <- curvature(spec, theta, fd_step)
     ng <- ng + hs$n_grad
     steps <- steps + 1L
-    if (a == 1 && max(abs(step)) < 1e-12 * max(1, max(abs(theta)))) break
+    if (gain <= 1e-10) break   # converged: the log posterior gains < 1e-10
   }
   list(theta = theta, H = hs$H, steps = steps, n_grad = ng)
 }
@@ -313,7 +404,8 @@ laplace_factor <- function(H, floor) {
   warn_cond(sprintf(paste0("The Hessian at the MAP is not positive definite (%d of %d ",
                            "eigenvalues below the prior precision %s were raised to it); ",
                            "the MAP may not have converged."),
-                    bad, length(e$values), fmt_num(floor)), "bnnmc_laplace_indefinite")
+                    bad, length(e$values), trimws(fmt_num(floor))),
+            "bnnmc_laplace_indefinite")
   v <- pmax(e$values, floor)
   chol(crossprod(t(e$vectors) * rep(sqrt(v), each = nrow(H))))
 }
@@ -324,19 +416,34 @@ laplace_factor <- function(H, floor) {
 laplace_tune_full <- function(spec, theta, H, n_net, tau_cur, tau_start) {
   ss <- sum(theta[seq_len(n_net)]^2)
   dim <- nrow(H)
+  i <- seq_len(n_net)
+  # log det(H_nn + t I) from one eigendecomposition; a sigma coordinate
+  # enters through its Schur complement
+  Hnn <- H[i, i, drop = FALSE]
+  Hnn[cbind(i, i)] <- Hnn[cbind(i, i)] - tau_cur
+  e <- eigen(Hnn, symmetric = TRUE)
+  if (dim > n_net) {
+    hs <- drop(crossprod(e$vectors, H[i, dim]))
+    hss <- H[dim, dim]
+  }
   f <- function(lt) {
     t <- exp(lt)
-    R <- tryCatch(chol(laplace_shift_prior(H, tau_cur, rep(t, n_net), dim)),
-                  error = function(e) NULL)
-    if (is.null(R)) return(-Inf)
-    n_net / 2 * lt - t / 2 * ss - sum(log(diag(R)))
+    ev <- e$values + t
+    if (any(ev <= 0)) return(-.Machine$double.xmax)
+    ld <- sum(log(ev))
+    if (dim > n_net) {
+      sc <- hss - sum(hs^2 / ev)
+      if (!(sc > 0)) return(-.Machine$double.xmax)
+      ld <- ld + log(sc)
+    }
+    n_net / 2 * lt - t / 2 * ss - ld / 2
   }
   lo <- log(1e-6)
   hi <- log(1e6)
   # a coarse grid, then a bracketed 1-D search around its best point
   grid <- seq(lo, hi, length.out = 57L)
   fv <- vapply(grid, f, numeric(1))
-  if (!any(is.finite(fv)))
+  if (!any(fv > -.Machine$double.xmax))
     stop("The Laplace marginal likelihood is not finite for any prior precision in ",
          "[1e-6, 1e6]: the Hessian of the log-likelihood is far from positive definite.",
          call. = FALSE)

@@ -28,7 +28,8 @@ lin_exact <- function(fit, sigma, tau) {
 test_that("full Laplace equals the exact posterior of the conjugate linear model", {
   d <- lin_data()
   sigma <- 0.5
-  la <- bnn_laplace(y ~ ., d, hidden = integer(0),
+  for (curv in c("full", "ggn")) {
+  la <- bnn_laplace(y ~ ., d, hidden = integer(0), hessian = curv,
                     likelihood = bnn_likelihood("gaussian", sigma = sigma),
                     prior = bnn_prior(scale = 0.7), draws = 50, seed = 3,
                     optimizer = bnn_optimizer(optimizer = "adam", weight_decay = 0,
@@ -45,6 +46,48 @@ test_that("full Laplace equals the exact posterior of the conjugate linear model
   expect_equal(unname(la$draws[, 1, ]), t(ex$mean + backsolve(R, z)), tolerance = 1e-8)
   expect_s3_class(la, "bnnfit")
   expect_equal(dim(la$draws), c(50L, 1L, 4L))
+  }
+})
+
+# Exact GGN of a network in R: per row J_i = (g_l kron [a, 1]) over layers,
+# from the same backpropagation as kfac_direct, in the flat layout.
+ggn_direct <- function(fit, theta, act, dact, lam) {
+  sizes <- fit$spec$sizes
+  L <- length(sizes) - 1L
+  p <- bnn_unflatten(theta, sizes)
+  a <- list(fit$X)
+  z <- list()
+  for (l in seq_len(L)) {
+    z[[l]] <- sweep(a[[l]] %*% p[[l]]$W, 2, p[[l]]$b, "+")
+    a[[l + 1]] <- if (l < L) act(z[[l]]) else z[[l]]
+  }
+  g <- vector("list", L)
+  g[[L]] <- matrix(1, nrow(fit$X), 1)
+  for (l in rev(seq_len(L - 1))) g[[l]] <- (g[[l + 1]] %*% t(p[[l + 1]]$W)) * dact(z[[l]])
+  ix <- bnnmc:::kfac_index(sizes)
+  J <- matrix(0, nrow(fit$X), length(theta))
+  for (l in seq_len(L)) {
+    at <- cbind(a[[l]], 1)
+    for (i in seq_len(nrow(J))) J[i, ix[[l]]] <- kronecker(g[[l]][i, ], at[i, ])
+  }
+  crossprod(J * sqrt(lam(z[[L]][, 1]))) + diag(1, length(theta))
+}
+
+test_that("the full GGN equals J' Lambda J + prior precision (Gaussian, Bernoulli)", {
+  d <- lin_data(25, 3)
+  la <- bnn_laplace(y ~ ., d, hidden = c(3, 2), activation = "tanh", hessian = "ggn",
+                    likelihood = bnn_likelihood("gaussian", sigma = 0.6), draws = 2, seed = 1,
+                    newton = 0, optimizer = bnn_optimizer(epochs = 30, loss = "posterior"))
+  want <- ggn_direct(la, la$approx$map, tanh, function(z) 1 - tanh(z)^2,
+                     function(z) rep(1 / 0.36, length(z)))
+  expect_equal(unname(la$approx$hessian), want, tolerance = 1e-7)
+  d$cl <- factor(d$y > 0.5)
+  lb <- bnn_laplace(cl ~ x1 + x2 + x3, d, hidden = 3, activation = "tanh", hessian = "ggn",
+                    draws = 2, seed = 1, newton = 0,
+                    optimizer = bnn_optimizer(epochs = 30, loss = "posterior"))
+  want <- ggn_direct(lb, lb$approx$map, tanh, function(z) 1 - tanh(z)^2,
+                     function(z) plogis(z) * (1 - plogis(z)))
+  expect_equal(unname(lb$approx$hessian), want, tolerance = 1e-7)
 })
 
 test_that("marginal-likelihood tuning finds the exact evidence maximiser", {
