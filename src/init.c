@@ -43,6 +43,9 @@ SEXP C_metrics_gmix_quantile(SEXP, SEXP, SEXP, SEXP, SEXP);
 /* sgmcmc */
 SEXP C_minibatch_eval(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP C_thin_mmd(SEXP, SEXP);
+/* sgapprox: approximate posteriors (api_approx.c) */
+SEXP C_dropout_loglik(SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP C_laplace_kfac(SEXP, SEXP);
 
 #define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
 
@@ -79,6 +82,9 @@ static const R_CallMethodDef CallEntries[] = {
     /* sgmcmc */
     CALLDEF(C_minibatch_eval, 6),
     CALLDEF(C_thin_mmd, 2),
+    /* sgapprox */
+    CALLDEF(C_dropout_loglik, 5),
+    CALLDEF(C_laplace_kfac, 2),
     {NULL, NULL, 0}};
 
 void R_init_bnnmc(DllInfo *dll) {

@@ -194,6 +194,12 @@ static double lik_chunk(bnn_model *m, const double *theta,
   return ll;
 }
 
+/* the same, for other forward/backward passes (dropout.c, laplace.c) */
+double bnn_model_lik_chunk(bnn_model *m, const double *theta, const double *o,
+                           const double *y, int mrows, double *d, double *g_extra) {
+  return lik_chunk(m, theta, o, y, mrows, d, g_extra);
+}
+
 /* -------------------------------------------------- forward / backward -- */
 
 static inline int layer_off(const bnn_model *m, int l) {
