@@ -34,6 +34,10 @@ SEXP C_mclmc_grads_per_step(SEXP);
 SEXP C_metrics_gauss(SEXP, SEXP, SEXP);
 SEXP C_metrics_gmix_quantile(SEXP, SEXP, SEXP, SEXP, SEXP);
 
+/* evaluation */
+SEXP C_mean_dist(SEXP);
+SEXP C_ksd(SEXP, SEXP, SEXP);
+
 #define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
 
 static const R_CallMethodDef CallEntries[] = {
@@ -61,6 +65,9 @@ static const R_CallMethodDef CallEntries[] = {
     /* metrics */
     CALLDEF(C_metrics_gauss, 3),
     CALLDEF(C_metrics_gmix_quantile, 5),
+    /* evaluation */
+    CALLDEF(C_mean_dist, 1),
+    CALLDEF(C_ksd, 3),
     {NULL, NULL, 0}};
 
 void R_init_bnnmc(DllInfo *dll) {
