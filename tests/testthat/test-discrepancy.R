@@ -123,3 +123,34 @@ test_that("bnn_ksd takes scores from the fit's model (conjugate linear model)", 
   expect_equal(as.numeric(bnn_ksd(fit, lengthscale = 0.3)),
                as.numeric(bnn_ksd(t(th), score = t(g), lengthscale = 0.3)), tolerance = 1e-12)
 })
+
+test_that("bnn_mds_map is cmdscale of the pairwise MMDs", {
+  set.seed(7)
+  sets <- list(a = matrix(rnorm(60), 30), b = matrix(rnorm(40, 1), 20),
+               c = matrix(rnorm(50, 0.2), 25), d = matrix(rnorm(60, 2), 30))
+  m <- bnn_mds_map(sets, size = c(1e-3, 1e-2, 1e-1, 1))
+  M2 <- outer(1:4, 1:4, Vectorize(function(i, j) bnn_mmd(sets[[i]], sets[[j]])))
+  expect_equal(unname(m$mmd2), M2, tolerance = 1e-12)
+  expect_equal(unname(m$points), unname(cmdscale(sqrt(M2), k = 2)), tolerance = 1e-10)
+  expect_equal(rownames(m$points), c("a", "b", "c", "d"))
+  pdf(NULL)
+  on.exit(dev.off(), add = TRUE)
+  expect_invisible(plot(m))
+  expect_output(print(m), "MMD map of 4 sets")
+  expect_error(bnn_mds_map(sets[1:2]), "at least 3")
+  expect_error(bnn_mds_map(c(sets[1:2], list(matrix(1, 2, 3)))), "same dimension")
+  expect_error(bnn_mds_map(sets, size = 1), "'size'")
+})
+
+test_that("bnn_mds_map refuses fits of different models", {
+  d <- data.frame(x = seq(-1, 1, length.out = 12))
+  d$y <- d$x^2
+  f <- function(h, s, dd = d) suppressWarnings(bnn_fit(y ~ x, dd, hidden = h, chains = 1,
+                                                       warmup = 30, iter = 10, seed = s,
+                                                       progress = FALSE))
+  fits <- list(f(2, 1), f(2, 2), f(2, 3))
+  m <- bnn_mds_map(fits, space = "function")
+  expect_equal(m$mmd2[1, 2], bnn_mmd(fits[[1]], fits[[2]], space = "function"), tolerance = 1e-12)
+  expect_equal(m$size, vapply(fits, function(z) mean(z$stepsize), 0))
+  expect_error(bnn_mds_map(list(fits[[1]], fits[[2]], f(3, 1))), "same model")
+})
