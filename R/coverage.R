@@ -107,10 +107,11 @@ run_coverage_job <- function(j, k, ctx) {
       keep <- pp$mu[unique(round(seq(1, S, length.out = min(S, ctx$keep_draws)))), , drop = FALSE]
     }
     cost <- method_cost(obj)
+    rh <- method_rhat(obj, ctx$test)
     list(status = "ok", message = NA_character_, inside = t(inside), mean = mean_pred,
          width = colMeans(b$upper - b$lower), q2 = .bnn_q2(ctx$y_test, mean_pred),
          draws = keep, n_grad = cost$n_grad, accept = cost$accept, stepsize = cost$stepsize,
-         n_draws = nrow(pp$mu))
+         n_draws = nrow(pp$mu), rhat_max = rh[1], rhat_median = rh[2])
   }, warning = function(w) {
     warns <<- c(warns, conditionMessage(w))
     invokeRestart("muffleWarning")
@@ -208,7 +209,9 @@ fmt_eta <- function(s) {
 #'   interval widths `width[set, method, level]`, `mmd_ref[set, method]`
 #'   (with `reference`), a data frame `jobs` (status, message, warnings,
 #'   seconds, gradient evaluations, acceptance rate and step size of each
-#'   job), the test set, the levels and the settings.
+#'   job, and for fits with several chains the largest and median
+#'   function-space R-hat over the test inputs, [bnn_function_rhat()]), the
+#'   test set, the levels and the settings.
 #' @references Staber, B. and Da Veiga, S. (2022). Benchmarking Bayesian
 #'   neural networks and evaluation metrics for regression tasks.
 #'   arXiv:2206.06779.
@@ -365,7 +368,8 @@ assemble_study <- function(done, jobs, ctx, n_sets, labels, reference) {
   tab <- data.frame(set = jobs$set, method = labels[jobs$method], status = NA_character_,
                     message = NA_character_, warnings = NA_character_, seconds = NA_real_,
                     n_grad = NA_real_, accept = NA_real_, stepsize = NA_real_,
-                    n_draws = NA_real_, stringsAsFactors = FALSE)
+                    n_draws = NA_real_, rhat_max = NA_real_, rhat_median = NA_real_,
+                    stringsAsFactors = FALSE)
   for (r in seq_len(nrow(jobs))) {
     d <- done[[r]]
     j <- jobs$set[r]
@@ -375,8 +379,8 @@ assemble_study <- function(done, jobs, ctx, n_sets, labels, reference) {
     tab$warnings[r] <- if (length(d$warnings)) paste(d$warnings, collapse = " | ") else NA_character_
     tab$seconds[r] <- d$seconds
     if (d$status != "ok") next
-    tab[r, c("n_grad", "accept", "stepsize", "n_draws")] <-
-      c(d$n_grad, d$accept, d$stepsize, d$n_draws)
+    tab[r, c("n_grad", "accept", "stepsize", "n_draws", "rhat_max", "rhat_median")] <-
+      c(d$n_grad, d$accept, d$stepsize, d$n_draws, d$rhat_max %||% NA, d$rhat_median %||% NA)
     inside[j, k, , ] <- d$inside
     mean[j, k, ] <- d$mean
     width[j, k, ] <- d$width
@@ -415,7 +419,9 @@ assemble_study <- function(done, jobs, ctx, n_sets, labels, reference) {
 #' CCP to the level, the spread (sd) of the PICP over training sets, the
 #' mean Q^2 of the mean prediction with its standard error, the mean
 #' interval width, the mean function-space MMD^2 to the reference (if any),
-#' and the mean seconds and gradient evaluations per fit.
+#' the mean seconds and gradient evaluations per fit, and the mean over
+#' training sets of the largest function-space R-hat over the test inputs
+#' (`rhat_max`; fits with several chains).
 #' `bnn_mcp_curve()` gives the MCP of every method at every level.
 #'
 #' `plot()` draws, with base graphics: `type = "mcp"`, MCP against the
@@ -464,6 +470,7 @@ summary.bnn_coverage_study <- function(object, level = object$target, ...) {
                mmd_ref = if (!is.null(object$mmd_ref)) mean(object$mmd_ref[ok, k]) else NA_real_,
                seconds = mean(jb$seconds[jb$status == "ok"]),
                n_grad = mean(jb$n_grad[jb$status == "ok"]),
+               rhat_max = mean(jb$rhat_max[jb$status == "ok"]),
                stringsAsFactors = FALSE)
   })
   do.call(rbind, rows)

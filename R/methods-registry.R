@@ -49,12 +49,15 @@ register_method("hmc", function(formula, data, model, seed, s) {
 "static HMC reference (Staber and Da Veiga): 3 chains, 100 burn-in and 100 kept iterations, step size tuned by dual averaging to mean acceptance adapt_delta during burn-in")
 
 register_method("dei", function(formula, data, model, seed, s) {
-  do.call(quiet_fit, c(list(formula = formula, data = data, sampler = "dei",
+  # bnn_fit(sampler = "dei") with the NUTS settings spelled out
+  do.call(quiet_fit, c(list(formula = formula, data = data,
+                            sampler = bnn_nuts(max_treedepth = s$max_treedepth,
+                                               adapt_delta = s$adapt_delta),
                             chains = s$chains, warmup = s$warmup, iter = s$iter,
-                            thin = s$thin, seed = seed, ensemble = s$ensemble),
-                       fit_args(model)))
-}, function() list(chains = 4L, warmup = 100L, iter = 1000L, thin = 1L,
-        ensemble = bnn_optimizer_preset("dei")),
+                            thin = s$thin, init = "ensemble", seed = seed,
+                            ensemble = s$ensemble), fit_args(model)))
+}, function() list(chains = 4L, warmup = 100L, iter = 1000L, thin = 1L, max_treedepth = 10L,
+        adapt_delta = 0.8, ensemble = bnn_optimizer_preset("dei")),
 "DEI-MCMC: NUTS chains started at deep-ensemble members (bnn_fit(sampler = \"dei\"))")
 
 register_method("mile", function(formula, data, model, seed, s) {
@@ -89,7 +92,8 @@ register_method("ensemble", function(formula, data, model, seed, s) {
 #'   1e-3`, chains started at the members of a deep ensemble
 #'   (`init = "ensemble"`, trained with `ensemble`, Adam, learning rate
 #'   0.01, 1000 epochs).
-#' * `"dei"`: DEI-MCMC, `chains = 4, warmup = 100, iter = 1000, thin = 1`,
+#' * `"dei"`: DEI-MCMC, `chains = 4, warmup = 100, iter = 1000, thin = 1,
+#'   max_treedepth = 10, adapt_delta = 0.8`,
 #'   `ensemble = bnn_optimizer_preset("dei")`.
 #' * `"mile"`: MILE with its defaults (`warmup`, `iter`, `thin` as in
 #'   [bnn_fit()] when `NULL`).
@@ -201,4 +205,13 @@ method_cost <- function(obj) {
   step <- if (inherits(obj, "bnn_ensemble")) obj$optimizer$lr else
     mean(obj$stepsize[obj$chain_status == "ok"], na.rm = TRUE)
   list(n_grad = ng, accept = acc, stepsize = step)
+}
+
+# Largest and median function-space R-hat over the test inputs of a fit
+# with several chains (NA otherwise).
+method_rhat <- function(obj, newdata) {
+  if (!inherits(obj, "bnnfit") || sum(obj$chain_status == "ok") < 2L) return(c(NA_real_, NA_real_))
+  r <- tryCatch(bnn_function_rhat(obj, newdata), error = function(e) NA_real_)
+  if (all(is.na(r))) return(c(NA_real_, NA_real_))
+  c(max(r, na.rm = TRUE), stats::median(r, na.rm = TRUE))
 }
