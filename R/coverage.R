@@ -317,7 +317,10 @@ bnn_coverage_study <- function(task, methods, n_sets = 50, levels = seq(0.05, 0.
   }
   length(done) <- nrow(jobs)
 
+  # set by set (all methods of set 1 first), so an interrupted study has
+  # complete sets
   idx <- which(todo)
+  idx <- idx[order(jobs$set[idx], jobs$method[idx])]
   use_future <- requireNamespace("future.apply", quietly = TRUE) &&
     requireNamespace("future", quietly = TRUE)
   wave <- if (use_future) max(1L, as.integer(future::nbrOfWorkers())) else 1L

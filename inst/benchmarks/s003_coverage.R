@@ -59,7 +59,7 @@ s$family <- family(s$method)
 s$accept <- tapply(st$jobs$accept, st$jobs$method, mean, na.rm = TRUE)[s$method]
 s$stepsize <- tapply(st$jobs$stepsize, st$jobs$method, mean, na.rm = TRUE)[s$method]
 s$cpu_seconds_total <- tapply(st$jobs$seconds, st$jobs$method, sum)[s$method]
-paper <- utils::read.csv(file.path(dirname(out_file), "..", "paper_tables.csv"))
+paper <- utils::read.csv(file.path(here, "paper_tables.csv"))
 paper <- paper[paper$table == "s003_t2", ]
 pv <- function(method, metric) {
   v <- paper$value[paper$method == method & paper$metric == metric]
