@@ -46,6 +46,9 @@ SEXP C_thin_mmd(SEXP, SEXP);
 /* sgapprox: approximate posteriors (api_approx.c) */
 SEXP C_dropout_loglik(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP C_laplace_kfac(SEXP, SEXP);
+/* evaluation */
+SEXP C_mean_dist(SEXP);
+SEXP C_ksd(SEXP, SEXP, SEXP);
 
 #define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
 
@@ -85,6 +88,9 @@ static const R_CallMethodDef CallEntries[] = {
     /* sgapprox */
     CALLDEF(C_dropout_loglik, 5),
     CALLDEF(C_laplace_kfac, 2),
+    /* evaluation */
+    CALLDEF(C_mean_dist, 1),
+    CALLDEF(C_ksd, 3),
     {NULL, NULL, 0}};
 
 void R_init_bnnmc(DllInfo *dll) {
