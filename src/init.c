@@ -34,6 +34,9 @@ SEXP C_mclmc_grads_per_step(SEXP);
 SEXP C_metrics_gauss(SEXP, SEXP, SEXP);
 SEXP C_metrics_gmix_quantile(SEXP, SEXP, SEXP, SEXP, SEXP);
 
+/* symmetry */
+SEXP C_symmetry_canonical(SEXP, SEXP, SEXP, SEXP);
+
 #define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
 
 static const R_CallMethodDef CallEntries[] = {
@@ -61,6 +64,8 @@ static const R_CallMethodDef CallEntries[] = {
     /* metrics */
     CALLDEF(C_metrics_gauss, 3),
     CALLDEF(C_metrics_gmix_quantile, 5),
+    /* symmetry */
+    CALLDEF(C_symmetry_canonical, 4),
     {NULL, NULL, 0}};
 
 void R_init_bnnmc(DllInfo *dll) {
