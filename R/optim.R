@@ -86,7 +86,13 @@
 #' `restore_best = TRUE` the parameters of the best epoch are returned
 #' (MILE's code keeps the last ones).
 #'
-#' @param optimizer `"adamw"` (decoupled weight decay) or `"adam"`.
+#' @param optimizer `"adamw"` (decoupled weight decay), `"adam"`, or
+#'   `"rmsprop"` (as `torch.optim.RMSprop` without momentum, which the deep
+#'   ensembles of Wiese et al. 2023 used): \eqn{v \leftarrow \beta_2 v +
+#'   (1 - \beta_2) g^2}, \eqn{\theta \leftarrow \theta - lr\, g /
+#'   (\sqrt{v} + \epsilon)}, with \eqn{g} including `weight_decay` times
+#'   \eqn{\theta}; `beta2` then defaults to PyTorch's 0.99 and `beta1` is
+#'   not used.
 #' @param lr Learning rate, > 0.
 #' @param weight_decay Weight decay, >= 0.
 #' @param epochs Maximum number of epochs (passes over the training rows).
@@ -112,13 +118,14 @@
 #'               batch_size = 32, patience = 10, stopping = "window",
 #'               restore_best = FALSE)
 #' @export
-bnn_optimizer <- function(optimizer = c("adamw", "adam"), lr = 1e-2,
+bnn_optimizer <- function(optimizer = c("adamw", "adam", "rmsprop"), lr = 1e-2,
                           weight_decay = 1e-2, epochs = 5000,
                           batch_size = NULL, patience = NULL,
                           loss = c("nll", "posterior"), restore_best = TRUE,
                           beta1 = 0.9, beta2 = 0.999, eps = 1e-8,
                           stopping = "best") {
   optimizer <- match.arg(optimizer)
+  if (optimizer == "rmsprop" && missing(beta2)) beta2 <- 0.99
   loss <- match.arg(loss)
   stopping <- match_choice(stopping, c("best", "window"), "stopping")
   structure(list(
@@ -187,7 +194,7 @@ bnn_optimizer <- function(optimizer = c("adamw", "adam"), lr = 1e-2,
   }
   if (!is.null(init)) init <- as.double(init)
   cs <- list(
-    optimizer = if (s$optimizer == "adam") 0L else 1L,
+    optimizer = match(s$optimizer, c("adam", "adamw", "rmsprop")) - 1L,
     loss = if (s$loss == "nll") 0L else 1L,
     epochs = s$epochs,
     batch_size = if (is.null(s$batch_size)) 0L else s$batch_size,

@@ -52,8 +52,9 @@ SEXP C_optimize(SEXP spec, SEXP valid_spec, SEXP init, SEXP seed,
   s.beta1 = bnn_get_double(settings, "beta1", 0.9);
   s.beta2 = bnn_get_double(settings, "beta2", 0.999);
   s.eps = bnn_get_double(settings, "eps", 1e-8);
-  if (s.optimizer != BNN_OPT_ADAM && s.optimizer != BNN_OPT_ADAMW)
-    Rf_error("'optimizer' code must be 0 (adam) or 1 (adamw)");
+  if (s.optimizer != BNN_OPT_ADAM && s.optimizer != BNN_OPT_ADAMW &&
+      s.optimizer != BNN_OPT_RMSPROP)
+    Rf_error("'optimizer' code must be 0 (adam), 1 (adamw) or 2 (rmsprop)");
   if (s.loss != BNN_LOSS_NLL && s.loss != BNN_LOSS_POSTERIOR)
     Rf_error("'loss' code must be 0 (nll) or 1 (posterior)");
   if (s.epochs == NA_INTEGER || s.epochs < 0) Rf_error("'epochs' must be a non-negative integer");

@@ -120,6 +120,15 @@ static void adam_update(bnn_optim *o) {
   const bnn_optim_settings *s = &o->s;
   int d = o->dim;
   double *th = o->theta, *g = o->grad;
+  if (s->optimizer == BNN_OPT_RMSPROP) {
+    o->t++;
+    for (int i = 0; i < d; i++) {
+      double gi = g[i] + s->weight_decay * th[i];
+      o->v[i] = s->beta2 * o->v[i] + (1.0 - s->beta2) * gi * gi;
+      th[i] -= s->lr * gi / (sqrt(o->v[i]) + s->eps);
+    }
+    return;
+  }
   o->t++;
   double bc1 = 1.0 - pow(s->beta1, (double)o->t);
   double bc2 = 1.0 - pow(s->beta2, (double)o->t);
