@@ -68,7 +68,15 @@
 #'   trained when `init = "ensemble"`; by default the preset of the protocol.
 #' @param valid_data Optional validation data frame for the ensemble's early
 #'   stopping (MILE's protocol uses one); it is not used by the sampler.
-#' @param progress Show progress; on by default in interactive sessions.
+#' @param progress Progress of the whole fit (one bar for all chains, warm-up
+#'   and sampling, with the chains done and the time left), through the
+#'   `progressr` package (if installed), which follows the rule that a
+#'   package signals progress and the user decides how it is shown
+#'   ([progressr::handlers()]).  `NULL` (default): progress is signalled
+#'   (cheaply, at most five times a second) and shown in interactive sessions
+#'   or wherever the user enabled it (`progressr::handlers(global = TRUE)`,
+#'   or a call wrapped in [progressr::with_progress()]); `TRUE`: shown with
+#'   the user's handlers in any session; `FALSE`: nothing is signalled.
 #' @param ... Ignored; a warning names unused arguments.
 #' @return An object of class `bnnfit` with the draws as an array
 #'   `[iteration, chain, parameter]` (`$draws`), sampler statistics with
@@ -112,7 +120,7 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
                     chains = 4, warmup = 1000, iter = 1000, thin = 1,
                     init = "random", seed = NULL, subset, na.action,
                     standardize = TRUE, ensemble = NULL, valid_data = NULL,
-                    progress = interactive(), ...) {
+                    progress = NULL, ...) {
   call <- match.call()
   # which settings the user gave (missing() is FALSE once reassigned)
   given <- c(warmup = !missing(warmup), iter = !missing(iter),
@@ -154,7 +162,8 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
     ens <- init
   } else if (identical(init, "ensemble")) {
     opt <- ensemble %||% protocol_preset(protocol, model$likelihood)
-    ens <- train_ensemble(model, chains, opt, valid_data, NULL, seed, progress)
+    ens <- train_ensemble(model, chains, opt, valid_data, NULL, seed,
+                          progress %||% interactive())
   }
   inits <- if (!is.null(ens)) ensemble_inits(ens, chains, dim, spec) else
     make_inits(init, chains, dim, spec, model$prior, seed)
@@ -167,7 +176,8 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
   pars <- bnn_parameter_names(spec$sizes, sigma = has_sigma(spec))
   phases <- if (is_mclmc) c(tuning = warmup, sampling = iter) else
     c("warm-up" = warmup, sampling = iter)
-  prog <- make_progress(isTRUE(progress), chains, warmup + iter, phases = phases)
+  prog <- make_progress(!isFALSE(progress), chains, warmup + iter, phases = phases,
+                        render = isTRUE(progress %||% interactive()))
   lr <- if (!is.null(ens)) ens$optimizer$lr else NULL
   t_start <- proc.time()[[3]]
   res <- dispatch_chains(seq_len(chains), function(cid) {

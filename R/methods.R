@@ -21,15 +21,15 @@ print.bnnfit <- function(x, digits = 3, ...) {
   st <- x$sampler_stats
   if ("divergent__" %in% dimnames(st)[[3]]) {
     div <- colSums(st[, , "divergent__", drop = FALSE] > 0, na.rm = TRUE)
-    cat(" divergences: ", sum(div), if (sum(div)) sprintf("(per chain: %s)", paste(div, collapse = " ")) else "", "\n")
+    cat(" divergences: ", sum(div), if (sum(div)) sprintf("(per chain: %s)", per_chain_text(div, digits)) else "", "\n")
   } else if (any(!is.na(x$n_reverted))) {
     rv <- x$n_reverted
     cat(" reverted steps (non-finite):", sum(rv, na.rm = TRUE),
         if (sum(rv, na.rm = TRUE)) sprintf("(per chain: %s)", paste(rv, collapse = " ")) else "", "\n")
   }
-  cat(" step sizes:  ", paste(formatC(x$stepsize, digits = digits, format = "g"), collapse = " "), "\n")
+  cat(" step sizes:  ", per_chain_text(x$stepsize, digits), "\n")
   if (any(!is.na(x$L)))
-    cat(" L (momentum decoherence):", paste(formatC(x$L, digits = digits, format = "g"), collapse = " "), "\n")
+    cat(" L (momentum decoherence):", per_chain_text(x$L, digits), "\n")
   if (!is.null(x$ensemble))
     cat(sprintf(" ensemble:     %d members, %s gradients, %.1f s\n", x$ensemble$members,
                 format(sum(x$ensemble$n_grad), big.mark = ","), x$ensemble$elapsed))
@@ -39,6 +39,15 @@ print.bnnfit <- function(x, digits = 3, ...) {
               x$elapsed, sum(x$timing$warmup), sum(x$timing$sampling)))
   cat(" observations:", nobs(x), "\n")
   invisible(x)
+}
+
+# One value per chain, or with many chains (the symmetry paper's thousands
+# of short chains) their median and range, so that print() stays short.
+per_chain_text <- function(v, digits = 3) {
+  f <- function(z) formatC(z, digits = digits, format = "g")
+  if (length(v) <= 8L) return(paste(f(v), collapse = " "))
+  sprintf("median %s, range %s to %s over %d chains", f(stats::median(v, na.rm = TRUE)),
+          f(min(v, na.rm = TRUE)), f(max(v, na.rm = TRUE)), length(v))
 }
 
 # Layer and role of each parameter name: "W2[3,1]" -> layer 2, weight.

@@ -86,10 +86,16 @@
 #' `restore_best = TRUE` the parameters of the best epoch are returned
 #' (MILE's code keeps the last ones).
 #'
-#' @param optimizer `"adamw"` (decoupled weight decay), `"adam"` or `"sgd"`
+#' @param optimizer `"adamw"` (decoupled weight decay), `"adam"`, `"sgd"`
 #'   (plain stochastic gradient descent with optional heavy-ball `momentum`,
 #'   PyTorch's convention \eqn{v \leftarrow \mu v + g + wd\,\theta},
-#'   \eqn{\theta \leftarrow \theta - lr\, v}; used by [bnn_swag()]).
+#'   \eqn{\theta \leftarrow \theta - lr\, v}; used by [bnn_swag()]), or
+#'   `"rmsprop"` (as `torch.optim.RMSprop` without momentum, which the deep
+#'   ensembles of Wiese et al. 2023 used): \eqn{v \leftarrow \beta_2 v +
+#'   (1 - \beta_2) g^2}, \eqn{\theta \leftarrow \theta - lr\, g /
+#'   (\sqrt{v} + \epsilon)}, with \eqn{g} including `weight_decay` times
+#'   \eqn{\theta}; `beta2` then defaults to PyTorch's 0.99 and `beta1` is
+#'   not used.
 #' @param lr Learning rate, > 0.
 #' @param weight_decay Weight decay, >= 0.
 #' @param epochs Maximum number of epochs (passes over the training rows).
@@ -133,7 +139,7 @@
 #' # SGD with momentum; dropout 0.1 on both hidden layers and 0.2 on the inputs
 #' bnn_optimizer("sgd", lr = 1e-3, momentum = 0.9, dropout = 0.1, input_dropout = 0.2)
 #' @export
-bnn_optimizer <- function(optimizer = c("adamw", "adam", "sgd"), lr = 1e-2,
+bnn_optimizer <- function(optimizer = c("adamw", "adam", "sgd", "rmsprop"), lr = 1e-2,
                           weight_decay = 1e-2, epochs = 5000,
                           batch_size = NULL, patience = NULL,
                           loss = c("nll", "posterior"), restore_best = TRUE,
@@ -141,6 +147,7 @@ bnn_optimizer <- function(optimizer = c("adamw", "adam", "sgd"), lr = 1e-2,
                           stopping = "best", lr_decay = 1, momentum = 0, dropout = NULL,
                           input_dropout = 0) {
   optimizer <- match.arg(optimizer)
+  if (optimizer == "rmsprop" && missing(beta2)) beta2 <- 0.99
   loss <- match.arg(loss)
   stopping <- match_choice(stopping, c("best", "window"), "stopping")
   structure(list(
@@ -237,7 +244,7 @@ check_dropout_rates <- function(x, name, scalar = FALSE) {
                    n_hidden, length(s$dropout)), call. = FALSE)
   }
   cs <- list(
-    optimizer = match(s$optimizer, c("adam", "adamw", "sgd")) - 1L,
+    optimizer = match(s$optimizer, c("adam", "adamw", "sgd", "rmsprop")) - 1L,
     loss = if (s$loss == "nll") 0L else 1L,
     epochs = s$epochs,
     batch_size = if (is.null(s$batch_size)) 0L else s$batch_size,

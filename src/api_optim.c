@@ -61,8 +61,8 @@ SEXP C_optimize(SEXP spec, SEXP valid_spec, SEXP init, SEXP seed,
   double rate_in = bnn_get_double(settings, "input_dropout", 0.0);
   SEXP rates = bnn_list_get(settings, "dropout");
   if (s.optimizer != BNN_OPT_ADAM && s.optimizer != BNN_OPT_ADAMW &&
-      s.optimizer != BNN_OPT_SGD)
-    Rf_error("'optimizer' code must be 0 (adam), 1 (adamw) or 2 (sgd)");
+      s.optimizer != BNN_OPT_SGD && s.optimizer != BNN_OPT_RMSPROP)
+    Rf_error("'optimizer' code must be 0 (adam), 1 (adamw), 2 (sgd) or 3 (rmsprop)");
   if (!(s.momentum >= 0 && s.momentum < 1)) Rf_error("'momentum' must be in [0, 1)");
   if (snap_every == NA_INTEGER || snap_every < 0)
     Rf_error("'snapshot_every' must be a non-negative integer");

@@ -49,6 +49,8 @@ SEXP C_laplace_kfac(SEXP, SEXP);
 /* evaluation */
 SEXP C_mean_dist(SEXP);
 SEXP C_ksd(SEXP, SEXP, SEXP);
+/* symmetry */
+SEXP C_symmetry_canonical(SEXP, SEXP, SEXP, SEXP);
 
 #define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
 
@@ -91,6 +93,8 @@ static const R_CallMethodDef CallEntries[] = {
     /* evaluation */
     CALLDEF(C_mean_dist, 1),
     CALLDEF(C_ksd, 3),
+    /* symmetry */
+    CALLDEF(C_symmetry_canonical, 4),
     {NULL, NULL, 0}};
 
 void R_init_bnnmc(DllInfo *dll) {

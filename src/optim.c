@@ -144,6 +144,20 @@ static void sgd_update(bnn_optim *o) {
   }
 }
 
+/* RMSProp as torch.optim.RMSprop without momentum or centring */
+static void rmsprop_update(bnn_optim *o) {
+  const bnn_optim_settings *s = &o->s;
+  int d = o->dim;
+  double *th = o->theta, *g = o->grad;
+  double lr = epoch_lr(o);
+  o->t++;
+  for (int i = 0; i < d; i++) {
+    double gi = g[i] + s->weight_decay * th[i];
+    o->v[i] = s->beta2 * o->v[i] + (1.0 - s->beta2) * gi * gi;
+    th[i] -= lr * gi / (sqrt(o->v[i]) + s->eps);
+  }
+}
+
 static void adam_update(bnn_optim *o) {
   const bnn_optim_settings *s = &o->s;
   int d = o->dim;
@@ -198,6 +212,8 @@ int bnn_optim_epoch(bnn_optim *o, double *train_loss, double *valid_loss) {
     memcpy(o->prev, o->theta, bd);
     if (o->s.optimizer == BNN_OPT_SGD)
       sgd_update(o);
+    else if (o->s.optimizer == BNN_OPT_RMSPROP)
+      rmsprop_update(o);
     else
       adam_update(o);
     if (!finite_vec(o->theta, d)) {
