@@ -76,9 +76,9 @@ bnn_ensemble <- function(formula, data, members = 12, hidden = c(16, 16),
   mf <- match.call(expand.dots = FALSE)
   m <- match(c("formula", "data", "subset", "na.action"), names(mf), 0L)
   mf <- mf[c(1L, m)]
-  model <- prepare_model(mf, parent.frame(), formula, data, hidden, activation,
-                         likelihood, prior, standardize)
   members <- check_count(members, "members", 1L)
+  model <- prepare_model(mf, parent.frame(), formula, data, hidden, activation,
+                         likelihood, prior, standardize, per_par = 8 * (6 * members + 8))
   if (is.null(seed)) seed <- new_seed()
   seed <- check_count(seed, "seed", 0L)
   ens <- train_ensemble(model, members, optimizer, valid_data, weights, seed, progress)
@@ -151,7 +151,11 @@ train_ensemble <- function(model, members, optimizer, valid_data, weights, seed,
   ens$spec <- spec
   ens$spec$X <- NULL
   ens$spec$y <- NULL
-  if (any(status == "nonfinite"))
+  if (all(status == "nonfinite"))
+    warn_cond(sprintf(paste0("All %d ensemble members hit a non-finite loss: the ensemble ",
+                             "has no usable network (try a smaller learning rate)."), members),
+              "bnnmc_chain_failure")
+  else if (any(status == "nonfinite"))
     warn_cond(sprintf("%d ensemble member(s) hit a non-finite loss; they are left out.",
                       sum(status == "nonfinite")), "bnnmc_chain_failure")
   class(ens) <- "bnn_ensemble"
@@ -160,7 +164,11 @@ train_ensemble <- function(model, members, optimizer, valid_data, weights, seed,
 
 #' @export
 print.bnn_ensemble <- function(x, ...) {
-  cat("Deep ensemble of", x$members, "networks\n")
+  failed <- sum(x$chain_status != "ok")
+  cat("Deep ensemble of", x$members, "networks",
+      if (failed == x$members) "-- ALL MEMBERS FAILED (non-finite training loss); it cannot predict"
+      else if (failed) sprintf("(%d failed: non-finite training loss; left out)", failed),
+      "\n")
   cat(" formula:     ", deparse1(x$formula), "\n")
   cat(" network:     ", paste(x$spec$sizes, collapse = " - "),
       sprintf("(%s hidden activation, %d parameters)",

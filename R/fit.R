@@ -40,7 +40,11 @@
 #'   `init = <bnn_ensemble>` (see [bnn_mclmc()], `safeguard`, and the
 #'   example below); `sampler = "mile"` with the same `init` is MILE.
 #' @param chains Number of chains.
-#' @param warmup Warm-up (adaptation) iterations per chain, not kept.
+#' @param warmup Warm-up (adaptation) iterations per chain, not kept.  With
+#'   `warmup = 0` nothing is adapted: NUTS (and HMC with `adapt_stepsize`)
+#'   starts from the step size of Stan's initial heuristic (one leapfrog step
+#'   with acceptance near 0.8) and keeps it, and `print()` says "not
+#'   adapted".
 #' @param iter Sampling iterations per chain after warm-up.
 #' @param thin Keep every `thin`-th sampling iteration.
 #' @param init Initial values: `"random"` (uniform(-2, 2) per coordinate, as
@@ -55,13 +59,16 @@
 #'   scale (`log sigma`).  Inits with a non-finite log posterior are
 #'   redrawn up to 100 times for `"random"`; a user-supplied one fails that
 #'   chain.
-#' @param seed A whole number.  The same seed gives the same draws for each
+#' @param seed A whole number from 0 to `.Machine$integer.max`.  The same seed gives the same draws for each
 #'   chain, whatever the order or the number of workers the chains run on.
 #'   `NULL` draws one from R's RNG.
 #' @param subset,na.action As in [stats::lm()].  Missing values are an error
 #'   unless `na.action = na.omit` (or another function) is given.
 #' @param standardize Standardise predictors and response with the training
-#'   data's statistics (strongly recommended: the priors assume it).
+#'   data's statistics (strongly recommended: the priors assume it).  With
+#'   `FALSE` and the heteroscedastic likelihood, a response whose largest
+#'   absolute value exceeds 1e4 or whose sd is below 1e-4 is an error (that
+#'   likelihood bounds the predictive sd to \[1e-6, 1e6\]).
 #' @param ensemble Optimiser settings ([bnn_optimizer()]) of the ensemble
 #'   trained when `init = "ensemble"`; by default the preset of the protocol.
 #' @param valid_data Optional validation data frame for the ensemble's early
@@ -80,7 +87,12 @@
 #'   (from 1 within the phase) and `reason` (`"state"`: position, momentum
 #'   or gradient non-finite; `"stepsize"`: the tuned step size became NaN);
 #'   `$n_grad` counts the gradients such a chain evaluated before it was
-#'   stopped.
+#'   stopped.  A chain that never left its initial values (every transition
+#'   rejected) is a failed chain too ("the chain never moved").
+#'
+#'   Before anything is allocated, the number of parameters and the memory
+#'   the fit will need are checked against a limit (4 GB by default, see
+#'   [bnn_model_size()]).
 #' @export
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 4, chains = 2,
@@ -122,14 +134,18 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
   mf <- match.call(expand.dots = FALSE)
   m <- match(c("formula", "data", "subset", "na.action"), names(mf), 0L)
   mf <- mf[c(1L, m)]
-  model <- prepare_model(mf, parent.frame(), formula, data, hidden, activation,
-                         likelihood, prior, standardize)
   protocol <- if (is.character(sampler) && length(sampler) == 1L) sampler else NA_character_
   sampler <- as_sampler(sampler)
   chains <- check_count(chains, "chains", 1L)
   warmup <- check_count(warmup, "warmup", 0L)
   iter <- check_count(iter, "iter", 1L)
   thin <- check_count(thin, "thin", 1L)
+  n_keep_est <- if (inherits(sampler, "bnn_mclmc"))
+    ceiling((if (given[["iter"]]) iter else sampler$n_samples) /
+              (if (given[["thin"]]) thin else sampler$thin)) else ceiling(iter / thin)
+  model <- prepare_model(mf, parent.frame(), formula, data, hidden, activation,
+                         likelihood, prior, standardize,
+                         per_par = bytes_per_parameter(sampler, chains, n_keep_est))
   if (identical(protocol, "dei") && !given[["warmup"]]) warmup <- 100L
   if (protocol %in% c("dei", "mile") && !given[["init"]]) init <- "ensemble"
   if (is.null(seed)) seed <- new_seed()
@@ -189,7 +205,7 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
 # bnn_ensemble().  mf is the matched call reduced to formula/data/subset/
 # na.action; env is the caller's frame.
 prepare_model <- function(mf, env, formula, data, hidden, activation, likelihood,
-                          prior, standardize) {
+                          prior, standardize, per_par = NULL) {
   if (missing(formula) || !inherits(formula, "formula"))
     stop("'formula' must be a formula such as y ~ x1 + x2.", call. = FALSE)
   if (missing(data) || !is.data.frame(data))
@@ -212,6 +228,7 @@ prepare_model <- function(mf, env, formula, data, hidden, activation, likelihood
   lik <- response_likelihood(y, likelihood)
   yinfo <- encode_response(y, lik, standardize)
   sizes <- layer_sizes(ncol(design$X), hidden, lik, n_class = yinfo$n_class)
+  check_model_size(sizes, per_par)
   list(spec = make_spec(sizes, activation, lik, prior, X = design$X, y = yinfo$y),
        formula = formula, terms = design$terms, xlevels = design$xlevels,
        contrasts = design$contrasts, x_center = design$center, x_scale = design$scale,
@@ -258,6 +275,11 @@ design_from_frame <- function(mf, standardize) {
   center <- colMeans(X)
   scale <- apply(X, 2L, stats::sd)
   if (nrow(X) < 2L) stop("'data' must have at least 2 rows.", call. = FALSE)
+  nonfin <- colSums(!is.finite(X)) > 0
+  if (any(nonfin))
+    stop("'data' has non-finite values (Inf, -Inf) in predictor(s): ",
+         paste(colnames(X)[nonfin], collapse = ", "), ". Remove or replace them.",
+         call. = FALSE)
   const <- !is.finite(scale) | scale == 0
   if (any(const))
     stop("Constant predictor(s) in 'data': ", paste(colnames(X)[const], collapse = ", "),
@@ -307,6 +329,20 @@ encode_response <- function(y, lik, standardize) {
   center <- if (standardize) mean(y) else 0
   scale <- if (standardize) stats::sd(y) else 1
   if (!(scale > 0)) stop("The response is constant.", call. = FALSE)
+  if (!standardize && lik$family == "hetero_gaussian") {
+    # the heteroscedastic likelihood bounds the predictive sd to [1e-6, 1e6]
+    # on the model's scale (as MILE's code); a response far from unit scale
+    # would be fitted with a clipped sd (and the unit prior cannot reach its
+    # mean), so refuse rather than return intervals of the wrong width
+    sy <- stats::sd(y)
+    if (max(abs(y)) > 1e4 || sy < 1e-4)
+      stop(sprintf(paste0("With standardize = FALSE the response must be on a moderate scale: ",
+                          "its sd is %s and its largest absolute value %s, but the ",
+                          "heteroscedastic likelihood bounds the predictive sd to [1e-6, 1e6] ",
+                          "and the prior assumes unit scale. Use standardize = TRUE (the default), ",
+                          "or rescale the response (e.g. to thousands)."),
+                   format(signif(sy, 3)), format(signif(max(abs(y)), 3))), call. = FALSE)
+  }
   list(y = as.double((y - center) / scale), center = center, scale = scale,
        levels = NULL, n_class = NA_integer_)
 }
@@ -333,7 +369,8 @@ make_inits <- function(init, chains, dim, spec, prior, seed) {
            call. = FALSE)
     })))
   }
-  if (is.function(init)) init <- lapply(seq_len(chains), init)
+  from_fun <- is.function(init)
+  if (from_fun) init <- lapply(seq_len(chains), init)
   if (is.matrix(init)) init <- lapply(seq_len(nrow(init)), function(i) init[i, ])
   if (is.numeric(init) && !is.list(init)) {
     if (chains != 1L)
@@ -349,9 +386,17 @@ make_inits <- function(init, chains, dim, spec, prior, seed) {
          call. = FALSE)
   lapply(seq_along(init), function(i) {
     v <- init[[i]]
-    if (!is.numeric(v) || length(v) != dim || anyNA(v))
-      stop(sprintf("'init' for chain %d must be a numeric vector of length %d (the number of parameters), not length %d.",
-                   i, dim, length(v)), call. = FALSE)
+    who <- if (from_fun) sprintf("The 'init' function's value for chain %d", i) else
+      sprintf("'init' for chain %d", i)
+    if (!is.numeric(v) || length(v) != dim)
+      stop(sprintf("%s must be a numeric vector of length %d (the number of parameters), not %s of length %d.",
+                   who, dim, class(v)[1L], length(v)), call. = FALSE)
+    bad <- which(!is.finite(v))
+    if (length(bad))
+      stop(sprintf("%s has missing or non-finite values (%s at position%s %s); initial values must be finite.",
+                   who, paste(unique(format(v[bad])), collapse = ", "),
+                   if (length(bad) > 1L) "s" else "",
+                   paste(bad[seq_len(min(5L, length(bad)))], collapse = ", ")), call. = FALSE)
     as.double(v)
   })
 }
@@ -419,15 +464,16 @@ report_failures <- function(fit) {
                       paste0(div_ch, where, collapse = ", ")),
               "bnnmc_chain_failure")
   }
+  ok <- fit$chain_status == "ok"   # failed chains were reported above
   div <- if ("divergent__" %in% dimnames(fit$sampler_stats)[[3]])
-    sum(fit$sampler_stats[, , "divergent__"], na.rm = TRUE) else 0
+    sum(fit$sampler_stats[, ok, "divergent__"], na.rm = TRUE) else 0
   if (div > 0)
     warn_cond(paste0(sprintf("%d divergent transitions after warm-up (%.1f%% of draws). ",
-                             div, 100 * div / prod(dim(fit$sampler_stats)[1:2])),
+                             div, 100 * div / (dim(fit$sampler_stats)[1] * sum(ok))),
                      "The draws near them may be biased; consider a larger adapt_delta, ",
                      "a smaller prior scale, or ensemble starts."), "bnnmc_divergence")
   if (identical(fit$sampler$method, "nuts")) {
-    hit <- sum(fit$sampler_stats[, , "treedepth__"] >= fit$sampler$max_treedepth, na.rm = TRUE)
+    hit <- sum(fit$sampler_stats[, ok, "treedepth__"] >= fit$sampler$max_treedepth, na.rm = TRUE)
     if (hit > 0)
       warn_cond(sprintf("%d transitions hit the maximum tree depth of %d.", hit,
                         fit$sampler$max_treedepth), "bnnmc_treedepth")

@@ -3,7 +3,9 @@
 #' @export
 print.bnnfit <- function(x, digits = 3, ...) {
   sizes <- x$spec$sizes
-  cat("Bayesian neural network fitted by", format(x$sampler),
+  cat("Bayesian neural network fitted by",
+      if (inherits(x$sampler, "bnn_sampler")) format(x$sampler, warmup = x$warmup)
+      else format(x$sampler),
       if (!is.null(x$ensemble)) sprintf("started from a deep ensemble (%s)",
                                          if (identical(x$protocol, "mile")) "MILE"
                                          else if (identical(x$protocol, "dei")) "DEI-MCMC"
@@ -27,7 +29,8 @@ print.bnnfit <- function(x, digits = 3, ...) {
     cat(" reverted steps (non-finite):", sum(rv, na.rm = TRUE),
         if (sum(rv, na.rm = TRUE)) sprintf("(per chain: %s)", paste(rv, collapse = " ")) else "", "\n")
   }
-  cat(" step sizes:  ", paste(formatC(x$stepsize, digits = digits, format = "g"), collapse = " "), "\n")
+  cat(" step sizes:  ", paste(formatC(x$stepsize, digits = digits, format = "g"), collapse = " "),
+      stepsize_note(x), "\n")
   if (any(!is.na(x$L)))
     cat(" L (momentum decoherence):", paste(formatC(x$L, digits = digits, format = "g"), collapse = " "), "\n")
   if (!is.null(x$ensemble))

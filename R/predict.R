@@ -13,6 +13,19 @@ check_new_levels <- function(object, newdata) {
   invisible(TRUE)
 }
 
+# Variables that were numeric in training must be numeric in newdata (a
+# numeric column read as character would otherwise be treated as a factor
+# and fail with an unrelated message about contrasts).
+check_new_types <- function(object, newdata) {
+  cls <- attr(object$terms, "dataClasses")
+  for (v in intersect(names(cls), names(newdata))) {
+    if (cls[[v]] %in% c("numeric", "nmatrix") && !is.numeric(newdata[[v]]))
+      stop(sprintf("'newdata' column '%s' is %s, but it was numeric in the training data; convert it with as.numeric().",
+                   v, class(newdata[[v]])[1L]), call. = FALSE)
+  }
+  invisible(TRUE)
+}
+
 # Standardised design matrix for new data.
 new_design <- function(object, newdata) {
   if (missing(newdata) || is.null(newdata)) return(object$X)
@@ -24,10 +37,15 @@ new_design <- function(object, newdata) {
     stop("'newdata' lacks column(s) used by the model: ", paste(miss, collapse = ", "),
          ".", call. = FALSE)
   check_new_levels(object, newdata)
+  check_new_types(object, newdata)
   mf <- stats::model.frame(tt, newdata, xlev = object$xlevels, na.action = stats::na.pass)
   X <- stats::model.matrix(tt, mf, contrasts.arg = object$contrasts)
   X <- X[, colnames(X) != "(Intercept)", drop = FALSE]
   if (anyNA(X)) stop("'newdata' has missing values in the model's variables.", call. = FALSE)
+  nonfin <- colSums(!is.finite(X)) > 0
+  if (any(nonfin))
+    stop("'newdata' has non-finite values (Inf, -Inf) in: ",
+         paste(colnames(X)[nonfin], collapse = ", "), ".", call. = FALSE)
   X <- sweep(sweep(X, 2L, object$x_center, "-"), 2L, object$x_scale, "/")
   storage.mode(X) <- "double"
   X
@@ -201,6 +219,8 @@ predict.bnnfit <- function(object, newdata = NULL,
     interval = {
       check_prob(level, "level")
       a <- (1 - level) / 2
+      if (ncol(pp$mu) == 0L)   # 0-row newdata: an empty table, as for type = "response"
+        return(data.frame(mean = numeric(0), lower = numeric(0), upper = numeric(0)))
       q <- bnn_mixture_quantile(pp$mu, pp$sd, c(a, 1 - a))
       data.frame(mean = colMeans(pp$mu), lower = q[, 1], upper = q[, 2])
     })

@@ -13,7 +13,8 @@
 #' @param init A list with one start vector per chain, or `NULL` for
 #'   uniform(-2, 2) starts.
 #' @return A list with `draws` (`[iteration, chain, variable]`),
-#'   `sampler_stats`, `stepsize` and `n_grad`.
+#'   `sampler_stats`, `stepsize`, `n_grad` and `chain_status` (see
+#'   [bnn_fit()]; a chain that never moved has all draws `NA`).
 #' @export
 #' @examples
 #' out <- bnn_sample_gaussian(c(0, 0), diag(2), chains = 2, warmup = 200,
@@ -35,5 +36,6 @@ bnn_sample_gaussian <- function(mean, prec, sampler = bnn_nuts(), chains = 4,
   })
   fit <- assemble_fit(res, paste0("x[", seq_len(d), "]"), list(lik = -1L), sampler,
                       warmup, iter, thin, seed, chains)
-  fit[c("draws", "sampler_stats", "warmup_stats", "stepsize", "n_grad", "inv_metric")]
+  fit[c("draws", "sampler_stats", "warmup_stats", "stepsize", "n_grad", "inv_metric",
+        "chain_status")]
 }

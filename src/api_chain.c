@@ -1,4 +1,5 @@
 /* .Call entry points that create a chain and run it in blocks. */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -16,6 +17,17 @@ static bnn_chain *get_chain(SEXP xp) {
   bnn_chain *c = R_ExternalPtrAddr(xp);
   if (!c) Rf_error("the chain handle is no longer valid (was the session restarted?)");
   return c;
+}
+
+/* A zero, negative or non-finite entry of the inverse metric gives NaN or
+ * infinite momenta, so the chain would never move (every transition
+ * rejected).  Called before anything is allocated. */
+static void check_metric(SEXP metric, int dim) {
+  if (Rf_isNull(metric)) return;
+  const double *im = REAL(metric);
+  for (int i = 0; i < dim; i++)
+    if (!(isfinite(im[i]) && im[i] > 0))
+      Rf_error("'inv_metric' must have positive finite entries; entry %d is %g", i + 1, im[i]);
 }
 
 /* spec: list(type = "bnn", ...) or list(type = "gaussian", mean, prec).
@@ -44,6 +56,10 @@ SEXP C_chain_new(SEXP spec, SEXP init, SEXP seed, SEXP chain_id, SEXP settings) 
   if (s.max_depth < 0 || s.max_depth > 30) Rf_error("'max_treedepth' must be in 0..30");
   if (!(s.stepsize > 0)) Rf_error("'stepsize' must be positive");
   if (s.num_warmup < 0) Rf_error("'warmup' must be >= 0");
+  if (s.kernel == BNN_KERNEL_HMC &&
+      !(s.int_time > 0 && s.int_time / s.stepsize < (double)INT_MAX))
+    Rf_error("static HMC: 'trajectory_length' / 'stepsize' must be positive and below %d "
+             "leapfrog steps", INT_MAX);
 
   SEXP type = bnn_list_get(spec, "type");
   const char *ty = Rf_isString(type) ? CHAR(STRING_ELT(type, 0)) : "bnn";
@@ -70,6 +86,7 @@ SEXP C_chain_new(SEXP spec, SEXP init, SEXP seed, SEXP chain_id, SEXP settings) 
     if (Rf_length(init) != dim) Rf_error("'init' must have length %d", dim);
     if (!Rf_isNull(metric) && (TYPEOF(metric) != REALSXP || Rf_length(metric) != dim))
       Rf_error("'inv_metric' must be a double vector of length %d", dim);
+    check_metric(metric, dim);
     gauss = bnn_gauss_new(dim, REAL(bnn_list_get(spec, "mean")),
                           REAL(bnn_list_get(spec, "prec")));
     if (!gauss) Rf_error("cannot allocate the target");
@@ -81,6 +98,7 @@ SEXP C_chain_new(SEXP spec, SEXP init, SEXP seed, SEXP chain_id, SEXP settings) 
     if (Rf_length(init) != dim) Rf_error("'init' must have length %d", dim);
     if (!Rf_isNull(metric) && (TYPEOF(metric) != REALSXP || Rf_length(metric) != dim))
       Rf_error("'inv_metric' must be a double vector of length %d", dim);
+    check_metric(metric, dim);
     SEXP sX = bnn_list_get(spec, "X"), sy = bnn_list_get(spec, "y");
     if (TYPEOF(sX) != REALSXP || TYPEOF(sy) != REALSXP ||
         Rf_xlength(sX) != Rf_xlength(sy) * (R_xlen_t)probe->sizes[0])

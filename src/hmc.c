@@ -1,3 +1,4 @@
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,7 +265,11 @@ void bnn_nuts_transition(bnn_hmc *h, bnn_hmc_stats *st) {
 
 void bnn_static_hmc_transition(bnn_hmc *h, bnn_hmc_stats *st) {
   int d = h->dim;
-  int L = (int)(h->int_time / h->eps);
+  /* a float-to-int cast of a ratio at or above INT_MAX is undefined (it ran
+   * one step); the R and .Call boundaries refuse such settings, and a step
+   * size adapted that small is capped here rather than wrapped */
+  double n_steps = h->int_time / h->eps;
+  int L = n_steps < (double)INT_MAX ? (int)n_steps : INT_MAX;
   if (L < 1) L = 1;
   sample_momentum(h, h->z.p);
   bnn_phase_point *zn = &h->zprop;
