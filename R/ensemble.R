@@ -83,6 +83,7 @@ bnn_ensemble <- function(formula, data, members = 12, hidden = c(16, 16),
   seed <- check_count(seed, "seed", 0L)
   ens <- train_ensemble(model, members, optimizer, valid_data, weights, seed, progress)
   ens$call <- call
+  check_sd_collapse(ens)
   ens
 }
 
@@ -102,11 +103,15 @@ train_ensemble <- function(model, members, optimizer, valid_data, weights, seed,
     stop("'optimizer' must come from bnn_optimizer() or bnn_optimizer_preset().",
          call. = FALSE)
   spec <- model$spec
+  # the members are trained without observation weights: they only give the
+  # chains their starting points (the optimiser shuffles rows for
+  # minibatches); the chains sample the weighted posterior
+  spec$weights <- NULL
   dim <- spec_dim(spec)
   valid <- NULL
   if (!is.null(valid_data)) {
     vX <- new_design(model, valid_data)
-    vy <- model_response(model, valid_data)
+    vy <- model_response(model, valid_data, offset = TRUE)
     valid <- list(X = vX, y = vy)
   } else if (!is.null(optimizer$patience)) {
     optimizer$patience <- NULL   # early stopping needs validation data
@@ -195,9 +200,13 @@ print.bnn_ensemble <- function(x, ...) {
 predict.bnn_ensemble <- function(object, newdata = NULL,
                                  type = c("response", "draws", "interval", "mean_draws",
                                           "prob", "class"),
-                                 level = 0.9, ndraws = NULL, seed = NULL, ...) {
+                                 level = 0.9, ndraws = NULL, seed = NULL, summary = TRUE,
+                                 probs = NULL, ...) {
+  if (missing(type)) return(predict.bnnfit(object, newdata = newdata, level = level,
+                                           ndraws = ndraws, seed = seed, summary = summary,
+                                           probs = probs, ...))
   predict.bnnfit(object, newdata = newdata, type = type, level = level,
-                 ndraws = ndraws, seed = seed, ...)
+                 ndraws = ndraws, seed = seed, summary = summary, probs = probs, ...)
 }
 
 #' @export

@@ -15,7 +15,26 @@
 #'   default); `integer(0)` gives a (Bayesian) linear model.
 #' @param activation Activation of the hidden layers; see [bnn_activations()].
 #' @param likelihood A likelihood name or [bnn_likelihood()] object.  Numeric
-#'   responses default to the heteroscedastic Gaussian of the papers.
+#'   responses default to the heteroscedastic Gaussian of the papers, unless
+#'   the response has many ties (its most frequent value is at least 10% of
+#'   the observations and at least 10 of them, e.g. many exact zeros): then
+#'   to the homoscedastic `"gaussian"`, with a message (see "Ties" below).
+#' @section Ties and the heteroscedastic likelihood:
+#'   A heteroscedastic Gaussian has its own noise sd for every observation.
+#'   Where many observations share one response value (a point mass, such as
+#'   the exact zeros of a burned-area target), the network can put its mean
+#'   on that value and shrink the sd there; the Gaussian density then grows
+#'   without bound, and the posterior piles up on a spike (limited only by
+#'   the clip of the sd at 1e-6 response sds) that makes predictions near
+#'   the ties wildly overconfident.  One `sigma` shared by all observations
+#'   (`likelihood = "gaussian"`) cannot collapse onto a subset, because
+#'   shrinking it costs the fit of every other point, so that is the default
+#'   for such responses.  None of the papers' regression data sets comes near
+#'   the threshold (the most frequent value is at most 1.5% of the
+#'   observations), so their protocols are unchanged.  With any likelihood,
+#'   a fit whose posterior mean predictive sd is below 0.001 response sds on
+#'   at least 1% of the training points (and 2 of them) gets a warning of
+#'   class `bnnmc_sd_collapse` naming the cause.
 #' @param prior A [bnn_prior()] object or `"normal"` / `"laplace"`.
 #' @param sampler `"nuts"` (default), `"hmc"`, `"dei"`, `"mile"`,
 #'   `"mclmc"`, or a settings object from [bnn_nuts()], [bnn_hmc()] or
@@ -63,7 +82,11 @@
 #'   chain, whatever the order or the number of workers the chains run on.
 #'   `NULL` draws one from R's RNG.
 #' @param subset,na.action As in [stats::lm()].  Missing values are an error
-#'   unless `na.action = na.omit` (or another function) is given.
+#'   unless `na.action = na.omit` (or another function) is given; with
+#'   `na.exclude`, `fitted()`, `residuals()` and `log_lik()` of the training
+#'   data are padded with `NA` at the dropped rows.  `offset()` terms in the
+#'   formula are added to the mean on the response's scale (numeric
+#'   responses).
 #' @param standardize Standardise predictors and response with the training
 #'   data's statistics (strongly recommended: the priors assume it).  With
 #'   `FALSE` and the heteroscedastic likelihood, a response whose largest
@@ -72,8 +95,15 @@
 #' @param ensemble Optimiser settings ([bnn_optimizer()]) of the ensemble
 #'   trained when `init = "ensemble"`; by default the preset of the protocol.
 #' @param valid_data Optional validation data frame for the ensemble's early
-#'   stopping (MILE's protocol uses one); it is not used by the sampler.
+#'   stopping (MILE's protocol uses one); it is not used by the sampler, and
+#'   a warning says so when no ensemble is trained.
 #' @param progress Show progress; on by default in interactive sessions.
+#' @param weights Optional observation weights (a column of `data` or a
+#'   vector, evaluated like [stats::lm()]'s): a weighted likelihood, each
+#'   observation's log-likelihood multiplied by its weight, as in rstanarm
+#'   and brms.  Finite and non-negative.  A deep ensemble trained for the
+#'   chains' starts is trained unweighted (it only gives starting points).
+#'   `log_lik()` of the training data is weighted too.
 #' @param ... Ignored; a warning names unused arguments.
 #' @return An object of class `bnnfit` with the draws as an array
 #'   `[iteration, chain, parameter]` (`$draws`), sampler statistics with
@@ -122,7 +152,7 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
                     chains = 4, warmup = 1000, iter = 1000, thin = 1,
                     init = "random", seed = NULL, subset, na.action,
                     standardize = TRUE, ensemble = NULL, valid_data = NULL,
-                    progress = interactive(), ...) {
+                    progress = interactive(), weights = NULL, ...) {
   call <- match.call()
   # which settings the user gave (missing() is FALSE once reassigned)
   given <- c(warmup = !missing(warmup), iter = !missing(iter),
@@ -132,7 +162,7 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
     warning("Unused arguments: ", paste(names(dots) %||% "<unnamed>", collapse = ", "),
             call. = FALSE)
   mf <- match.call(expand.dots = FALSE)
-  m <- match(c("formula", "data", "subset", "na.action"), names(mf), 0L)
+  m <- match(c("formula", "data", "subset", "na.action", "weights"), names(mf), 0L)
   mf <- mf[c(1L, m)]
   protocol <- if (is.character(sampler) && length(sampler) == 1L) sampler else NA_character_
   sampler <- as_sampler(sampler)
@@ -170,6 +200,11 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
     opt <- ensemble %||% protocol_preset(protocol, model$likelihood)
     ens <- train_ensemble(model, chains, opt, valid_data, NULL, seed, progress)
   }
+  if (!is.null(valid_data) && !(identical(init, "ensemble") && !inherits(init, "bnn_ensemble")))
+    warn_cond(paste0("'valid_data' is only used for the early stopping of a deep ensemble ",
+                     "trained here (init = \"ensemble\", sampler = \"dei\" or \"mile\"); ",
+                     "it is ignored by this fit. Evaluate held-out data with ",
+                     "bnn_metrics(fit, newdata = ...) instead."), "bnnmc_ignored_argument")
   inits <- if (!is.null(ens)) ensemble_inits(ens, chains, dim, spec) else
     make_inits(init, chains, dim, spec, model$prior, seed)
 
@@ -198,6 +233,7 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
   fit$spec$y <- NULL
   class(fit) <- "bnnfit"
   report_failures(fit)
+  check_sd_collapse(fit)
   fit
 }
 
@@ -226,10 +262,23 @@ prepare_model <- function(mf, env, formula, data, hidden, activation, likelihood
   design <- design_from_frame(mf, standardize)
   y <- design$y
   lik <- response_likelihood(y, likelihood)
-  yinfo <- encode_response(y, lik, standardize)
+  w <- frame_weights(mf)
+  off <- stats::model.offset(mf)
+  if (!is.null(off)) {
+    if (lik$family %in% c("bernoulli", "categorical"))
+      stop("offset() in the formula is supported for numeric responses only.", call. = FALSE)
+    if (!is.numeric(off) || any(!is.finite(off)))
+      stop("The offset must be finite numbers.", call. = FALSE)
+    off <- as.double(off)
+  }
+  # an offset enters the mean on the response's scale, y = f(x) + offset, so
+  # the network models y - offset (exactly the same Gaussian likelihood)
+  yinfo <- encode_response(if (is.null(off)) y else y - off, lik, standardize)
   sizes <- layer_sizes(ncol(design$X), hidden, lik, n_class = yinfo$n_class)
   check_model_size(sizes, per_par)
-  list(spec = make_spec(sizes, activation, lik, prior, X = design$X, y = yinfo$y),
+  spec <- make_spec(sizes, activation, lik, prior, X = design$X, y = yinfo$y)
+  if (!is.null(w)) spec$weights <- w
+  list(spec = spec, weights = w, offset = off, na_action = attr(mf, "na.action"),
        formula = formula, terms = design$terms, xlevels = design$xlevels,
        contrasts = design$contrasts, x_center = design$center, x_scale = design$scale,
        y_center = yinfo$center, y_scale = yinfo$scale, y = y, levels = yinfo$levels,
@@ -237,9 +286,21 @@ prepare_model <- function(mf, env, formula, data, hidden, activation, likelihood
        prior = prior, X = design$X, y_model = yinfo$y)
 }
 
+# Observation weights of the model frame (weights = in bnn_fit()): NULL or
+# finite non-negative doubles, not all zero.
+frame_weights <- function(mf) {
+  w <- stats::model.weights(mf)
+  if (is.null(w)) return(NULL)
+  if (!is.numeric(w) || any(!is.finite(w)) || any(w < 0) || !any(w > 0))
+    stop("'weights' must be finite non-negative numbers, not all zero, one per observation.",
+         call. = FALSE)
+  as.double(w)
+}
+
 # The response of new data on the model's scale (standardised, or class
-# indices from 0).
-model_response <- function(object, newdata) {
+# indices from 0).  With offset = TRUE the model's offset is subtracted
+# first (the scale of the network's own output, for the optimiser).
+model_response <- function(object, newdata, offset = FALSE) {
   tt <- object$terms
   yname <- all.vars(tt)[attr(tt, "response")]
   if (is.null(newdata[[yname]]) && !yname %in% names(newdata)) {
@@ -260,6 +321,7 @@ model_response <- function(object, newdata) {
            paste(bad, collapse = ", "), ".", call. = FALSE)
     return(as.double(match(as.character(f), object$levels) - 1L))
   }
+  if (offset && !is.null(object$offset)) yv <- yv - design_offset(object, newdata)
   as.double((yv - object$y_center) / object$y_scale)
 }
 
@@ -313,7 +375,7 @@ response_likelihood <- function(y, likelihood) {
   if (!is.numeric(y) || is.matrix(y))
     stop("The response must be a numeric vector (regression) or a factor ",
          "(classification), not ", class(y)[1], ".", call. = FALSE)
-  lik <- as_likelihood(likelihood %||% "hetero_gaussian")
+  lik <- as_likelihood(likelihood %||% default_numeric_likelihood(y))
   if (lik$family %in% c("bernoulli", "categorical"))
     stop(sprintf("likelihood \"%s\" needs a factor response.", lik$family), call. = FALSE)
   lik

@@ -1,10 +1,12 @@
 /* .Call entry points that create a chain and run it in blocks. */
 #include <limits.h>
+#include <signal.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include "api_util.h"
 #include "chain.h"
+#include "interrupt.h"
 
 static void chain_finalizer(SEXP xp) {
   bnn_chain *c = R_ExternalPtrAddr(xp);
@@ -134,6 +136,42 @@ static SEXP chain_info(bnn_chain *c) {
 
 SEXP C_chain_info(SEXP xp) { return chain_info(get_chain(xp)); }
 
+/* Interrupts.  Between transitions the chain's state is consistent and
+ * everything else is R memory or owned by the external pointer, so
+ * R_CheckUserInterrupt() may jump out directly.  Inside a trajectory (a
+ * NUTS tree at depth 12 can take seconds) a jump would leave the kernel's
+ * state half-updated, so there the kernel calls check_in_trajectory()
+ * through its interrupt hook: it asks R inside R_ToplevelExec(), which
+ * catches the jump and returns FALSE when the user interrupted.  The kernel
+ * then ends the trajectory at once, the chain is marked unusable, and the
+ * interrupt is re-raised at this boundary, where nothing is half-done.
+ * Both checks are rate-limited by elapsed work (bnn_itimer, 0.2 s by
+ * default), and neither reads random numbers or changes state, so the draws
+ * do not depend on them. */
+static void check_interrupt_fn(void *dummy) {
+  (void)dummy;
+  R_CheckUserInterrupt();
+}
+
+typedef struct {
+  bnn_itimer timer;
+} run_ctx;
+
+static int check_in_trajectory(void *ctx) {
+  run_ctx *r = ctx;
+  if (!bnn_itimer_due(&r->timer)) return 0;
+  return R_ToplevelExec(check_interrupt_fn, NULL) ? 0 : 1;
+}
+
+/* Re-raise a user interrupt caught inside a trajectory: SIGINT sets R's
+ * pending-interrupt flag (R's own handler), so R_CheckUserInterrupt() raises
+ * a genuine interrupt condition; an error if the signal cannot be sent. */
+static void reraise_interrupt(void) {
+  raise(SIGINT);
+  R_CheckUserInterrupt();
+  Rf_error("interrupted by the user");
+}
+
 /* Run n_iter transitions; returns list(draws = n_iter x dim,
  * stats = n_iter x 7, info = chain_info). */
 SEXP C_chain_run(SEXP xp, SEXP n_iter) {
@@ -141,6 +179,8 @@ SEXP C_chain_run(SEXP xp, SEXP n_iter) {
   int n = Rf_asInteger(n_iter);
   if (n == NA_INTEGER || n < 0) Rf_error("'n_iter' must be a non-negative integer");
   if (c->status == BNN_CHAIN_BAD_INIT) Rf_error("the chain's initial values have a non-finite log density");
+  if (c->status == BNN_CHAIN_INTERRUPTED)
+    Rf_error("the chain was interrupted inside a transition and cannot be continued");
   const char *nm[] = {"draws", "stats", "info"};
   SEXP out = PROTECT(bnn_named_list(3, nm));
   SEXP draws = Rf_allocMatrix(REALSXP, n, c->dim);
@@ -149,12 +189,29 @@ SEXP C_chain_run(SEXP xp, SEXP n_iter) {
   SET_VECTOR_ELT(out, 1, stats);
   double *draw = (double *)R_alloc((size_t)(c->dim > 0 ? c->dim : 1), sizeof(double));
   double st[BNN_N_STATS];
+  run_ctx rc;
+  bnn_itimer_init(&rc.timer, bnn_interrupt_period());
+  c->hmc.interrupt = check_in_trajectory;
+  c->hmc.interrupt_ctx = &rc;
+  c->hmc.interrupted = 0;
   for (int it = 0; it < n; it++) {
     bnn_chain_step(c, draw, st);
+    if (c->hmc.interrupted) {
+      c->hmc.interrupt = NULL;
+      c->status = BNN_CHAIN_INTERRUPTED;
+      UNPROTECT(1);
+      reraise_interrupt();
+    }
     for (int j = 0; j < c->dim; j++) REAL(draws)[it + (size_t)j * n] = draw[j];
     for (int j = 0; j < BNN_N_STATS; j++) REAL(stats)[it + (size_t)j * n] = st[j];
-    if (it % 8 == 7) R_CheckUserInterrupt();
+    if (bnn_itimer_due(&rc.timer)) {
+      /* rc lives on this frame: unhook it before a possible jump */
+      c->hmc.interrupt = NULL;
+      R_CheckUserInterrupt();
+      c->hmc.interrupt = check_in_trajectory;
+    }
   }
+  c->hmc.interrupt = NULL;
   SET_VECTOR_ELT(out, 2, chain_info(c));
   UNPROTECT(1);
   return out;

@@ -141,6 +141,10 @@ static int build_tree(bnn_hmc *h, int depth, bnn_phase_point *z,
   if (depth == 0) {
     leapfrog(h, z, sign * h->eps);
     h->n_leapfrog++;
+    if (h->interrupt && h->interrupt(h->interrupt_ctx)) {
+      h->interrupted = 1;
+      return 0;   /* ends the trajectory: nothing is built on this step */
+    }
     double hz = hamiltonian(h, z);
     if (hz - H0 > h->max_delta_h) h->divergent = 1;
     *log_sum_weight = log_sum_exp(*log_sum_weight, H0 - hz);
@@ -281,6 +285,10 @@ void bnn_static_hmc_transition(bnn_hmc *h, bnn_hmc_stats *st) {
   for (int s = 0; s < L; s++) {
     leapfrog(h, zn, h->eps);
     h->n_leapfrog++;
+    if (h->interrupt && h->interrupt(h->interrupt_ctx)) {
+      h->interrupted = 1;
+      break;
+    }
     hz = hamiltonian(h, zn);
     if (hz - H0 > h->max_delta_h) {
       h->divergent = 1;
