@@ -11,7 +11,8 @@
                    "step-size search failed (step size reached 0 or 1e7)",
                    "adapted metric not finite",
                    "non-finite state (NaN/Inf): the chain diverged",
-                   "the sampler failed (see $failed_at)")
+                   "the sampler failed (see $failed_at)",
+                   "the chain never moved (every transition rejected)")
 
 # Run one chain; returns a list with the kept draws, stats and timings.
 run_chain <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
@@ -70,6 +71,14 @@ run_chain <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
   if (warmup == 0L) res$time_warmup <- 0
   res$time_sampling <- proc.time()[[3]] - t0
   res$status <- info$status
+  # a chain still at its initial values after every transition (all
+  # rejected, e.g. NaN momenta or a step size far too large) has no draws of
+  # the posterior: a failed chain, not draws equal to the init
+  # (its sampler statistics are kept: they show why, e.g. divergent__ = 1)
+  if (res$status == 0L && done >= 2L && identical(as.double(info$position), as.double(init))) {
+    res$status <- 6L
+    res$draws[] <- NA_real_
+  }
   res$n_grad <- info$n_grad
   res$stepsize <- info$stepsize
   res$inv_metric <- info$inv_metric
