@@ -47,9 +47,9 @@
 #' variance is inflated by the emulator's held-out mean squared error,
 #' \eqn{\Gamma = (\sigma^2 + \mathrm{MSE}) I}.
 #'
-#' `dropout` and `input_dropout` need an optimiser with dropout
-#' (`bnn_optimizer(dropout = , input_dropout = )`); without it they are
-#' ignored with a warning.
+#' Dropout (inverted, as `bnn_optimizer(dropout = , input_dropout = )`)
+#' acts during training only, on the inputs and on the first hidden layer
+#' as in the paper; the trained emulator is evaluated without it.
 #'
 #' @param hidden Hidden widths, e.g. `c(3, 32)`, or a string as printed in
 #'   the paper's Table 2, e.g. `"3,32"`.
@@ -142,9 +142,6 @@ parse_widths <- function(hidden) {
   as.integer(hidden)
 }
 
-# Whether the package's optimiser has dropout (issue 14's bnn_optimizer()).
-optimizer_has_dropout <- function() "dropout" %in% names(formals(bnn_optimizer))
-
 # Centre and scale of the columns of M (scale 1 for constant columns).
 col_standardiser <- function(M) {
   ctr <- colMeans(M)
@@ -169,16 +166,9 @@ train_emulator <- function(theta, outputs, settings, seed) {
                X = Xs, y = as.double(Ys))
   storage.mode(spec$X) <- "double"
   opt <- unclass(s$optimizer)
-  if (s$dropout > 0 || s$input_dropout > 0) {
-    if (optimizer_has_dropout()) {
-      opt$dropout <- s$dropout
-      opt$input_dropout <- s$input_dropout
-    } else {
-      warning("The optimiser has no dropout yet: the emulator is trained without ",
-              "dropout (requested: input ", s$input_dropout, ", first hidden layer ",
-              s$dropout, ").", call. = FALSE)
-    }
-  }
+  # the paper's dropout: on the input and on the first hidden layer only
+  opt$input_dropout <- s$input_dropout
+  opt$dropout <- if (s$dropout > 0) c(s$dropout, rep(0, length(s$hidden) - 1L)) else NULL
   t0 <- proc.time()[[3]]
   res <- do.call(.bnn_optimize, c(list(spec = spec, valid = NULL, init = NULL,
                                        seed = seed, member = 1L), opt))

@@ -43,6 +43,14 @@ SEXP C_metrics_gmix_quantile(SEXP, SEXP, SEXP, SEXP, SEXP);
 /* sgmcmc */
 SEXP C_minibatch_eval(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP C_thin_mmd(SEXP, SEXP);
+/* sgapprox: approximate posteriors (api_approx.c) */
+SEXP C_dropout_loglik(SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP C_laplace_kfac(SEXP, SEXP);
+/* evaluation */
+SEXP C_mean_dist(SEXP);
+SEXP C_ksd(SEXP, SEXP, SEXP);
+/* symmetry */
+SEXP C_symmetry_canonical(SEXP, SEXP, SEXP, SEXP);
 
 /* ces */
 SEXP C_ces_loglik(SEXP, SEXP, SEXP);
@@ -83,6 +91,14 @@ static const R_CallMethodDef CallEntries[] = {
     /* sgmcmc */
     CALLDEF(C_minibatch_eval, 6),
     CALLDEF(C_thin_mmd, 2),
+    /* sgapprox */
+    CALLDEF(C_dropout_loglik, 5),
+    CALLDEF(C_laplace_kfac, 2),
+    /* evaluation */
+    CALLDEF(C_mean_dist, 1),
+    CALLDEF(C_ksd, 3),
+    /* symmetry */
+    CALLDEF(C_symmetry_canonical, 4),
     /* ces */
     CALLDEF(C_ces_loglik, 3),
     CALLDEF(C_ces_emulate, 2),

@@ -28,7 +28,8 @@
 # * FBNN (X-Y): calibration by X (SGHMC: 200 iterations; pCN: the same 1000
 #   warm-up iterations, then 200), J = 200 pairs, emulator = the paper's
 #   Table 2 preset (hidden layers "3,32", ReLU, 1000 epochs, Adam lr 1e-3,
-#   batches of 32; dropout 0.7 / 0.5 only when the optimiser has dropout),
+#   batches of 32; dropout 0.7 (Boston) / 0.5 (Wine) on the inputs and the
+#   first hidden layer),
 #   40 of the pairs held out for the check, then Y on the emulated posterior
 #   from the last calibration draw: pCN with 500 warm-up iterations and 2000
 #   draws, or SGHMC (full emulated gradient) for 2000 draws.  FBNN

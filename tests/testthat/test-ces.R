@@ -253,3 +253,28 @@ test_that("SGHMC on the emulator runs with the full emulated gradient (exact map
   expect_identical(ex$ces$calibration$draws, cal$draws)
   expect_error(bnn_ces(sampler = bnn_sghmc(gradient = "cv")), "gradient = \"minibatch\"")
 })
+
+test_that("the emulator's dropout acts on the inputs and the first hidden layer in training", {
+  set.seed(7)
+  theta <- matrix(rnorm(30 * 6), 30)
+  outputs <- theta %*% matrix(rnorm(6 * 4), 6) + 0.1 * matrix(rnorm(30 * 4), 30)
+  opt <- bnn_optimizer("adam", lr = 1e-2, weight_decay = 0, epochs = 30, batch_size = 10)
+  e0 <- bnnmc:::train_emulator(theta, outputs, bnn_emulator(hidden = c(5, 4), optimizer = opt), 1)
+  e1 <- bnnmc:::train_emulator(theta, outputs,
+                               bnn_emulator(hidden = c(5, 4), dropout = 0.5, input_dropout = 0.2,
+                                            optimizer = opt), 1)
+  expect_false(isTRUE(all.equal(e0$weights, e1$weights)))
+  # the same settings through the optimiser directly: dropout c(0.5, 0) and 0.2 on the inputs
+  zi <- bnnmc:::col_standardiser(theta)
+  zo <- bnnmc:::col_standardiser(outputs)
+  spec <- list(type = "bnn", sizes = c(6L, 5L, 4L, 4L), act = 1L, lik = 5L, sigma_fixed = 1,
+               sigma_prior = 0L, sigma_prior_scale = 1, prior = 0L,
+               prior_scale = rep(1, bnn_n_parameters(c(6, 5, 4, 4))),
+               X = sweep(sweep(theta, 2, zi$center), 2, zi$scale, "/"),
+               y = as.double(sweep(sweep(outputs, 2, zo$center), 2, zo$scale, "/")))
+  direct <- do.call(bnnmc:::.bnn_optimize,
+                    c(list(spec = spec, seed = 1, member = 1L),
+                      modifyList(unclass(opt), list(dropout = c(0.5, 0), input_dropout = 0.2))))
+  expect_identical(e1$weights, direct$par)
+  expect_identical(bnn_emulator(preset = "svhn")$hidden, c(4L, 64L, 32L))
+})
