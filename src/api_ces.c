@@ -3,6 +3,7 @@
  * emulator's outputs, log-likelihood and gradient at given parameters. */
 #include <math.h>
 #include <string.h>
+#include <time.h>
 #include "api_ces.h"
 #include "emulator.h"
 
@@ -154,4 +155,28 @@ SEXP C_ces_emulate(SEXP spec, SEXP theta) {
   }
   UNPROTECT(2);
   return out;
+}
+
+/* Benchmark helper: mean microseconds of processor time per evaluation of
+ * the log-likelihood alone (what pCN evaluates), cycling n_rep times over
+ * the columns of theta. */
+SEXP C_ces_time(SEXP spec, SEXP theta, SEXP n_rep) {
+  if (!bnn_spec_is_emulated(spec)) Rf_error("'spec' must be an emulated spec");
+  if (TYPEOF(theta) != REALSXP) Rf_error("'theta' must be a double matrix");
+  int reps = Rf_asInteger(n_rep);
+  if (reps == NA_INTEGER || reps < 1) Rf_error("'n_rep' must be a positive integer");
+  SEXP xp;
+  bnn_emul_target *t = protect_target(spec, &xp);
+  int d = t->model->dim;
+  if (Rf_xlength(theta) % d != 0 || Rf_xlength(theta) == 0)
+    Rf_error("'theta' must have %d rows", d);
+  int S = (int)(Rf_xlength(theta) / d);
+  volatile double sink = 0.0;
+  clock_t c0 = clock();
+  for (int r = 0; r < reps; r++)
+    for (int s = 0; s < S; s++) sink += bnn_emul_loglik(t, REAL(theta) + (size_t)s * d, NULL);
+  double us = (double)(clock() - c0) / CLOCKS_PER_SEC * 1e6 / ((double)reps * S);
+  (void)sink;
+  UNPROTECT(1);
+  return Rf_ScalarReal(us);
 }

@@ -55,6 +55,7 @@ SEXP C_symmetry_canonical(SEXP, SEXP, SEXP, SEXP);
 /* ces */
 SEXP C_ces_loglik(SEXP, SEXP, SEXP);
 SEXP C_ces_emulate(SEXP, SEXP);
+SEXP C_ces_time(SEXP, SEXP, SEXP);
 
 #define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
 
@@ -102,6 +103,7 @@ static const R_CallMethodDef CallEntries[] = {
     /* ces */
     CALLDEF(C_ces_loglik, 3),
     CALLDEF(C_ces_emulate, 2),
+    CALLDEF(C_ces_time, 3),
     {NULL, NULL, 0}};
 
 void R_init_bnnmc(DllInfo *dll) {

@@ -105,19 +105,13 @@ s004_metrics <- function(fit, test) {
        cp_mean = 100 * mean(ytest >= q[1, ] & ytest <= q[2, ]))
 }
 
-# microseconds per log-likelihood evaluation, exact and emulated, at the
-# draws of a CES fit
-s004_eval_speed <- function(fit, n = 2000) {
+# microseconds of processor time per log-likelihood evaluation (what pCN
+# evaluates), exact and emulated, at 200 of the draws of a CES fit
+s004_eval_speed <- function(fit, n = 200, reps = 10) {
   spec <- bnnmc:::fit_spec(fit)
-  th <- t(matrix(bnn_unconstrain(fit, t(matrix(fit$draws[, 1, ], ncol = dim(fit$draws)[3]))),
-                 nrow = dim(fit$draws)[3]))
-  th <- t(th[rep_len(seq_len(nrow(th)), n), , drop = FALSE])
-  time_of <- function(em) {
-    es <- bnnmc:::emulated_spec(spec, em)
-    t0 <- proc.time()[[3]]
-    .Call(bnnmc:::C_ces_loglik, es, th, FALSE)
-    (proc.time()[[3]] - t0) / n * 1e6 / 2   # the call makes 2 evaluations per column
-  }
+  d <- matrix(fit$draws[, 1, ], ncol = dim(fit$draws)[3])
+  th <- bnn_unconstrain(fit, t(d[unique(round(seq(1, nrow(d), length.out = n))), , drop = FALSE]))
+  time_of <- function(em) .Call(bnnmc:::C_ces_time, bnnmc:::emulated_spec(spec, em), th, reps)
   c(exact_us = time_of(NULL), emulated_us = time_of(fit$ces$emulator))
 }
 

@@ -278,3 +278,14 @@ test_that("the emulator's dropout acts on the inputs and the first hidden layer 
   expect_identical(e1$weights, direct$par)
   expect_identical(bnn_emulator(preset = "svhn")$hidden, c(4L, 64L, 32L))
 })
+
+test_that("the timing helper reports microseconds per log-likelihood evaluation", {
+  d <- ces_data()
+  fit <- bnn_fit(y ~ x1 + x2, data = d, hidden = 3, likelihood = "gaussian", sampler = "pcn",
+                 chains = 1, warmup = 5, iter = 5, seed = 1, progress = FALSE)
+  es <- bnnmc:::emulated_spec(bnnmc:::fit_spec(fit), NULL)
+  th <- bnn_unconstrain(fit, t(fit$draws[, 1, ]))
+  us <- .Call(bnnmc:::C_ces_time, es, th, 20L)
+  expect_true(is.finite(us) && us > 0 && us < 1e5)
+  expect_error(.Call(bnnmc:::C_ces_time, es, th, 0L), "'n_rep'")
+})
