@@ -61,7 +61,8 @@ max_memory <- function() {
 # chain and the prior scales and inits.
 bytes_per_parameter <- function(sampler, chains, n_keep) {
   work <- if (inherits(sampler, "bnn_mclmc")) 16 else
-    10 * (sampler$max_treedepth + 1) + 25
+    if (!is.null(sampler$max_treedepth)) 10 * (sampler$max_treedepth + 1) + 25 else
+      16   # kernels of the generic driver: a few vectors of the dimension
   8 * (2 * chains * n_keep + work + 4 + chains)
 }
 
