@@ -60,10 +60,9 @@ max_memory <- function() {
 # chains' results and the assembled array), the sampler workspace of one
 # chain and the prior scales and inits.
 bytes_per_parameter <- function(sampler, chains, n_keep) {
-  # NUTS/HMC keep a tree of states; kernels of the generic driver (no
-  # max_treedepth: random-walk, pCN, SG-MCMC, CES) a few vectors
   work <- if (inherits(sampler, "bnn_mclmc")) 16 else
-    if (is.null(sampler$max_treedepth)) 25 else 10 * (sampler$max_treedepth + 1) + 25
+    if (!is.null(sampler$max_treedepth)) 10 * (sampler$max_treedepth + 1) + 25 else
+      16   # kernels of the generic driver: a few vectors of the dimension
   8 * (2 * chains * n_keep + work + 4 + chains)
 }
 
