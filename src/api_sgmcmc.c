@@ -132,6 +132,9 @@ static void parse_schedule(SEXP settings, bnn_sg_schedule *s) {
   s->cycles = kset_int(settings, "cycles", 0, 0);
   int warmup = kset_int(settings, "warmup", 0, 0);
   int iter = kset_int(settings, "iter", 0, 0);
+  if ((double)warmup + (double)iter > 2147483647.0)   /* int overflow */
+    Rf_error("'warmup' + 'iter' must be at most 2147483647, not %.0f",
+             (double)warmup + (double)iter);
   s->n_total = warmup + iter;
   if (s->cycles > 0 && s->cycles > s->n_total)
     Rf_error("'cycles' (%d) must not exceed the number of iterations (warmup + iter = %d)",

@@ -52,7 +52,8 @@ SEXP C_ksd(SEXP, SEXP, SEXP);
 /* symmetry */
 SEXP C_symmetry_canonical(SEXP, SEXP, SEXP, SEXP);
 
-#define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
+/* through void (*)(void): the cast GCC accepts for any function pointer */
+#define CALLDEF(name, n) {#name, (DL_FUNC) (void (*)(void)) &name, n}
 
 static const R_CallMethodDef CallEntries[] = {
     /* model and chains */

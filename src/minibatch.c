@@ -44,8 +44,9 @@ bnn_minibatch *bnn_minibatch_new(bnn_model *full, const bnn_minibatch_settings *
   size_t bd = sizeof(double) * (size_t)(mb->dim > 0 ? mb->dim : 1);
   mb->perm = malloc(sizeof(int) * (size_t)n);
   mb->idx = malloc(sizeof(int) * (size_t)B);
-  mb->Xb = malloc(sizeof(double) * (size_t)B * (size_t)(p > 0 ? p : 1));
-  mb->yb = malloc(sizeof(double) * (size_t)B);
+  /* zeroed: bnn_model_new takes them as const data (filled per batch) */
+  mb->Xb = calloc((size_t)B * (size_t)(p > 0 ? p : 1), sizeof(double));
+  mb->yb = calloc((size_t)B, sizeof(double));
   if (!mb->perm || !mb->idx || !mb->Xb || !mb->yb) goto fail;
   mb->batch = bnn_model_new(full->n_layers, full->sizes, full->act, full->lik,
                             full->sigma_fixed, full->sigma_prior,
