@@ -43,6 +43,8 @@ SEXP C_metrics_gmix_quantile(SEXP, SEXP, SEXP, SEXP, SEXP);
 /* sgmcmc */
 SEXP C_minibatch_eval(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP C_thin_mmd(SEXP, SEXP);
+SEXP C_minibatch_grad_loop(SEXP, SEXP, SEXP, SEXP);
+SEXP C_zig_draws(SEXP, SEXP);
 
 #define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
 
@@ -79,6 +81,8 @@ static const R_CallMethodDef CallEntries[] = {
     /* sgmcmc */
     CALLDEF(C_minibatch_eval, 6),
     CALLDEF(C_thin_mmd, 2),
+    CALLDEF(C_minibatch_grad_loop, 4),
+    CALLDEF(C_zig_draws, 2),
     {NULL, NULL, 0}};
 
 void R_init_bnnmc(DllInfo *dll) {

@@ -348,3 +348,15 @@ test_that("Adam's exponential learning-rate decay matches a direct computation",
   expect_error(bnn_optimizer(lr_decay = 0), "'lr_decay'")
   expect_error(bnn_optimizer(lr_decay = 1.1), "'lr_decay'")
 })
+
+test_that("the kernels' ziggurat normal deviates are standard normal", {
+  x <- .Call(bnnmc:::C_zig_draws, 1, 200000L)
+  expect_gt(stats::ks.test(x, "pnorm")$p.value, 1e-3)
+  expect_lt(abs(mean(x)), 4 / sqrt(2e5))
+  expect_lt(abs(var(x) - 1), 4 * sqrt(2 / 2e5))
+  # the tail beyond the ziggurat's base (R = 3.4426) and a wedge region
+  for (q in c(1, 2, 3.4426198559)) {
+    p <- 2 * stats::pnorm(-q)
+    expect_lt(abs(mean(abs(x) > q) - p), 4 * sqrt(p * (1 - p) / 2e5))
+  }
+})
