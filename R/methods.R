@@ -76,9 +76,11 @@ summary.bnnfit <- function(object, probs = c(0.05, 0.5, 0.95), ...) {
   tab <- data.frame(pars, mean = colMeans(m, na.rm = TRUE),
                     sd = apply(m, 2L, stats::sd, na.rm = TRUE), qs,
                     stringsAsFactors = FALSE, row.names = NULL)
-  layers <- stats::aggregate(cbind(mean_abs = abs(tab$mean), sd = tab$sd) ~ layer + role,
-                             data = tab[!is.na(tab$layer), ], FUN = mean)
-  layers$n <- as.vector(table(interaction(tab$layer, tab$role, drop = TRUE))[
+  # per layer and role: network parameters only (sigma has no layer)
+  net <- tab[!is.na(tab$layer), , drop = FALSE]
+  layers <- stats::aggregate(data.frame(mean_abs = abs(net$mean), sd = net$sd),
+                             by = net[c("layer", "role")], FUN = mean)
+  layers$n <- as.vector(table(interaction(net$layer, net$role, drop = TRUE))[
     paste(layers$layer, layers$role, sep = ".")])
   st <- object$sampler_stats
   stat_mean <- function(nm, f = colMeans) {

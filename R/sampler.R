@@ -100,6 +100,7 @@ bnn_hmc <- function(stepsize = 1e-5, trajectory_length = pi * 0.1 / 2,
 #'
 #' @param stepsize Initial proposal scale \eqn{\epsilon}.
 #' @param target_accept Target acceptance rate of the warm-up tuning.
+#' @param adapt_stepsize Tune the proposal scale during warm-up.
 #' @inheritParams bnn_nuts
 #' @return A `bnn_sampler` object.
 #' @export

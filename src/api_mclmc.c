@@ -7,6 +7,7 @@
 #include <string.h>
 #include "api_util.h"
 #include "mclmc.h"
+#include "ess_blackjax.h"
 
 #define CHECK_EVERY 64
 
