@@ -92,15 +92,17 @@ static int sghmc_step(void *state, int iter, double *draw, double *stats,
   int ok = 1;
   for (int l = 0; l < r->s.n_leapfrog && ok; l++) {
     r->lp = bnn_target_eval(r->target, r->w, r->g);
-    if (!isfinite(r->lp)) ok = 0;
+    /* chk: x * 0 is NaN exactly for Inf and NaN (a non-finite gradient
+     * shows in v), at the cost of an add in the update loop */
+    double chk = 0.0;
     for (int j = 0; j < d; j++) {
       r->w[j] += r->v[j];
       r->v[j] = (1.0 - a) * r->v[j] + eps * r->g[j] + sd_xi * bnn_zig_norm(r->rng, &r->zig);
+      chk += r->w[j] * 0.0 + r->v[j] * 0.0;
     }
+    ok = isfinite(r->lp) && chk == 0.0;
   }
   if (r->s.batch_per_iter) bnn_target_hold(r->target, 0);
-  for (int j = 0; j < d && ok; j++)
-    if (!isfinite(r->w[j]) || !isfinite(r->v[j])) ok = 0;
   if (!ok) {
     *reason = "non-finite position, momentum or gradient: the chain diverged (step size too large?)";
     return BNN_K_NONFINITE;

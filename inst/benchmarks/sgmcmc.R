@@ -5,7 +5,7 @@
 #    (d = 10,401), batch 32: microseconds per minibatch gradient, per SGLD
 #    step and per SGHMC leapfrog step, their ratios, and the time of 10^5
 #    SGLD iterations (5 x 10^4 burn-in, 5 x 10^4 kept thinned by 25, the
-#    paper's protocol before MMD thinning) through bnn_fit().
+#    paper's protocol before MMD thinning) through bnn_fit(), from the MAP.
 # 2. Protein (45,730 rows, 9 inputs; the same 2 x 100 ReLU network,
 #    d = 11,201): the full-batch gradient against an SGLD step of batch 32.
 # 3. Time per SGLD step for batches of 32, 128 and 512 rows on protein and on
@@ -76,9 +76,14 @@ add("AF#1", 100, 32, d, "SGHMC leapfrog step", t_h, "minibatch gradient", t_h[["
 t_hi <- per_unit(steps(spec, theta, bnn_sghmc(1e-7, batch_size = 32, batch = "iteration")), 400) / 10
 add("AF#1", 100, 32, d, "SGHMC leapfrog step (a batch per iteration)", t_hi,
     "minibatch gradient", t_hi[["cpu"]] / t_g[["cpu"]])
+# from the MAP (Adam, decaying learning rate), as the paper's chains start
+t_map <- cpu(map <- bnnmc:::.bnn_optimize(spec, seed = 1, member = 0L, optimizer = "adam",
+                                          lr = 1e-2, weight_decay = 0, epochs = 2000,
+                                          loss = "posterior", lr_decay = 0.999))
+add("AF#1", 100, 100, d, "MAP: 2000 full-batch Adam epochs", t_map / 2000, total = t_map)
 run <- cpu(fit <- bnn_fit(y ~ x, data = af1, hidden = c(100, 100), activation = "relu",
                           likelihood = bnn_likelihood("gaussian", sigma = 0.2),
-                          standardize = FALSE, init = "prior",
+                          standardize = FALSE, init = list(map$par),
                           sampler = bnn_sgld(1e-6, batch_size = 32), chains = 1,
                           warmup = 50000, iter = 50000, thin = 25, seed = 1,
                           progress = FALSE))
