@@ -44,7 +44,7 @@ int bnn_kchain_step(bnn_kchain *c, double *draw, double *stats) {
   if (c->status != BNN_K_OK) return c->status;
   const char *reason = NULL;
   int st = c->kernel->step(c->state, c->iter, draw, stats, &reason);
-  if (st == BNN_K_OK) {
+  if (st == BNN_K_OK && draw) {
     /* a kernel must never hand out a non-finite position as a draw (x * 0
      * is NaN exactly for Inf and NaN; branch-free sums are cheaper than a
      * test per value, which matters for kernels whose step is cheap) */

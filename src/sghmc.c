@@ -109,7 +109,7 @@ static int sghmc_step(void *state, int iter, double *draw, double *stats,
   }
   stats[0] = r->lp;
   stats[1] = eps;
-  memcpy(draw, r->w, sizeof(double) * (size_t)d);
+  if (draw) memcpy(draw, r->w, sizeof(double) * (size_t)d);
   return BNN_K_OK;
 }
 

@@ -122,7 +122,7 @@ static int sgld_step(void *state, int iter, double *draw, double *stats,
   }
   stats[0] = r->lp;
   stats[1] = eps;
-  memcpy(draw, r->q, sizeof(double) * (size_t)d);
+  if (draw) memcpy(draw, r->q, sizeof(double) * (size_t)d);
   return BNN_K_OK;
 }
 

@@ -244,6 +244,20 @@ test_that("pSGLD, cyclical and control-variate samplers run and stay finite", {
   expect_lt(max(abs(fit$sampler$centre - post$mean) / sqrt(diag(post$cov))), 0.05)
   expect_identical(fit$inits[[1]], fit$sampler$centre)
   expect_lt(max(abs(apply(fit$draws, 3, mean) - post$mean) / sqrt(diag(post$cov))), 0.3)
+  # where the chains start
+  one <- function(s, init = "random")
+    bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = integer(0),
+            likelihood = bnn_likelihood("gaussian", sigma = 0.5), sampler = s,
+            chains = 1, warmup = 0, iter = 5, seed = 5, init = init)
+  m1 <- one(bnn_sgld(2e-3, batch_size = 8, start = "map"))
+  expect_identical(m1$inits[[1]], m1$sampler$centre)
+  expect_identical(m1$sampler$centre, fit$sampler$centre)   # same seed, same MAP
+  r1 <- one(bnn_sgld(2e-3, batch_size = 8, gradient = "cv", start = "init"))
+  expect_false(identical(r1$inits[[1]], r1$sampler$centre))
+  u1 <- one(bnn_sgld(2e-3, batch_size = 8, gradient = "cv"), init = list(c(0, 0, 0)))
+  expect_identical(u1$inits[[1]], c(0, 0, 0))
+  expect_null(one(bnn_sgld(2e-3, batch_size = 8))$sampler$centre)
+  expect_error(bnn_sgld(start = "mode"), "'start'")
 })
 
 test_that("the same seed gives the same SG draws whatever the block size or plan", {
