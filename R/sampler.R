@@ -45,7 +45,7 @@ bnn_nuts <- function(max_treedepth = 10, adapt_delta = 0.8, stepsize = 1,
     term_buffer = check_count(term_buffer, "term_buffer"),
     window = check_count(window, "window", 1L),
     gamma = check_positive(gamma, "gamma"), kappa = check_positive(kappa, "kappa"),
-    t0 = check_positive(t0, "t0"), inv_metric = inv_metric),
+    t0 = check_positive(t0, "t0"), inv_metric = check_inv_metric(inv_metric)),
     class = "bnn_sampler")
 }
 
@@ -71,6 +71,12 @@ bnn_hmc <- function(stepsize = 1e-5, trajectory_length = pi * 0.1 / 2,
                     adapt_stepsize = FALSE, adapt_metric = FALSE,
                     adapt_delta = 0.8, init_buffer = 75, term_buffer = 50,
                     window = 25, inv_metric = NULL) {
+  check_positive(stepsize, "stepsize")
+  check_positive(trajectory_length, "trajectory_length")
+  if (trajectory_length / stepsize >= .Machine$integer.max)
+    stop(sprintf(paste0("'trajectory_length' / 'stepsize' = %s leapfrog steps per transition; ",
+                        "it must be below %d (.Machine$integer.max)."),
+                 format(trajectory_length / stepsize), .Machine$integer.max), call. = FALSE)
   structure(list(
     method = "hmc", kernel = 1L, max_treedepth = 1L,
     stepsize = check_positive(stepsize, "stepsize"),
@@ -80,7 +86,7 @@ bnn_hmc <- function(stepsize = 1e-5, trajectory_length = pi * 0.1 / 2,
     init_buffer = check_count(init_buffer, "init_buffer"),
     term_buffer = check_count(term_buffer, "term_buffer"),
     window = check_count(window, "window", 1L),
-    gamma = 0.05, kappa = 0.75, t0 = 10, inv_metric = inv_metric),
+    gamma = 0.05, kappa = 0.75, t0 = 10, inv_metric = check_inv_metric(inv_metric)),
     class = "bnn_sampler")
 }
 
@@ -134,17 +140,45 @@ print.bnn_sampler <- function(x, ...) {
 }
 
 #' @export
-format.bnn_sampler <- function(x, ...) {
+format.bnn_sampler <- function(x, warmup = NULL, ...) {
+  # with warmup = 0 nothing is adapted, whatever the settings say
+  adapting <- is.null(warmup) || warmup > 0
   switch(x$method,
     nuts = sprintf("NUTS (max treedepth %d, adapt_delta %s, metric %s)",
                    x$max_treedepth, x$adapt_delta,
-                   if (x$adapt_metric) "diagonal, adapted" else "fixed"),
+                   if (x$adapt_metric && adapting) "diagonal, adapted" else "fixed"),
     hmc = sprintf("static HMC (step size %s%s, integration time %s)",
-                  fmt_num(x$stepsize), if (x$adapt_stepsize) " adapted" else "",
+                  fmt_num(x$stepsize), if (x$adapt_stepsize && adapting) " adapted" else "",
                   fmt_num(x$int_time)),
     rwm = sprintf("random-walk Metropolis (scale %s%s)", fmt_num(x$stepsize),
                   if (x$adapt_stepsize) sprintf(", tuned to acceptance %s", x$target_accept) else ""),
     x$method)
+}
+
+# How the step sizes of a fit were set, for print().
+stepsize_note <- function(x) {
+  s <- x$sampler
+  if (!inherits(s, "bnn_sampler")) return("")
+  if (!isTRUE(s$adapt_stepsize)) return("(fixed)")
+  if (x$warmup == 0) return("(not adapted: no warm-up; Stan's initial step-size heuristic)")
+  "(adapted)"
+}
+
+# A diagonal inverse metric: NULL (the identity) or positive finite numbers
+# (a zero, negative or non-finite entry freezes or breaks the chain).
+check_inv_metric <- function(x) {
+  if (is.null(x)) return(NULL)
+  if (!is.numeric(x) || length(x) < 1L)
+    stop("'inv_metric' must be NULL or a numeric vector (the diagonal of the inverse metric).",
+         call. = FALSE)
+  bad <- which(!(is.finite(x) & x > 0))
+  if (length(bad))
+    stop(sprintf("'inv_metric' must have positive finite entries; entr%s %s %s %s.",
+                 if (length(bad) > 1L) "ies" else "y",
+                 paste(bad[seq_len(min(5L, length(bad)))], collapse = ", "),
+                 if (length(bad) > 1L) "are" else "is",
+                 paste(unique(format(x[bad])), collapse = ", ")), call. = FALSE)
+  as.double(x)
 }
 
 as_sampler <- function(x) {

@@ -13,7 +13,8 @@
 #' @param init A list with one start vector per chain, or `NULL` for
 #'   uniform(-2, 2) starts.
 #' @return A list with `draws` (`[iteration, chain, variable]`),
-#'   `sampler_stats`, `stepsize` and `n_grad`.
+#'   `sampler_stats`, `stepsize`, `n_grad` and `chain_status` (see
+#'   [bnn_fit()]; a chain that never moved has all draws `NA`).
 #' @export
 #' @examples
 #' out <- bnn_sample_gaussian(c(0, 0), diag(2), chains = 2, warmup = 200,

@@ -45,6 +45,14 @@ SEXP C_minibatch_eval(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP C_thin_mmd(SEXP, SEXP);
 SEXP C_minibatch_grad_loop(SEXP, SEXP, SEXP, SEXP);
 SEXP C_zig_draws(SEXP, SEXP);
+/* sgapprox: approximate posteriors (api_approx.c) */
+SEXP C_dropout_loglik(SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP C_laplace_kfac(SEXP, SEXP);
+/* evaluation */
+SEXP C_mean_dist(SEXP);
+SEXP C_ksd(SEXP, SEXP, SEXP);
+/* symmetry */
+SEXP C_symmetry_canonical(SEXP, SEXP, SEXP, SEXP);
 
 #define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
 
@@ -83,6 +91,14 @@ static const R_CallMethodDef CallEntries[] = {
     CALLDEF(C_thin_mmd, 2),
     CALLDEF(C_minibatch_grad_loop, 4),
     CALLDEF(C_zig_draws, 2),
+    /* sgapprox */
+    CALLDEF(C_dropout_loglik, 5),
+    CALLDEF(C_laplace_kfac, 2),
+    /* evaluation */
+    CALLDEF(C_mean_dist, 1),
+    CALLDEF(C_ksd, 3),
+    /* symmetry */
+    CALLDEF(C_symmetry_canonical, 4),
     {NULL, NULL, 0}};
 
 void R_init_bnnmc(DllInfo *dll) {

@@ -12,6 +12,7 @@ void bnn_minibatch_free(bnn_minibatch *mb) {
   free(mb->idx);
   free(mb->Xb);
   free(mb->yb);
+  free(mb->wb);
   free(mb->centre);
   free(mb->g_centre);
   free(mb->g_tmp);
@@ -51,6 +52,11 @@ bnn_minibatch *bnn_minibatch_new(bnn_model *full, const bnn_minibatch_settings *
                             full->sigma_prior_scale, full->prior, full->prior_scale,
                             B, p, mb->Xb, mb->yb, 0);
   if (!mb->batch) goto fail;
+  if (full->w) {   /* a weighted likelihood: the batch carries its weights */
+    mb->wb = malloc(sizeof(double) * (size_t)B);
+    if (!mb->wb) goto fail;
+    mb->batch->w = mb->wb;
+  }
   mb->batch->lik_scale = (double)n / (double)B;
   /* the prior's constant once, not a log per parameter per evaluation */
   const double *ps = full->prior_scale;
@@ -105,6 +111,8 @@ static void draw_batch(bnn_minibatch *mb) {
     for (int i = 0; i < B; i++) dst[i] = src[mb->idx[i]];
   }
   for (int i = 0; i < B; i++) mb->yb[i] = y[mb->idx[i]];
+  if (mb->wb)
+    for (int i = 0; i < B; i++) mb->wb[i] = mb->full->w[mb->idx[i]];
   mb->n_batches += 1.0;
 }
 

@@ -54,6 +54,7 @@ typedef struct {
   int *perm, pos;        /* epoch permutation and the next unused entry */
   int *idx;              /* rows of the current batch */
   double *Xb, *yb;       /* the current batch's rows (batch_size x p) */
+  double *wb;            /* their observation weights, or NULL (unweighted) */
   double *centre, *g_centre, *g_tmp;   /* control variates */
   double ll_centre;      /* full-data log-likelihood at the centre */
   double prior_const;    /* the network prior's normalising constant */

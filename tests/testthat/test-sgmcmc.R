@@ -39,6 +39,18 @@ test_that("the minibatch gradient averages to the full gradient over an epoch", 
   expect_equal(c(r$grad), c(full$grad), tolerance = 1e-12)
 })
 
+test_that("minibatches of a weighted likelihood carry their rows' weights", {
+  spec <- sg_model(hidden = 2, lik = bnn_likelihood("gaussian"))$spec
+  spec$weights <- rep(c(0, 0.5, 2, 1), 8)
+  d <- bnnmc:::spec_dim(spec)
+  th <- bnnmc:::with_seed(3, stats::rnorm(d))
+  full <- full_grad(spec, th)
+  r <- mb_eval(spec, list(batch_size = 4L), matrix(th, d, 8L))
+  expect_setequal(c(r$idx), 1:32)
+  expect_abs(rowMeans(r$grad), c(full$grad), 1e-10)
+  expect_abs(mean(r$lp), full$lp, 1e-10)
+})
+
 test_that("the batch changes at every evaluation unless the kernel holds it", {
   spec <- sg_model()$spec
   th <- matrix(0.1, 3, 12)
