@@ -248,8 +248,9 @@ SEXP C_kchain_run(SEXP xp, SEXP n_iter, SEXP keep) {
   bnn_itimer_init(&timer, bnn_interrupt_period());
   int done = 0, row = 0;
   for (int it = 0; it < n; it++) {
-    if (bnn_kchain_step(c, draw, st) != BNN_K_OK) break;
-    if (!kp || (row < nk && kp[row] == it)) {
+    int want = !kp || (row < nk && kp[row] == it);
+    if (bnn_kchain_step(c, want ? draw : NULL, st) != BNN_K_OK) break;
+    if (want) {
       for (int j = 0; j < dim; j++) D[row + (size_t)j * nk] = draw[j];
       row++;
     }
