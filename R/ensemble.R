@@ -124,10 +124,14 @@ train_ensemble <- function(model, members, optimizer, valid_data, weights, seed,
            train_loss = numeric(0), valid_loss = NULL, epochs = 0L)
     })
   } else {
-    fits <- dispatch_chains(seq_len(members), function(k) {
-      do.call(.bnn_optimize, c(list(spec = spec, valid = valid, seed = seed, member = k),
-                               unclass(optimizer)))
-    })
+    # members go to the workers in a few batches, not one future each (the
+    # per-future overhead dominated ensembles of hundreds of small
+    # networks); a member's result depends only on (seed, member)
+    fits <- unlist(dispatch_chains(member_batches(members), function(ks) {
+      lapply(ks, function(k)
+        do.call(.bnn_optimize, c(list(spec = spec, valid = valid, seed = seed, member = k),
+                                 unclass(optimizer))))
+    }), recursive = FALSE)
   }
   elapsed <- proc.time()[[3]] - t0
   pars <- bnn_parameter_names(spec$sizes, sigma = has_sigma(spec))
@@ -197,6 +201,18 @@ nobs.bnn_ensemble <- function(object, ...) nrow(object$X)
 
 #' @export
 formula.bnn_ensemble <- function(x, ...) x$formula
+
+# Members 1..members split into consecutive batches, four per worker of
+# the current future plan (one batch per member when there are fewer).
+member_batches <- function(members) {
+  workers <- 1
+  if (requireNamespace("future", quietly = TRUE))
+    workers <- suppressWarnings(as.numeric(future::nbrOfWorkers()))
+  if (!is.finite(workers) || workers < 1) workers <- members
+  nb <- as.integer(min(members, 4 * workers))
+  unname(split(seq_len(members),
+               rep(seq_len(nb), diff(round(seq(0, members, length.out = nb + 1L))))))
+}
 
 # Starting points from an ensemble, one per chain (recycled if fewer).
 ensemble_inits <- function(ens, chains, dim, spec) {
