@@ -213,9 +213,8 @@ bnn_laplace <- function(formula, data, hidden = c(16, 16), activation = "tanh",
     ng <- ng + pol$n_grad
     if (tune) {
       tau0 <- NA_real_
-      tau_s <- tau[1L]
       for (round in seq_len(if (marglik == "refit") 20L else 1L)) {
-        tau_s <- laplace_tune_full(spec, theta, H, n_net, tau, tau_s)
+        tau_s <- laplace_tune_full(theta, H, n_net, tau)
         tau <- rep(tau_s, n_net)
         spec_new <- spec
         spec_new$prior_scale <- rep(1 / sqrt(tau_s), n_net)
@@ -252,7 +251,7 @@ bnn_laplace <- function(formula, data, hidden = c(16, 16), activation = "tanh",
     kf <- laplace_kfac_factors(spec, theta)
     tau <- kfac_layer_tau(spec)
     if (tune) {
-      tau <- rep(kfac_tune(kf, theta, n_net, tau[1L]), length(tau))
+      tau <- rep(kfac_tune(kf, theta, n_net), length(tau))
       spec$prior_scale <- rep(1 / sqrt(tau[1L]), n_net)
     }
     for (l in seq_along(kf)) kf[[l]]$tau <- tau[l]
@@ -447,7 +446,7 @@ laplace_factor <- function(H, floor) {
 # Tune a scalar prior precision tau on the network parameters with the
 # full Hessian H (computed under per-parameter precision tau_cur): maximise
 # n/2 log tau - tau/2 |theta_net|^2 - 1/2 log det(H - diag(tau_cur) + tau D).
-laplace_tune_full <- function(spec, theta, H, n_net, tau_cur, tau_start) {
+laplace_tune_full <- function(theta, H, n_net, tau_cur) {
   ss <- sum(theta[seq_len(n_net)]^2)
   dim <- nrow(H)
   i <- seq_len(n_net)
@@ -546,7 +545,7 @@ kfac_logdet <- function(kf) sum(vapply(kf, function(k) sum(log(kfac_eigen(k) + k
                                        numeric(1)))
 
 # Post-hoc tuning of one prior precision for all layers.
-kfac_tune <- function(kf, theta, n_net, tau_start) {
+kfac_tune <- function(kf, theta, n_net) {
   ss <- sum(theta[seq_len(n_net)]^2)
   ev <- unlist(lapply(kf, kfac_eigen))
   f <- function(lt) n_net / 2 * lt - exp(lt) / 2 * ss - 0.5 * sum(log(ev + exp(lt)))
