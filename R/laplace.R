@@ -557,17 +557,22 @@ kfac_tune <- function(kf, theta, n_net) {
 }
 
 # draws x dim: theta + per layer (U_G kron U_A) diag(1 / sqrt(lambda + tau)) z,
-# computed as U_A Z U_G^T for all draws at once.
+# i.e. U_A Z_s U_G^T for draw s, computed for all draws at once.  The
+# normals of a layer are drawn as an array [fin + 1, draw, fout] (layers in
+# order): the right product is then one matrix product, the left one
+# another, and one aperm gives the [draw, vec([W; b^T])] layout.
 kfac_draws <- function(kf, theta, draws) {
-  out <- matrix(theta, draws, length(theta), byrow = TRUE)
+  out <- matrix(rep(theta, each = draws), draws)
   for (k in kf) {
     na <- length(k$lA)
     nf <- length(k$lG)
-    sc <- 1 / sqrt(kfac_eigen(k) + k$tau)
-    Z <- array(stats::rnorm(na * nf * draws), c(na, nf, draws)) * as.vector(sc)
-    Y <- array(k$UA %*% matrix(Z, na), c(na, nf, draws))
-    Y <- matrix(aperm(Y, c(1L, 3L, 2L)), na * draws) %*% t(k$UG)   # (na S) x nf
-    Y <- matrix(aperm(array(Y, c(na, draws, nf)), c(2L, 1L, 3L)), draws)
+    sc <- 1 / sqrt(kfac_eigen(k) + k$tau)                  # na x nf
+    Z <- matrix(stats::rnorm(na * draws * nf), na * draws, nf) *
+      sc[rep.int(seq_len(na), draws), , drop = FALSE]      # rows (k, s)
+    Y <- k$UA %*% matrix(Z %*% t(k$UG), na)                # na x (draws nf)
+    dim(Y) <- c(na, draws, nf)
+    Y <- aperm(Y, c(2L, 1L, 3L))
+    dim(Y) <- c(draws, na * nf)
     out[, k$index] <- out[, k$index] + Y
   }
   out
