@@ -86,10 +86,16 @@
 #' `restore_best = TRUE` the parameters of the best epoch are returned
 #' (MILE's code keeps the last ones).
 #'
-#' @param optimizer `"adamw"` (decoupled weight decay), `"adam"` or `"sgd"`
+#' @param optimizer `"adamw"` (decoupled weight decay), `"adam"`, `"sgd"`
 #'   (plain stochastic gradient descent with optional heavy-ball `momentum`,
 #'   PyTorch's convention \eqn{v \leftarrow \mu v + g + wd\,\theta},
-#'   \eqn{\theta \leftarrow \theta - lr\, v}; used by [bnn_swag()]).
+#'   \eqn{\theta \leftarrow \theta - lr\, v}; used by [bnn_swag()]), or
+#'   `"rmsprop"` (as `torch.optim.RMSprop` without momentum, which the deep
+#'   ensembles of Wiese et al. 2023 used): \eqn{v \leftarrow \beta_2 v +
+#'   (1 - \beta_2) g^2}, \eqn{\theta \leftarrow \theta - lr\, g /
+#'   (\sqrt{v} + \epsilon)}, with \eqn{g} including `weight_decay` times
+#'   \eqn{\theta}; `beta2` then defaults to PyTorch's 0.99 and `beta1` is
+#'   not used.
 #' @param lr Learning rate, > 0.
 #' @param weight_decay Weight decay, >= 0.
 #' @param epochs Maximum number of epochs (passes over the training rows).
@@ -103,6 +109,11 @@
 #' @param eps Adam's denominator offset, > 0.
 #' @param stopping Early-stopping rule with `patience`: `"best"` or
 #'   `"window"`, see Details.
+#' @param lr_decay Exponential learning-rate decay per epoch, in `(0, 1]`:
+#'   epoch \eqn{e = 0, 1, \dots} uses `lr * lr_decay^e`.  The default 1 keeps
+#'   the learning rate constant.  Staber and Da Veiga (2022) train the MAP of
+#'   their stochastic-gradient samplers by Adam "with an exponentially
+#'   decaying learning rate" (see [bnn_sgld()]).
 #' @param momentum Momentum of `"sgd"`, in `[0, 1)`.
 #' @param dropout Dropout rates of the hidden layers' outputs during
 #'   training: `NULL` (no dropout, the default), one rate for every hidden
@@ -128,14 +139,15 @@
 #' # SGD with momentum; dropout 0.1 on both hidden layers and 0.2 on the inputs
 #' bnn_optimizer("sgd", lr = 1e-3, momentum = 0.9, dropout = 0.1, input_dropout = 0.2)
 #' @export
-bnn_optimizer <- function(optimizer = c("adamw", "adam", "sgd"), lr = 1e-2,
+bnn_optimizer <- function(optimizer = c("adamw", "adam", "sgd", "rmsprop"), lr = 1e-2,
                           weight_decay = 1e-2, epochs = 5000,
                           batch_size = NULL, patience = NULL,
                           loss = c("nll", "posterior"), restore_best = TRUE,
                           beta1 = 0.9, beta2 = 0.999, eps = 1e-8,
-                          stopping = "best", momentum = 0, dropout = NULL,
+                          stopping = "best", lr_decay = 1, momentum = 0, dropout = NULL,
                           input_dropout = 0) {
   optimizer <- match.arg(optimizer)
+  if (optimizer == "rmsprop" && missing(beta2)) beta2 <- 0.99
   loss <- match.arg(loss)
   stopping <- match_choice(stopping, c("best", "window"), "stopping")
   structure(list(
@@ -152,6 +164,7 @@ bnn_optimizer <- function(optimizer = c("adamw", "adam", "sgd"), lr = 1e-2,
     beta2 = .omc_check_number(beta2, "beta2", 0, 1, upper_open = TRUE),
     eps = .omc_check_number(eps, "eps", 0, Inf, lower_open = TRUE, upper_open = TRUE),
     stopping = stopping,
+    lr_decay = .omc_check_number(lr_decay, "lr_decay", 0, 1, lower_open = TRUE),
     momentum = .omc_check_number(momentum, "momentum", 0, 1, upper_open = TRUE),
     dropout = check_dropout_rates(dropout, "dropout"),
     input_dropout = check_dropout_rates(input_dropout, "input_dropout", scalar = TRUE)
@@ -191,13 +204,14 @@ check_dropout_rates <- function(x, name, scalar = FALSE) {
                           batch_size = NULL, patience = NULL,
                           loss = c("nll", "posterior"), restore_best = TRUE,
                           beta1 = 0.9, beta2 = 0.999, eps = 1e-8,
-                          stopping = "best", momentum = 0, dropout = NULL,
+                          stopping = "best", lr_decay = 1, momentum = 0, dropout = NULL,
                           input_dropout = 0, snapshot_every = 0L) {
   s <- bnn_optimizer(optimizer = optimizer, lr = lr,
                      weight_decay = weight_decay, epochs = epochs,
                      batch_size = batch_size, patience = patience,
                      loss = loss, restore_best = restore_best, beta1 = beta1,
                      beta2 = beta2, eps = eps, stopping = stopping,
+                     lr_decay = lr_decay,
                      momentum = momentum, dropout = dropout,
                      input_dropout = input_dropout)
   seed <- .omc_check_seed(seed)
@@ -230,7 +244,7 @@ check_dropout_rates <- function(x, name, scalar = FALSE) {
                    n_hidden, length(s$dropout)), call. = FALSE)
   }
   cs <- list(
-    optimizer = match(s$optimizer, c("adam", "adamw", "sgd")) - 1L,
+    optimizer = match(s$optimizer, c("adam", "adamw", "sgd", "rmsprop")) - 1L,
     loss = if (s$loss == "nll") 0L else 1L,
     epochs = s$epochs,
     batch_size = if (is.null(s$batch_size)) 0L else s$batch_size,
@@ -238,7 +252,7 @@ check_dropout_rates <- function(x, name, scalar = FALSE) {
     restore_best = as.integer(s$restore_best),
     stopping = if (s$stopping == "best") 0L else 1L,
     lr = s$lr, weight_decay = s$weight_decay,
-    beta1 = s$beta1, beta2 = s$beta2, eps = s$eps
+    beta1 = s$beta1, beta2 = s$beta2, eps = s$eps, lr_decay = s$lr_decay
   )
   # the new settings only when used, so the default path is untouched
   if (s$optimizer == "sgd") cs$momentum <- s$momentum

@@ -55,13 +55,14 @@ SEXP C_optimize(SEXP spec, SEXP valid_spec, SEXP init, SEXP seed,
   s.beta1 = bnn_get_double(settings, "beta1", 0.9);
   s.beta2 = bnn_get_double(settings, "beta2", 0.999);
   s.eps = bnn_get_double(settings, "eps", 1e-8);
+  s.lr_decay = bnn_get_double(settings, "lr_decay", 1.0);
   s.momentum = bnn_get_double(settings, "momentum", 0.0);
   int snap_every = bnn_get_int(settings, "snapshot_every", 0);
   double rate_in = bnn_get_double(settings, "input_dropout", 0.0);
   SEXP rates = bnn_list_get(settings, "dropout");
   if (s.optimizer != BNN_OPT_ADAM && s.optimizer != BNN_OPT_ADAMW &&
-      s.optimizer != BNN_OPT_SGD)
-    Rf_error("'optimizer' code must be 0 (adam), 1 (adamw) or 2 (sgd)");
+      s.optimizer != BNN_OPT_SGD && s.optimizer != BNN_OPT_RMSPROP)
+    Rf_error("'optimizer' code must be 0 (adam), 1 (adamw), 2 (sgd) or 3 (rmsprop)");
   if (!(s.momentum >= 0 && s.momentum < 1)) Rf_error("'momentum' must be in [0, 1)");
   if (snap_every == NA_INTEGER || snap_every < 0)
     Rf_error("'snapshot_every' must be a non-negative integer");
@@ -81,6 +82,7 @@ SEXP C_optimize(SEXP spec, SEXP valid_spec, SEXP init, SEXP seed,
   if (!(s.beta1 >= 0 && s.beta1 < 1)) Rf_error("'beta1' must be in [0, 1)");
   if (!(s.beta2 >= 0 && s.beta2 < 1)) Rf_error("'beta2' must be in [0, 1)");
   if (!(s.eps > 0) || !isfinite(s.eps)) Rf_error("'eps' must be a positive number");
+  if (!(s.lr_decay > 0 && s.lr_decay <= 1)) Rf_error("'lr_decay' must be in (0, 1]");
 
   SEXP xp = PROTECT(R_MakeExternalPtr(NULL, R_NilValue, R_NilValue));
   R_RegisterCFinalizerEx(xp, optim_finalizer, TRUE);

@@ -58,6 +58,11 @@ typedef struct {
   double *a;         /* activations, per layer */
   double *delta, *delta2;
   double *out_tmp;
+  /* observation weights of a weighted likelihood (length n), or NULL: the
+   * unweighted path, which never reads them (bit-identical to a model
+   * without this field) */
+  double *w;
+  int owns_w;
 } bnn_model;
 
 /* Allocate a model; copies X and y when copy_data is nonzero.  Returns NULL

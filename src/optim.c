@@ -124,16 +124,37 @@ static int finite_vec(const double *x, int n) {
   return 1;
 }
 
+/* The learning rate of the current epoch (exactly s->lr without decay). */
+static double epoch_lr(const bnn_optim *o) {
+  const bnn_optim_settings *s = &o->s;
+  return s->lr_decay == 1.0 ? s->lr : s->lr * pow(s->lr_decay, (double)o->epoch);
+}
+
 /* SGD with heavy-ball momentum (o->m is the velocity) */
 static void sgd_update(bnn_optim *o) {
   const bnn_optim_settings *s = &o->s;
   int d = o->dim;
   double *th = o->theta, *g = o->grad;
+  double lr = epoch_lr(o);
   o->t++;
   for (int i = 0; i < d; i++) {
     double gi = g[i] + s->weight_decay * th[i];
     o->m[i] = s->momentum * o->m[i] + gi;
-    th[i] -= s->lr * o->m[i];
+    th[i] -= lr * o->m[i];
+  }
+}
+
+/* RMSProp as torch.optim.RMSprop without momentum or centring */
+static void rmsprop_update(bnn_optim *o) {
+  const bnn_optim_settings *s = &o->s;
+  int d = o->dim;
+  double *th = o->theta, *g = o->grad;
+  double lr = epoch_lr(o);
+  o->t++;
+  for (int i = 0; i < d; i++) {
+    double gi = g[i] + s->weight_decay * th[i];
+    o->v[i] = s->beta2 * o->v[i] + (1.0 - s->beta2) * gi * gi;
+    th[i] -= lr * gi / (sqrt(o->v[i]) + s->eps);
   }
 }
 
@@ -146,6 +167,7 @@ static void adam_update(bnn_optim *o) {
   double bc2 = 1.0 - pow(s->beta2, (double)o->t);
   int coupled = s->optimizer == BNN_OPT_ADAM && s->weight_decay != 0.0;
   int decoupled = s->optimizer == BNN_OPT_ADAMW && s->weight_decay != 0.0;
+  double lr = epoch_lr(o);
   for (int i = 0; i < d; i++) {
     double gi = g[i];
     if (coupled) gi += s->weight_decay * th[i];
@@ -153,7 +175,7 @@ static void adam_update(bnn_optim *o) {
     o->v[i] = s->beta2 * o->v[i] + (1.0 - s->beta2) * gi * gi;
     double step = (o->m[i] / bc1) / (sqrt(o->v[i] / bc2) + s->eps);
     if (decoupled) step += s->weight_decay * th[i];
-    th[i] -= s->lr * step;
+    th[i] -= lr * step;
   }
 }
 
@@ -190,6 +212,8 @@ int bnn_optim_epoch(bnn_optim *o, double *train_loss, double *valid_loss) {
     memcpy(o->prev, o->theta, bd);
     if (o->s.optimizer == BNN_OPT_SGD)
       sgd_update(o);
+    else if (o->s.optimizer == BNN_OPT_RMSPROP)
+      rmsprop_update(o);
     else
       adam_update(o);
     if (!finite_vec(o->theta, d)) {

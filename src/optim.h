@@ -33,7 +33,11 @@
 /* BNN_OPT_SGD: plain SGD with optional (heavy-ball) momentum, PyTorch's
  * convention: v = momentum v + g (+ wd theta, coupled); theta -= lr v
  * (SWAG's trajectory). */
-enum bnn_optimizer { BNN_OPT_ADAM = 0, BNN_OPT_ADAMW = 1, BNN_OPT_SGD = 2 };
+enum bnn_optimizer { BNN_OPT_ADAM = 0, BNN_OPT_ADAMW = 1, BNN_OPT_SGD = 2,
+                     BNN_OPT_RMSPROP = 3 };
+/* RMSProp (PyTorch's torch.optim.RMSprop without momentum or centring, used
+ * by the deep ensembles of Wiese et al. 2023): v = beta2 v + (1 - beta2) g^2,
+ * theta -= lr g / (sqrt(v) + eps), g including coupled weight decay. */
 enum bnn_loss { BNN_LOSS_NLL = 0, BNN_LOSS_POSTERIOR = 1 };
 /* Early-stopping rules (bnn_optim_settings.stopping) */
 enum bnn_stopping {
@@ -59,6 +63,8 @@ typedef struct {
   int restore_best;      /* with validation data: return the best epoch */
   int stopping;          /* enum bnn_stopping */
   double lr, weight_decay, beta1, beta2, eps;
+  double lr_decay;       /* exponential decay: epoch e (0-based) uses
+                            lr * lr_decay^e; 1 = constant (the default) */
   double momentum;       /* BNN_OPT_SGD only */
 } bnn_optim_settings;
 

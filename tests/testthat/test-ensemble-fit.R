@@ -1,4 +1,4 @@
-# Deep ensembles as fits, and batched member training.
+# Deep ensembles as fits.
 
 test_that("as_bnnfit() of an ensemble predicts exactly as the ensemble", {
   set.seed(3)
@@ -22,7 +22,7 @@ test_that("as_bnnfit() of an ensemble predicts exactly as the ensemble", {
   expect_s3_class(suppressWarnings(loo::loo(fit)), "psis_loo")
 })
 
-test_that("batched member training gives the members of one-by-one training", {
+test_that("ensemble members equal one-by-one training (batched dispatch)", {
   set.seed(4)
   d <- data.frame(x = rnorm(30))
   d$y <- sin(d$x) + rnorm(30, sd = 0.2)
@@ -37,6 +37,4 @@ test_that("batched member training gives the members of one-by-one training", {
                                             unclass(opt)))
     expect_identical(unname(ens$draws[1, k, ]), one$par)
   }
-  expect_equal(lengths(bnnmc:::member_batches(200)), rep(50L, 4))
-  expect_equal(unlist(bnnmc:::member_batches(10)), 1:10)
 })
