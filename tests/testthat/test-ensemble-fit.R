@@ -38,3 +38,21 @@ test_that("ensemble members equal one-by-one training (batched dispatch)", {
     expect_identical(unname(ens$draws[1, k, ]), one$par)
   }
 })
+
+test_that("the approximations are methods of coverage studies", {
+  expect_true(all(c("laplace", "mc_dropout", "swag") %in% bnn_methods()$method))
+  set.seed(6)
+  d <- data.frame(x = runif(30, -2, 2))
+  d$y <- sin(d$x) + rnorm(30, sd = 0.2)
+  model <- list(hidden = 4, activation = "relu",
+                likelihood = bnn_likelihood("gaussian", sigma = 0.3), prior = bnn_prior(),
+                standardize = TRUE)
+  opt <- bnn_optimizer(optimizer = "adam", weight_decay = 0, epochs = 20, loss = "posterior")
+  for (m in list(bnn_method("laplace", draws = 20L, optimizer = opt),
+                 bnn_method("mc_dropout", draws = 20L, optimizer = opt),
+                 bnn_method("swag", draws = 20L, epochs = 10L, rank = 5L, optimizer = opt))) {
+    fit <- m$fit(y ~ x, d, model, 1, m$settings)
+    expect_s3_class(fit, "bnn_approx")
+    expect_equal(dim(fit$draws)[1:2], c(20L, 1L))
+  }
+})
