@@ -99,6 +99,13 @@ register_method("ensemble", function(formula, data, model, seed, s) {
 #'   [bnn_fit()] when `NULL`).
 #' * `"ensemble"`: a deep ensemble, `members = 10`,
 #'   `optimizer = bnn_optimizer_preset("dei")`.
+#' * `"laplace"`, `"mc_dropout"`, `"swag"`: [bnn_laplace()] (`hessian =
+#'   "kfac"`, `prior_precision = NULL`), [bnn_mc_dropout()] (`dropout =
+#'   0.1`, `input_dropout = 0`) and [bnn_swag()] (`rank = 20, epochs =
+#'   200, collect_every = 1, lr = 1e-3, momentum = 0, batch_size = 32`),
+#'   each with `draws = 2000` and the MAP (or dropout) training `optimizer
+#'   = bnn_optimizer(optimizer = "adam", lr = 1e-2, weight_decay = 0,
+#'   epochs = 1000, batch_size = 32, loss = "posterior")`.
 #'
 #' Any other method is given by `fit`, a function
 #' `function(formula, data, model, seed, settings)` that returns a
