@@ -16,8 +16,25 @@ ok_draws <- function(fit) {
 #' chains are left out.  With one chain, or with chains of a single draw
 #' (the symmetry paper's design), what cannot be computed is `NA`.
 #'
+#' Network weights are identified only up to the network's symmetries
+#' (permutations of hidden neurons, sign flips of tanh neurons, rescaling of
+#' ReLU neurons; see [bnn_equioutput_count()]), so chains that found
+#' equivalent modes disagree in parameter space and R-hat across chains is
+#' large although they agree on every prediction.  `symmetries = "remove"`
+#' (an extension beyond the papers) first maps every draw to its canonical
+#' representative ([bnn_remove_symmetries()]), so that R-hat, chain-wise
+#' R-hat and ESS compare chains modulo the symmetries; what remains are
+#' differences between functionally different modes.
+#'
+#' Chains with fewer than 4 draws (one draw per chain, the design of Wiese
+#' et al. 2023) have no within-chain variance: R-hat and ESS are `NA`, and a
+#' warning of class `bnnmc_short_chains` says so.
+#'
 #' @param object A `bnnfit`.
 #' @param kappa Sub-chains per chain of the chain-wise R-hat.
+#' @param symmetries `"keep"` (default): the draws as sampled; `"remove"`:
+#'   the draws with the symmetries removed by [bnn_remove_symmetries()]
+#'   (`method = "canonical"`).
 #' @return A data frame with columns `variable`, `layer`, `role`, `mean`,
 #'   `sd`, `rhat`, `cw_rhat_mean`, `cw_rhat_max`, `ess_bulk`, `ess_tail`.
 #' @export
@@ -25,8 +42,14 @@ ok_draws <- function(fit) {
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
 #'                warmup = 100, iter = 100, seed = 1, progress = FALSE)
 #' head(bnn_diagnostics(fit))
-bnn_diagnostics <- function(object, kappa = 4) {
+#' head(bnn_diagnostics(fit, symmetries = "remove"))
+bnn_diagnostics <- function(object, kappa = 4, symmetries = c("keep", "remove")) {
   if (!inherits(object, "bnnfit")) stop("'object' must be a bnnfit.", call. = FALSE)
+  symmetries <- match.arg(symmetries)
+  if (symmetries == "remove")
+    object <- withCallingHandlers(bnn_remove_symmetries(object),
+                                  bnnmc_chain_failure = function(w) invokeRestart("muffleWarning"))
+  warn_short_chains(object)
   s <- bnn_summarise_draws(ok_draws(object), chainwise = TRUE, kappa = kappa)
   lay <- parameter_layers(s$variable)
   data.frame(variable = s$variable, layer = lay$layer, role = lay$role,
@@ -60,6 +83,7 @@ bnn_function_rhat <- function(object, newdata = NULL, what = c("points", "rmse",
   if (is_classification(object) && what != "points")
     stop("what = \"", what, "\" is for regression fits.", call. = FALSE)
   keep <- object$chain_status == "ok"
+  warn_short_chains(object)
   n_iter <- dim(object$draws)[1]
   n_ch <- sum(keep)
   fit <- object
@@ -81,6 +105,18 @@ bnn_function_rhat <- function(object, newdata = NULL, what = c("points", "rmse",
     rowMeans(stats::dnorm(matrix(y, nrow(pp$mu), length(y), byrow = TRUE), pp$mu, pp$sd,
                           log = TRUE))
   unname(bnn_rhat(matrix(stat, n_iter, n_ch)))
+}
+
+# Diagnostics within chains need at least 4 draws per chain.
+warn_short_chains <- function(object) {
+  n <- dim(object$draws)[1]
+  if (n < 4L)
+    warn_cond(sprintf(paste0(
+      "Each chain has %d draw(s): R-hat needs at least 4 draws per chain, chain-wise ",
+      "R-hat and ESS more, so they are NA.  With one draw per chain, compare chains ",
+      "in function space (predictions pooled over chains, bnn_modes())."), n),
+      "bnnmc_short_chains")
+  invisible(n)
 }
 
 # Plain-words verdicts on a fit's sampler and diagnostics, for summary().

@@ -87,6 +87,31 @@ test_that("draws are identical under sequential, multisession and cluster plans"
   future::plan(future::sequential)
 })
 
+test_that("chains run in batches give the same draws for any batch size", {
+  skip_if_not_installed("future")
+  skip_if_not_installed("future.apply")
+  old <- future::plan(future::sequential)
+  on.exit(future::plan(old), add = TRUE)
+  expect_identical(lengths(bnnmc:::chain_batches(1:10, 1)), c(3L, 3L, 3L, 1L))
+  expect_identical(lengths(bnnmc:::chain_batches(1:4, 2)), rep(1L, 4))
+  expect_identical(lengths(bnnmc:::chain_batches(1:1274, 2)), c(rep(160L, 7), 154L))
+  fit7 <- function() suppressWarnings(
+    bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 7, warmup = 20, iter = 2,
+            seed = 8, progress = FALSE))
+  ref <- fit7()
+  for (b in c(1L, 3L, 7L)) {
+    op <- options(bnnmc.chains_per_future = b)
+    expect_identical(fit7()$draws, ref$draws)
+    options(op)
+  }
+  future::plan(future::multisession, workers = 2)
+  op <- options(bnnmc.chains_per_future = 2L)
+  on.exit(options(op), add = TRUE)
+  expect_identical(fit7()$draws, ref$draws)
+  options(bnnmc.chains_per_future = 0)
+  expect_error(fit7(), "bnnmc.chains_per_future")
+})
+
 test_that("bnn_fit() with a seed leaves the caller's R RNG stream alone under future", {
   skip_if_not_installed("future")
   skip_if_not_installed("future.apply")
@@ -112,9 +137,10 @@ test_that("progress goes through progressr per chain and phase", {
   expect_identical(rec$updates[[1]]$max, 2L * 90L)
   expect_identical(max(steps), 180)
   expect_true(all(diff(steps) > 0))
-  expect_true(any(grepl("^chain 1: warm-up, iteration 50/90$", msgs)))
-  expect_true(any(grepl("^chain 2: sampling, iteration 90/90, done$", msgs)))
-  expect_true(any(grepl("left$", msgs)))
+  # one bar for the whole fit; messages count chains and fit within 80 columns
+  expect_match(msgs[1], "^0/2 chains done; chain 1 warm-up; (estimating time left|about .* left)$")
+  expect_identical(msgs[length(msgs)], "2/2 chains done; chain 2 finished; done")
+  expect_true(all(nchar(msgs) < 80))
   # progress = FALSE signals nothing
   rec$updates <- list()
   n_cond <- 0L
@@ -138,7 +164,7 @@ test_that("progress from multisession workers reaches the calling session", {
   run <- fit_recording_progress(rec)
   a <- run$fit; steps <- run$steps; msgs <- run$msgs
   expect_identical(max(steps), 180)
-  expect_true(any(grepl("^chain 2: ", msgs)))
+  expect_true(all(grepl("^~?[0-9]+/2 chains done; chain [12] ", msgs)))
   future::plan(future::sequential)
   expect_identical(a$draws, suppressWarnings(par_fit(progress = FALSE))$draws)
 })
@@ -157,9 +183,8 @@ test_that("make_progress() names its phases from the caller's warmup", {
   st$p <- function(message, amount) got[[length(got) + 1L]] <<- list(message, amount)
   cb(1L, 10L, 30L)
   cb(1L, 30L, 30L)
-  expect_identical(got[[1]], list("chain 1: warm-up, iteration 10/30", 10))
-  expect_identical(got[[2]][[2]], 20)
-  expect_match(got[[2]][[1]], "^chain 1: sampling, iteration 30/30, done$")
+  expect_identical(got[[1]], list("0/1 chains done; chain 1 warm-up; estimating time left", 10))
+  expect_identical(got[[2]], list("1/1 chains done; chain 1 finished; done", 20))
   expect_error(bnnmc:::make_progress(TRUE, 1L, 30L, phases = c(a = 10)), "'phases'")
   bnnmc:::make_progress(FALSE, 1L, 30L)
   expect_null(bnnmc:::.progress_env$pending)
