@@ -186,3 +186,21 @@ test_that("the HMC reference method tunes its step size to acceptance >= 0.8", {
   r <- bnn_function_rhat(fit, d$test)
   expect_equal(bnnmc:::method_rhat(fit, d$test), c(max(r), median(r)))
 })
+
+test_that("stochastic-gradient and approximate methods enter a study by name", {
+  task <- bnn_task("AF1")
+  task$hidden <- 3
+  opt <- bnn_optimizer(optimizer = "adam", lr = 0.01, weight_decay = 0, epochs = 50,
+                       loss = "posterior")
+  st <- bnn_coverage_study(task, list(
+    bnn_method("sgld", sampler = bnn_sgld(stepsize = 1e-4), warmup = 50, iter = 50),
+    bnn_method("sghmc", sampler = bnn_sghmc(stepsize = 1e-5), warmup = 20, iter = 20),
+    bnn_method("swag", args = list(epochs = 10, rank = 3, draws = 30, optimizer = opt)),
+    bnn_method("dropout", args = list(draws = 30, optimizer = opt)),
+    bnn_method("laplace", args = list(draws = 30, optimizer = opt, hessian = "ggn"))),
+    n_sets = 2, levels = c(0.5, 0.95), seed = 2, progress = FALSE)
+  expect_equal(st$jobs$status, rep("ok", 10), info = paste(st$jobs$message, collapse = "; "))
+  expect_equal(unname(st$jobs$n_draws), c(50, 50, 20, 20, 30, 30, 30, 30, 30, 30))
+  expect_true(all(is.finite(st$q2)))
+  expect_error(bnn_method("swag", lr = 1), "Unknown setting.*args")
+})
