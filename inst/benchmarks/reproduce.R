@@ -31,6 +31,7 @@
 #            (MCP, MAE of CCP), Q^2 and function-space MMD to an HMC
 #            reference for HMC, NUTS, DEI, MILE and deep ensembles; see
 #            s003_coverage.R (--sets, --seed, --jobs).
+#   s003_boot the bootstrap coverage study on concrete (s003_coverage.R).
 # --baselines_only TRUE (s000_t3, s000_t4) writes the LM, DNN and DE rows
 # without running the sampler; --methods (s002_t1, default DE,MILE,BDE)
 # picks the rows of the MILE table to compute (the ensemble that starts
@@ -76,7 +77,7 @@ if (workers > 1 && requireNamespace("future", quietly = TRUE)) {
   on.exit(future::plan(oplan), add = TRUE)
 }
 `%||%` <- function(a, b) if (is.null(a) || length(a) == 0) b else a
-if (opt$table == "s003_t2") {
+if (opt$table %in% c("s003_t2", "s003_boot")) {
   # Staber and Da Veiga's coverage study: its own script, next to this one
   here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1]))
   source(file.path(here, "s003_coverage.R"))
