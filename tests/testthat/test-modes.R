@@ -53,3 +53,30 @@ test_that("bnn_modes() checks its input", {
   expect_true(all(is.na(m$chain_mode[1:2])))
   expect_identical(m$chain_mode[-(1:2)], p$truth[-(1:2)])
 })
+
+test_that("the KL convergence of the predictive density matches a direct computation", {
+  fit <- suppressWarnings(bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 6,
+                                  warmup = 20, iter = 1, seed = 5, progress = FALSE,
+                                  likelihood = bnn_likelihood("gaussian")))
+  xg <- c(2, 3, 4)
+  yg <- seq(10, 35, length.out = 7)
+  kl <- bnn_kl_convergence(fit, x_grid = xg, y_grid = yg)
+  expect_identical(kl$n, 2:6)
+  pp <- bnnmc:::predictive_params(fit, data.frame(wt = xg))
+  ppd <- function(n) {
+    m <- Reduce(`+`, lapply(seq_len(n), function(g)
+      outer(seq_along(xg), seq_along(yg), function(i, j) dnorm(yg[j], pp$mu[g, i], pp$sd[g, i]))))
+    m / rowSums(m)
+  }
+  direct <- vapply(2:6, function(n) {
+    p <- ppd(n); q <- ppd(n - 1)
+    mean(rowSums(p * (log(p + 1e-6) - log(q + 1e-6))))
+  }, 0)
+  expect_equal(kl$kl, direct, tolerance = 1e-12)
+  expect_equal(attr(kl, "ppd")$density, ppd(6), tolerance = 1e-12)
+  pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  expect_invisible(plot(kl))
+  expect_error(bnn_kl_convergence(suppressWarnings(bnn_fit(mpg ~ wt + hp, data = mtcars,
+    hidden = 2, chains = 1, warmup = 5, iter = 2, seed = 1, progress = FALSE))), "one numeric")
+})
