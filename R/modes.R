@@ -17,9 +17,12 @@
 #' from the smallest eigenvalues of the Laplacian (the paper set it to 3 by
 #' hand): when the graph falls into several connected components (several
 #' zero eigenvalues, modes with no draws in between) their number, otherwise
-#' the largest gap between consecutive eigenvalues among the first
-#' `k_max + 1` (the eigengap heuristic).  Both are heuristics: check the
-#' `"eigen"` plot, and pass `k` when in doubt.
+#' the eigengap heuristic, made conservative: the smallest k whose gap
+#' \eqn{\lambda_{k+1} - \lambda_k} is at least half the largest gap among
+#' the first `k_max + 1` eigenvalues (with a smoothly rising spectrum, as for
+#' one mode sampled by few chains, the largest gap alone tends to split one
+#' mode into many).  Both are heuristics: check the `"eigen"` plot, and pass
+#' `k` when in doubt.
 #'
 #' The mode probabilities are the shares of chains in each mode (a chain's
 #' mode is the most frequent label of its draws), i.e. estimates of the
@@ -99,7 +102,8 @@ bnn_modes <- function(object, k = NULL, space = c("parameters", "function"),
   kk <- if (is.null(k)) {
     ev <- sp$values[seq_len(min(k_max + 1L, n))]
     n_comp <- sum(ev < 1e-8)
-    if (n_comp > 1L) min(n_comp, k_max) else which.max(diff(ev))
+    gap <- diff(ev)
+    if (n_comp > 1L) min(n_comp, k_max) else which(gap >= 0.5 * max(gap))[1L]
   } else check_count(k, "k", 1L)
   if (kk > n) stop("'k' exceeds the number of draws.", call. = FALSE)
   lab <- if (kk == 1L) rep(1L, n) else {
