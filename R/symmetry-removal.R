@@ -35,8 +35,8 @@
 #' (Algorithms 1-4), for tanh networks.  For each hidden layer, from the
 #' output side back, the neurons of all draws are pooled as vectors
 #' (incoming weights, outgoing weights, bias); (1) a hyperplane through the
-#' origin is fitted as an unsupervised SVM, \eqn{\min_eta rac12
-#' \|eta\|^2 + C \sum \max(0, 1 - |eta^	op\phi|)}, by minibatch SGD
+#' origin is fitted as an unsupervised SVM, \eqn{\min_\beta \frac12
+#' \|\beta\|^2 + C \sum \max(0, 1 - |\beta^\top\phi|)}, by minibatch SGD
 #' (32 epochs, batches of 16, learning rate 0.1 decayed by 0.8 per epoch, as
 #' the reference code) with `K_beta` random restarts, and neurons on its
 #' negative side are flipped; (2) after column-wise standardisation a
