@@ -22,6 +22,9 @@ test_that("the cumulative-LPPD plot says its scale and matches bnn_metrics()' de
   one$draws <- fit$draws[, 1, , drop = FALSE]
   one$chain_status <- fit$chain_status[1]
   expect_equal(s$lppd[s$chain == 1L][n_it], bnn_metrics(one, mtcars)$lppd)
+  # printed metrics name their scale
+  expect_identical(bnn_metrics(fit, mtcars)$scale, "standardised")
+  expect_identical(unique(bnn_metrics(fit, mtcars, by = "chain")$scale), "standardised")
 
   # one bad chain: its predicted mean 30 response sds away
   bad <- fit
