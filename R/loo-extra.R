@@ -59,8 +59,9 @@ loglik_at <- function(object, th, X, y, w = NULL) {
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
 #'                warmup = 150, iter = 100, seed = 42, progress = FALSE)
 #' lo <- suppressWarnings(loo::loo(fit, save_psis = TRUE))
-#' lo_mm <- loo::loo_moment_match(fit, lo)
-#' max(lo$diagnostics$pareto_k) - max(lo_mm$diagnostics$pareto_k)
+#' lo_mm <- suppressWarnings(loo::loo_moment_match(fit, lo))
+#' rbind(psis = lo$estimates[1, ], moment_matched = lo_mm$estimates[1, ])
+#' loo::pareto_k_table(lo_mm)
 #' }
 NULL
 
