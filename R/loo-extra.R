@@ -150,11 +150,18 @@ kfold.bnnfit <- function(x, K = 10, folds = NULL, save_fits = FALSE, ...) {
     K <- max(folds)
   }
   extras <- list(...)
+  env <- environment(x$formula) %||% parent.frame()
+  init_given <- if (!is.null(x$call$init) && is.null(extras$init))
+    tryCatch(eval(x$call$init, env), error = function(e) NULL)
+  if (inherits(init_given, "bnn_ensemble"))
+    stop(paste0("This fit started from a given bnn_ensemble, trained on all the data, so its ",
+                "refits would see the left-out folds. Pass init = \"ensemble\" (an ensemble ",
+                "trained on each fold) to kfold()."), call. = FALSE)
   base_call <- x$call
   base_call$progress <- FALSE
+  base_call$subset <- NULL          # the data are already the model's rows
   if (is.null(base_call$seed)) base_call$seed <- x$seed
   for (nm in names(extras)) base_call[nm] <- list(extras[[nm]])
-  env <- environment(x$formula) %||% parent.frame()
   one_fold <- function(k) {
     cl <- base_call
     cl$data <- data[folds != k, , drop = FALSE]
