@@ -54,6 +54,11 @@ SEXP C_ksd(SEXP, SEXP, SEXP);
 /* symmetry */
 SEXP C_symmetry_canonical(SEXP, SEXP, SEXP, SEXP);
 
+/* ces */
+SEXP C_ces_loglik(SEXP, SEXP, SEXP);
+SEXP C_ces_emulate(SEXP, SEXP);
+SEXP C_ces_time(SEXP, SEXP, SEXP);
+
 /* through void (*)(void): the cast GCC accepts for any function pointer */
 #define CALLDEF(name, n) {#name, (DL_FUNC) (void (*)(void)) &name, n}
 
@@ -100,6 +105,10 @@ static const R_CallMethodDef CallEntries[] = {
     CALLDEF(C_ksd, 3),
     /* symmetry */
     CALLDEF(C_symmetry_canonical, 4),
+    /* ces */
+    CALLDEF(C_ces_loglik, 3),
+    CALLDEF(C_ces_emulate, 2),
+    CALLDEF(C_ces_time, 3),
     {NULL, NULL, 0}};
 
 void R_init_bnnmc(DllInfo *dll) {

@@ -35,6 +35,10 @@
 #            reference for HMC, NUTS, DEI, MILE and deep ensembles; see
 #            s003_coverage.R (--sets, --seed, --jobs).
 #   s003_boot the bootstrap coverage study on concrete (s003_coverage.R).
+#   s004_t1  Moslemi et al. (FBNN) Table A1, Boston and Wine (red) rows:
+#            BNN-pCN, FBNN (pCN-pCN), FBNN with NUTS calibration, the SGHMC
+#            rows once bnn_sghmc() exists, MILE; MSE, coverage with and
+#            without noise, time, ESS, min-ESS/s, spdup (see ces_table.R).
 # --baselines_only TRUE (s000_t3, s000_t4) writes the LM, DNN and DE rows
 # without running the sampler; --methods (s002_t1, default DE,MILE,BDE)
 # picks the rows of the MILE table to compute (the ensemble that starts
@@ -58,6 +62,15 @@ data_dir <- if (nzchar(opt$data)) opt$data else
   Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
 classif <- opt$table %in% c("s002_t4", "s002_t6")
 given <- sub("^--", "", a[seq(1, length(a), by = 2)])
+if (opt$table == "s004_t1") {
+  # Moslemi et al. (FBNN) Table A1, Boston and Wine rows: ces_table.R
+  here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1]))
+  source(file.path(here, "ces_table.R"))
+  opt$given <- given
+  if (!"splits" %in% given) opt$splits <- "1"
+  run_s004_t1(opt, data_dir)
+  quit(save = "no")
+}
 if (!"datasets" %in% given && opt$table == "s002_t4") opt$datasets <- "ionosphere"
 if (!"datasets" %in% given && opt$table == "s002_t6")
   opt$datasets <- "sonar,wine_red,wine_white,australian,heart,glass"
