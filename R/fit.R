@@ -32,9 +32,10 @@
 #'   for such responses.  None of the papers' regression data sets comes near
 #'   the threshold (the most frequent value is at most 1.5% of the
 #'   observations), so their protocols are unchanged.  With any likelihood,
-#'   a fit whose posterior mean predictive sd is below 0.001 response sds on
-#'   at least 1% of the training points (and 2 of them) gets a warning of
-#'   class `bnnmc_sd_collapse` naming the cause.
+#'   a fit whose posterior mean predictive sd is below 0.001 response sds
+#'   (0.0001 when the response has few ties) on at least 1% of the training
+#'   points (and 2 of them) gets a warning of class `bnnmc_sd_collapse`
+#'   naming the cause.
 #' @param prior A [bnn_prior()] object or `"normal"` / `"laplace"`.
 #' @param sampler `"nuts"` (default), `"hmc"`, `"dei"`, `"mile"`, `"rwm"`,
 #'   `"pcn"`, `"mclmc"`, `"sgld"`, `"psgld"`, `"sghmc"`, `"ces"`, or a

@@ -3,10 +3,10 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 #include "api_kernel.h"
 #include "api_sgmcmc.h"
 #include "gauss_target.h"
+#include "interrupt.h"
 #include "rwm.h"
 #include "sghmc.h"
 #include "sgld.h"
@@ -243,10 +243,10 @@ SEXP C_kchain_stat_names(SEXP kernel) {
  * is returned, n_keep = n) or the increasing 0-based indices within the
  * block of the transitions whose draws are returned (thinning, burn-in), so
  * long runs of big models do not copy draws that are thrown away.
- * Interrupts are checked at step boundaries after every 0.2 s of processor
- * time, so Ctrl-C answers promptly whatever the cost of a step, and the
- * chain's state stays consistent (the block's draws are lost, the chain is
- * not). */
+ * Interrupts are checked at step boundaries after every 0.2 s of work
+ * (bnn_itimer, option bnnmc.interrupt_period, as NUTS and MCLMC), so
+ * Ctrl-C answers promptly whatever the cost of a step, and the chain's
+ * state stays consistent (the block's draws are lost, the chain is not). */
 SEXP C_kchain_run(SEXP xp, SEXP n_iter, SEXP keep) {
   bnn_kchain *c = get_kchain(xp);
   int n = Rf_asInteger(n_iter);
@@ -273,22 +273,19 @@ SEXP C_kchain_run(SEXP xp, SEXP n_iter, SEXP keep) {
   for (R_xlen_t i = 0; i < (R_xlen_t)n * ns; i++) S[i] = NA_REAL;
   double *draw = (double *)R_alloc((size_t)(dim > 0 ? dim : 1), sizeof(double));
   double *st = (double *)R_alloc((size_t)(ns > 0 ? ns : 1), sizeof(double));
-  const clock_t every = CLOCKS_PER_SEC / 5;
-  clock_t last = clock();
+  bnn_itimer timer;
+  bnn_itimer_init(&timer, bnn_interrupt_period());
   int done = 0, row = 0;
   for (int it = 0; it < n; it++) {
-    if (bnn_kchain_step(c, draw, st) != BNN_K_OK) break;
-    if (!kp || (row < nk && kp[row] == it)) {
+    int want = !kp || (row < nk && kp[row] == it);
+    if (bnn_kchain_step(c, want ? draw : NULL, st) != BNN_K_OK) break;
+    if (want) {
       for (int j = 0; j < dim; j++) D[row + (size_t)j * nk] = draw[j];
       row++;
     }
     for (int j = 0; j < ns; j++) S[it + (size_t)j * n] = st[j];
     done++;
-    clock_t now = clock();
-    if (now - last >= every) {
-      R_CheckUserInterrupt();
-      last = now;
-    }
+    if (bnn_itimer_due(&timer)) R_CheckUserInterrupt();
   }
   SET_VECTOR_ELT(out, 2, Rf_ScalarInteger(done));
   SET_VECTOR_ELT(out, 3, kchain_info(c));

@@ -51,9 +51,14 @@ bnn_model *bnn_model_from_spec(SEXP spec, int with_data, int copy) {
   double sigma_fixed = bnn_get_double(spec, "sigma_fixed", 1.0);
   double sigma_scale = bnn_get_double(spec, "sigma_prior_scale", 1.0);
   SEXP ps = bnn_list_get(spec, "prior_scale");
-  int n_net = 0;
+  /* the flat layout indexes parameters with int: refuse sizes whose count
+   * (plus the likelihood's own parameter) would overflow it */
+  double n_net_d = 0.0;
   for (int l = 0; l < L; l++)
-    n_net += INTEGER(sizes)[l] * INTEGER(sizes)[l + 1] + INTEGER(sizes)[l + 1];
+    n_net_d += (double)INTEGER(sizes)[l] * INTEGER(sizes)[l + 1] + INTEGER(sizes)[l + 1];
+  if (n_net_d > 2147483646.0)
+    Rf_error("the network has %.0f parameters, more than the supported 2147483646", n_net_d);
+  int n_net = (int)n_net_d;
   if (TYPEOF(ps) != REALSXP || Rf_length(ps) != n_net)
     Rf_error("'spec$prior_scale' must be a double vector of length %d", n_net);
   for (int i = 0; i < n_net; i++)

@@ -7,7 +7,11 @@ bnn_chain *bnn_chain_new(bnn_model *model, bnn_gauss_target *gauss,
                          const double *init, uint64_t seed, uint64_t stream,
                          const bnn_chain_settings *s) {
   bnn_chain *c = calloc(1, sizeof *c);
-  if (!c) return NULL;
+  if (!c) {   /* model/gauss are ours: freed on failure too */
+    bnn_model_free(model);
+    bnn_gauss_free(gauss);
+    return NULL;
+  }
   c->model = model;
   c->gauss = gauss;
   bnn_target_bind(&c->target, model, gauss);

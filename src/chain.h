@@ -45,8 +45,9 @@ typedef struct {
   const double *inv_metric;   /* NULL: identity */
 } bnn_chain_settings;
 
-/* Takes ownership of model/gauss (exactly one non-NULL).  Returns NULL on
- * allocation failure; otherwise check ->status. */
+/* Takes ownership of model/gauss (exactly one non-NULL; freed also when
+ * NULL is returned).  Returns NULL on allocation failure; otherwise check
+ * ->status. */
 bnn_chain *bnn_chain_new(bnn_model *model, bnn_gauss_target *gauss,
                          const double *init, uint64_t seed, uint64_t stream,
                          const bnn_chain_settings *s);

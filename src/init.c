@@ -43,6 +43,8 @@ SEXP C_metrics_gmix_quantile(SEXP, SEXP, SEXP, SEXP, SEXP);
 /* sgmcmc */
 SEXP C_minibatch_eval(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP C_thin_mmd(SEXP, SEXP);
+SEXP C_minibatch_grad_loop(SEXP, SEXP, SEXP, SEXP);
+SEXP C_zig_draws(SEXP, SEXP);
 /* sgapprox: approximate posteriors (api_approx.c) */
 SEXP C_dropout_loglik(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP C_laplace_kfac(SEXP, SEXP);
@@ -57,7 +59,8 @@ SEXP C_ces_loglik(SEXP, SEXP, SEXP);
 SEXP C_ces_emulate(SEXP, SEXP);
 SEXP C_ces_time(SEXP, SEXP, SEXP);
 
-#define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
+/* through void (*)(void): the cast GCC accepts for any function pointer */
+#define CALLDEF(name, n) {#name, (DL_FUNC) (void (*)(void)) &name, n}
 
 static const R_CallMethodDef CallEntries[] = {
     /* model and chains */
@@ -92,6 +95,8 @@ static const R_CallMethodDef CallEntries[] = {
     /* sgmcmc */
     CALLDEF(C_minibatch_eval, 6),
     CALLDEF(C_thin_mmd, 2),
+    CALLDEF(C_minibatch_grad_loop, 4),
+    CALLDEF(C_zig_draws, 2),
     /* sgapprox */
     CALLDEF(C_dropout_loglik, 5),
     CALLDEF(C_laplace_kfac, 2),

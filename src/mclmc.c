@@ -574,7 +574,11 @@ bnn_mclmc_chain *bnn_mclmc_chain_new(bnn_model *model, bnn_gauss_target *gauss,
                                      uint64_t stream,
                                      const bnn_mclmc_settings *s) {
   bnn_mclmc_chain *c = calloc(1, sizeof *c);
-  if (!c) return NULL;
+  if (!c) {   /* model/gauss are ours: freed on failure too */
+    bnn_model_free(model);
+    bnn_gauss_free(gauss);
+    return NULL;
+  }
   c->model = model;
   c->gauss = gauss;
   c->s = *s;

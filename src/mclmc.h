@@ -164,8 +164,9 @@ typedef struct {
   int fail_reason;            /* BNN_FAIL_* */
 } bnn_mclmc_chain;
 
-/* Takes ownership of model/gauss (exactly one non-NULL).  Returns NULL on
- * allocation failure; otherwise check ->status. */
+/* Takes ownership of model/gauss (exactly one non-NULL; freed also when
+ * NULL is returned).  Returns NULL on allocation failure; otherwise check
+ * ->status. */
 bnn_mclmc_chain *bnn_mclmc_chain_new(bnn_model *model, bnn_gauss_target *gauss,
                                      const double *init, uint64_t seed,
                                      uint64_t stream,

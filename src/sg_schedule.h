@@ -19,7 +19,8 @@ typedef struct {
 
 static inline double bnn_sg_stepsize(const bnn_sg_schedule *s, int k) {
   if (s->cycles <= 0) return s->eps0;
-  int c = (s->n_total + s->cycles - 1) / s->cycles;
+  /* ceil(K / M) in 64 bits: K + M - 1 may exceed INT_MAX */
+  int c = (int)(((long long)s->n_total + s->cycles - 1) / s->cycles);
   return 0.5 * s->eps0 * (cos(M_PI * (double)(k % c) / (double)c) + 1.0);
 }
 #endif
