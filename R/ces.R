@@ -328,7 +328,17 @@ emulator_check <- function(model_spec, emulator, theta, outputs) {
 #' @export
 #' @examples
 #' \donttest{
-#' example(bnn_ces)
+#' set.seed(1)
+#' d <- data.frame(x1 = rnorm(60), x2 = rnorm(60))
+#' d$y <- d$x1 - 0.5 * d$x2 + rnorm(60, sd = 0.3)
+#' ces <- bnn_ces(calibration = bnn_nuts(), calibration_warmup = 100,
+#'                calibration_iter = 100, J = 100,
+#'                emulator = bnn_emulator(hidden = c(16, 16),
+#'                  optimizer = bnn_optimizer("adam", lr = 3e-3, weight_decay = 0,
+#'                                            epochs = 300, batch_size = 16)))
+#' fit <- bnn_fit(y ~ x1 + x2, data = d, hidden = integer(0),
+#'                likelihood = bnn_likelihood("gaussian", sigma = 0.3),
+#'                sampler = ces, chains = 1, warmup = 300, iter = 500, seed = 1)
 #' bnn_ces_check(fit, plot = TRUE)
 #' }
 bnn_ces_check <- function(object, draws = c("calibration", "sampled"), plot = FALSE) {

@@ -32,9 +32,9 @@ runif_union <- function(n, iv) {
 #' | task | f(x) | sigma | N | N* | training x | test x | surrogate |
 #' |---|---|---|---|---|---|---|---|
 #' | AF1 | cos(2x) + sin(x) | 0.2 | 100 | 200 | U(-3, 3) | U(-3, 3) | 2 x 100 |
-#' | AF2 | 0.1 x^3 | 0.25 | 100 | 200 | U([-4, -1] U [1, 4]) | U(-4, 4) | 2 x 50 |
-#' | AF3 | -(1 + x) sin(1.2 x) | 0.25 | 82 | 200 | 80 U([-6, -2] U [2, 6]) + 2 U(-2, 2) | U(-6, 6) | 2 x 50 |
-#' | AF4 | MLP(x; w0) | 0.02 | 120 | 120 | U([-10, -6] U [6, 10] U [14, 18]) | U(-12, 22) | 3 x 100 |
+#' | AF2 | 0.1 x^3 | 0.25 | 100 | 200 | U(`[-4, -1]` U `[1, 4]`) | U(-4, 4) | 2 x 50 |
+#' | AF3 | -(1 + x) sin(1.2 x) | 0.25 | 82 | 200 | 80 U(`[-6, -2]` U `[2, 6]`) + 2 U(-2, 2) | U(-6, 6) | 2 x 50 |
+#' | AF4 | MLP(x; w0) | 0.02 | 120 | 120 | U(`[-10, -6]` U `[6, 10]` U `[14, 18]`) | U(-12, 22) | 3 x 100 |
 #'
 #' **Readings of the paper's inconsistencies.**  The noise column is a
 #' standard deviation (the appendix writes N(0, 0.25), which would read as a
