@@ -95,7 +95,7 @@ bnn_metrics.bnn_lm_baseline <- function(object, newdata, predictive = c("normal"
   }
   cov <- cover(levels)
   cal <- cover(cal_levels)
-  list(rmse = sqrt(mean((y - m)^2)) * y_scale,
+  list(rmse = sqrt(mean((y - m)^2)) * y_scale, q2 = .bnn_q2(y, m),
        lppd = mean(stats::dt((y - m) / scl, df, log = TRUE) - log(scl)) - log(y_scale),
        cal_error = .bnn_cal_error(cal$nominal, cal$coverage, cal_weights),
        coverage = cov, cal_levels = cal_levels, n_obs = length(y),

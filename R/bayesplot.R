@@ -65,7 +65,10 @@ fit_stats <- function(object, inc_warmup) {
 #'   (they are stored; the warm-up draws are not).
 #' @param type For `pp_check()`: the name of a bayesplot `ppc_` function
 #'   without the prefix, e.g. `"dens_overlay"` (default), `"hist"`,
-#'   `"stat"`, `"intervals"`, `"bars"` (classification).
+#'   `"stat"`, `"intervals"`, `"bars"` (classification), or a LOO plot such
+#'   as `"loo_pit_overlay"`, `"loo_pit_qq"` or `"loo_intervals"`, for which
+#'   the PSIS weights (`lw`) are computed from the fit (all draws of the
+#'   training data).
 #' @param ndraws For `pp_check()`: number of posterior predictive draws.  By
 #'   default 50 for overlay plots, 8 for plots with one panel per draw, and
 #'   all draws for plots that summarise them.
@@ -95,6 +98,11 @@ NULL
 #' @rdname nuts_params.bnnfit
 #' @exportS3Method bayesplot::nuts_params
 nuts_params.bnnfit <- function(object, pars = NULL, inc_warmup = FALSE, ...) {
+  if (inherits(object$sampler, "bnn_mclmc"))
+    stop(paste0("nuts_params() and bayesplot's mcmc_nuts_*() plots need a NUTS or HMC fit; ",
+                "this fit used MCLMC, which has no tree depth, divergences or Hamiltonian ",
+                "energy. Its statistics (energy_change__, stepsize__, L__, ...) are in ",
+                "fit$sampler_stats; log_posterior(fit) and mcmc_trace() work."), call. = FALSE)
   st <- fit_stats(object, inc_warmup)
   params <- setdiff(dimnames(st)[[3]], "lp__")
   params <- params[select_variables(params, pars, FALSE, "pars")]
@@ -147,8 +155,29 @@ pp_check.bnnfit <- function(object, type = "dens_overlay", ndraws = NULL, newdat
   }
   y <- response_values(object, newdata)
   if (identical(object$likelihood$family, "bernoulli")) y <- y - 1
+  fun <- get(fun_name, envir = ns)
+  if (grepl("^loo_", type)) {
+    # LOO-PIT plots need the PSIS log weights of the very draws in yrep: all
+    # draws of the training data (as brms computes them itself)
+    if (!is.null(newdata))
+      stop("LOO plots (type = \"loo_*\") are for the training data; 'newdata' cannot be given.",
+           call. = FALSE)
+    need_pkg("loo", "pp_check(type = \"loo_*\")")
+    yrep <- posterior_predict.bnnfit(object, seed = seed)
+    dimnames(yrep) <- NULL
+    dots <- list(...)
+    fa <- names(formals(fun))
+    need_lw <- is.null(dots$lw) && "lw" %in% fa
+    need_ps <- is.null(dots$psis_object) && "psis_object" %in% fa
+    if (need_lw || need_ps) {
+      ll <- pointwise_loglik_unweighted(object)
+      ps <- suppressWarnings(loo::psis(-ll, r_eff = fit_relative_eff(object, ll)))
+      if (need_lw) dots$lw <- stats::weights(ps, log = TRUE, normalize = TRUE)
+      if (need_ps) dots$psis_object <- ps
+    }
+    return(do.call(fun, c(list(y = unname(y), yrep = yrep), dots)))
+  }
   yrep <- posterior_predict.bnnfit(object, newdata, ndraws = ndraws, seed = seed)
   dimnames(yrep) <- NULL
-  fun <- get(fun_name, envir = ns)
   fun(y = unname(y), yrep = yrep, ...)
 }

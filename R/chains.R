@@ -10,7 +10,9 @@
 .chain_status <- c("ok", "initial values have a non-finite log density",
                    "step-size search failed (step size reached 0 or 1e7)",
                    "adapted metric not finite",
-                   "non-finite state (NaN/Inf): the chain diverged")
+                   "non-finite state (NaN/Inf): the chain diverged",
+                   "the sampler failed (see $failed_at)",
+                   "the chain never moved (every transition rejected)")
 
 # Run one chain; returns a list with the kept draws, stats and timings.
 run_chain <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
@@ -69,9 +71,99 @@ run_chain <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
   if (warmup == 0L) res$time_warmup <- 0
   res$time_sampling <- proc.time()[[3]] - t0
   res$status <- info$status
+  # a chain still at its initial values after every transition (all
+  # rejected, e.g. NaN momenta or a step size far too large) has no draws of
+  # the posterior: a failed chain, not draws equal to the init
+  # (its sampler statistics are kept: they show why, e.g. divergent__ = 1)
+  if (res$status == 0L && done >= 2L && identical(as.double(info$position), as.double(init))) {
+    res$status <- 6L
+    res$draws[] <- NA_real_
+  }
   res$n_grad <- info$n_grad
   res$stepsize <- info$stepsize
   res$inv_metric <- info$inv_metric
+  res
+}
+
+# Run one chain of any sampler: MCLMC (its own tuning driver), a kernel of
+# the generic driver (settings with a `driver` entry) or NUTS/HMC (chain.c).
+run_chain_any <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
+                          progress = NULL, lr = NULL) {
+  if (inherits(sampler, "bnn_mclmc"))
+    run_chain_mclmc(spec, init, seed, chain_id, sampler, lr, progress = progress)
+  else if (!is.null(sampler$driver))
+    run_chain_kernel(spec, init, seed, chain_id, sampler, warmup, iter, thin,
+                     progress = progress)
+  else
+    run_chain(spec, init, seed, chain_id, sampler, warmup, iter, thin,
+              progress = progress)
+}
+
+# Run one chain of a kernel of the generic driver (src/kernel.h): every
+# sampler whose settings object has a `driver` entry (the kernel's C name)
+# and a `c_settings` list.  Returns run_chain()'s shape, plus the kernel's
+# statistic names and, for a failed chain, where and why it failed
+# ($failed_at: phase "warm-up" or "sampling", step from 1 within the phase,
+# reason).  A failed chain's draws are all NA, never partial.
+run_chain_kernel <- function(spec, init, seed, chain_id, sampler, warmup, iter,
+                             thin, block = 50L, progress = NULL) {
+  snames <- .Call(C_kchain_stat_names, sampler$driver)
+  settings <- c(sampler$c_settings, list(warmup = as.integer(warmup),
+                                         iter = as.integer(iter)))
+  dim <- length(init)
+  n_keep <- if (iter > 0) (iter - 1L) %/% thin + 1L else 0L
+  res <- list(chain = chain_id, stat_names = snames,
+              draws = matrix(NA_real_, n_keep, dim),
+              stats = matrix(NA_real_, n_keep, length(snames)),
+              warmup_stats = matrix(NA_real_, warmup, length(snames)),
+              time_warmup = 0, time_sampling = 0, status = 0L, n_grad = 0,
+              stepsize = NA_real_, failed_at = NULL,
+              inv_metric = rep(NA_real_, dim))
+  t0 <- proc.time()[[3]]
+  xp <- .Call(C_kchain_new, sampler$driver, spec, as.double(init), as.double(seed),
+              as.integer(chain_id), settings)
+  info <- .Call(C_kchain_info, xp)
+  done <- 0L
+  kept <- 0L
+  total <- warmup + iter
+  while (info$status == 0L && done < total) {
+    limit <- if (done < warmup) warmup else total
+    n <- min(block, limit - done)
+    # only the draws that are kept cross into R (block-relative, 0-based)
+    it <- done + seq_len(n)
+    want <- which(it > warmup & (it - warmup - 1L) %% thin == 0L)
+    out <- .Call(C_kchain_run, xp, n, as.integer(want - 1L))
+    info <- out$info
+    idx <- done + seq_len(out$n_done)
+    w <- idx <= warmup
+    if (any(w)) res$warmup_stats[idx[w], ] <- out$stats[which(w), , drop = FALSE]
+    keep <- want[want <= out$n_done]
+    if (length(keep)) {
+      rows <- kept + seq_along(keep)
+      res$draws[rows, ] <- out$draws[seq_along(keep), , drop = FALSE]
+      res$stats[rows, ] <- out$stats[keep, , drop = FALSE]
+      kept <- kept + length(keep)
+    }
+    done <- done + out$n_done
+    if (done == warmup && info$status == 0L) {
+      t1 <- proc.time()[[3]]
+      res$time_warmup <- t1 - t0
+      t0 <- t1
+    }
+    if (!is.null(progress)) progress(chain_id, done, total)
+  }
+  res$time_sampling <- proc.time()[[3]] - t0
+  res$n_grad <- info$n_grad
+  res$stepsize <- info$stepsize
+  if (info$status != 0L) {
+    res$status <- info$status
+    res$draws[] <- NA_real_
+    res$stats[] <- NA_real_
+    it <- info$failed_iter + 1L        # 1-based over warm-up and sampling
+    res$failed_at <- list(
+      phase = if (it <= warmup) "warm-up" else "sampling",
+      step = if (it <= warmup) it else it - warmup, reason = info$reason)
+  }
   res
 }
 

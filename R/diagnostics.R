@@ -1,6 +1,7 @@
 # Convergence diagnostics: R-hat, ESS, MCSE (as the 'posterior' package),
 # chain-wise R-hat and layer summaries, cumulative LPPD (Sommer et al. 2024).
-# The computations are in C (src/diagnostics.c); this file validates input
+# The computations are in C (src/diagnostics.c, ranks.c, rhat.c, ess.c,
+# lppd.c; autocovariances in acov.c, fft.c); this file validates input
 # and shapes the output.
 
 # ---- input handling ---------------------------------------------------------
@@ -556,7 +557,9 @@ bnn_lppd_stop <- function(cum_lppd, epsilon, window) {
 # OMP_THREAD_LIMIT.  Results do not depend on the number of threads.
 .bnn_threads <- function() {
   n <- getOption("bnnmc.threads", 2L)
-  if (!is.numeric(n) || length(n) != 1L || is.na(n) || n < 1 || n != round(n))
-    stop("option 'bnnmc.threads' must be a whole number >= 1", call. = FALSE)
+  if (!is.numeric(n) || length(n) != 1L || is.na(n) || n < 1 || n != round(n) ||
+      n > .Machine$integer.max)
+    stop("option 'bnnmc.threads' must be a whole number between 1 and ",
+         .Machine$integer.max, ", not ", deparse1(n), call. = FALSE)
   as.integer(n)
 }

@@ -76,13 +76,14 @@ bnn_ensemble <- function(formula, data, members = 12, hidden = c(16, 16),
   mf <- match.call(expand.dots = FALSE)
   m <- match(c("formula", "data", "subset", "na.action"), names(mf), 0L)
   mf <- mf[c(1L, m)]
-  model <- prepare_model(mf, parent.frame(), formula, data, hidden, activation,
-                         likelihood, prior, standardize)
   members <- check_count(members, "members", 1L)
+  model <- prepare_model(mf, parent.frame(), formula, data, hidden, activation,
+                         likelihood, prior, standardize, per_par = 8 * (6 * members + 8))
   if (is.null(seed)) seed <- new_seed()
   seed <- check_count(seed, "seed", 0L)
   ens <- train_ensemble(model, members, optimizer, valid_data, weights, seed, progress)
   ens$call <- call
+  check_sd_collapse(ens)
   ens
 }
 
@@ -102,11 +103,15 @@ train_ensemble <- function(model, members, optimizer, valid_data, weights, seed,
     stop("'optimizer' must come from bnn_optimizer() or bnn_optimizer_preset().",
          call. = FALSE)
   spec <- model$spec
+  # the members are trained without observation weights: they only give the
+  # chains their starting points (the optimiser shuffles rows for
+  # minibatches); the chains sample the weighted posterior
+  spec$weights <- NULL
   dim <- spec_dim(spec)
   valid <- NULL
   if (!is.null(valid_data)) {
     vX <- new_design(model, valid_data)
-    vy <- model_response(model, valid_data)
+    vy <- model_response(model, valid_data, offset = TRUE)
     valid <- list(X = vX, y = vy)
   } else if (!is.null(optimizer$patience)) {
     optimizer$patience <- NULL   # early stopping needs validation data
@@ -151,7 +156,11 @@ train_ensemble <- function(model, members, optimizer, valid_data, weights, seed,
   ens$spec <- spec
   ens$spec$X <- NULL
   ens$spec$y <- NULL
-  if (any(status == "nonfinite"))
+  if (all(status == "nonfinite"))
+    warn_cond(sprintf(paste0("All %d ensemble members hit a non-finite loss: the ensemble ",
+                             "has no usable network (try a smaller learning rate)."), members),
+              "bnnmc_chain_failure")
+  else if (any(status == "nonfinite"))
     warn_cond(sprintf("%d ensemble member(s) hit a non-finite loss; they are left out.",
                       sum(status == "nonfinite")), "bnnmc_chain_failure")
   class(ens) <- "bnn_ensemble"
@@ -160,7 +169,11 @@ train_ensemble <- function(model, members, optimizer, valid_data, weights, seed,
 
 #' @export
 print.bnn_ensemble <- function(x, ...) {
-  cat("Deep ensemble of", x$members, "networks\n")
+  failed <- sum(x$chain_status != "ok")
+  cat("Deep ensemble of", x$members, "networks",
+      if (failed == x$members) "-- ALL MEMBERS FAILED (non-finite training loss); it cannot predict"
+      else if (failed) sprintf("(%d failed: non-finite training loss; left out)", failed),
+      "\n")
   cat(" formula:     ", deparse1(x$formula), "\n")
   cat(" network:     ", paste(x$spec$sizes, collapse = " - "),
       sprintf("(%s hidden activation, %d parameters)",
@@ -187,9 +200,13 @@ print.bnn_ensemble <- function(x, ...) {
 predict.bnn_ensemble <- function(object, newdata = NULL,
                                  type = c("response", "draws", "interval", "mean_draws",
                                           "prob", "class"),
-                                 level = 0.9, ndraws = NULL, seed = NULL, ...) {
+                                 level = 0.9, ndraws = NULL, seed = NULL, summary = TRUE,
+                                 probs = NULL, ...) {
+  if (missing(type)) return(predict.bnnfit(object, newdata = newdata, level = level,
+                                           ndraws = ndraws, seed = seed, summary = summary,
+                                           probs = probs, ...))
   predict.bnnfit(object, newdata = newdata, type = type, level = level,
-                 ndraws = ndraws, seed = seed, ...)
+                 ndraws = ndraws, seed = seed, summary = summary, probs = probs, ...)
 }
 
 #' @export

@@ -15,11 +15,32 @@
 #'   default); `integer(0)` gives a (Bayesian) linear model.
 #' @param activation Activation of the hidden layers; see [bnn_activations()].
 #' @param likelihood A likelihood name or [bnn_likelihood()] object.  Numeric
-#'   responses default to the heteroscedastic Gaussian of the papers.
+#'   responses default to the heteroscedastic Gaussian of the papers, unless
+#'   the response has many ties (its most frequent value is at least 10% of
+#'   the observations and at least 10 of them, e.g. many exact zeros): then
+#'   to the homoscedastic `"gaussian"`, with a message (see "Ties" below).
+#' @section Ties and the heteroscedastic likelihood:
+#'   A heteroscedastic Gaussian has its own noise sd for every observation.
+#'   Where many observations share one response value (a point mass, such as
+#'   the exact zeros of a burned-area target), the network can put its mean
+#'   on that value and shrink the sd there; the Gaussian density then grows
+#'   without bound, and the posterior piles up on a spike (limited only by
+#'   the clip of the sd at 1e-6 response sds) that makes predictions near
+#'   the ties wildly overconfident.  One `sigma` shared by all observations
+#'   (`likelihood = "gaussian"`) cannot collapse onto a subset, because
+#'   shrinking it costs the fit of every other point, so that is the default
+#'   for such responses.  None of the papers' regression data sets comes near
+#'   the threshold (the most frequent value is at most 1.5% of the
+#'   observations), so their protocols are unchanged.  With any likelihood,
+#'   a fit whose posterior mean predictive sd is below 0.001 response sds on
+#'   at least 1% of the training points (and 2 of them) gets a warning of
+#'   class `bnnmc_sd_collapse` naming the cause.
 #' @param prior A [bnn_prior()] object or `"normal"` / `"laplace"`.
-#' @param sampler `"nuts"` (default), `"hmc"`, `"dei"`, `"mile"`,
-#'   `"mclmc"`, or a settings object from [bnn_nuts()], [bnn_hmc()] or
-#'   [bnn_mclmc()].  The protocols of the papers:
+#' @param sampler `"nuts"` (default), `"hmc"`, `"dei"`, `"mile"`, `"rwm"`,
+#'   `"mclmc"`, `"sgld"`, `"psgld"`, `"sghmc"`, or a settings object from
+#'   [bnn_nuts()], [bnn_hmc()], [bnn_rwm()], [bnn_mclmc()], or for large data
+#'   the stochastic-gradient samplers [bnn_sgld()], [bnn_psgld()] and
+#'   [bnn_sghmc()].  The protocols of the papers:
 #'   * `"dei"` (DEI-MCMC, Sommer et al. 2024): a deep ensemble of `chains`
 #'     members is trained ([bnn_optimizer_preset()] `"dei"`), and one NUTS
 #'     chain starts at each member, with 100 warm-up iterations unless
@@ -40,7 +61,11 @@
 #'   `init = <bnn_ensemble>` (see [bnn_mclmc()], `safeguard`, and the
 #'   example below); `sampler = "mile"` with the same `init` is MILE.
 #' @param chains Number of chains.
-#' @param warmup Warm-up (adaptation) iterations per chain, not kept.
+#' @param warmup Warm-up (adaptation) iterations per chain, not kept.  With
+#'   `warmup = 0` nothing is adapted: NUTS (and HMC with `adapt_stepsize`)
+#'   starts from the step size of Stan's initial heuristic (one leapfrog step
+#'   with acceptance near 0.8) and keeps it, and `print()` says "not
+#'   adapted".
 #' @param iter Sampling iterations per chain after warm-up.
 #' @param thin Keep every `thin`-th sampling iteration.
 #' @param init Initial values: `"random"` (uniform(-2, 2) per coordinate, as
@@ -55,17 +80,25 @@
 #'   scale (`log sigma`).  Inits with a non-finite log posterior are
 #'   redrawn up to 100 times for `"random"`; a user-supplied one fails that
 #'   chain.
-#' @param seed A whole number.  The same seed gives the same draws for each
+#' @param seed A whole number from 0 to `.Machine$integer.max`.  The same seed gives the same draws for each
 #'   chain, whatever the order or the number of workers the chains run on.
 #'   `NULL` draws one from R's RNG.
 #' @param subset,na.action As in [stats::lm()].  Missing values are an error
-#'   unless `na.action = na.omit` (or another function) is given.
+#'   unless `na.action = na.omit` (or another function) is given; with
+#'   `na.exclude`, `fitted()`, `residuals()` and `log_lik()` of the training
+#'   data are padded with `NA` at the dropped rows.  `offset()` terms in the
+#'   formula are added to the mean on the response's scale (numeric
+#'   responses).
 #' @param standardize Standardise predictors and response with the training
-#'   data's statistics (strongly recommended: the priors assume it).
+#'   data's statistics (strongly recommended: the priors assume it).  With
+#'   `FALSE` and the heteroscedastic likelihood, a response whose largest
+#'   absolute value exceeds 1e4 or whose sd is below 1e-4 is an error (that
+#'   likelihood bounds the predictive sd to \[1e-6, 1e6\]).
 #' @param ensemble Optimiser settings ([bnn_optimizer()]) of the ensemble
 #'   trained when `init = "ensemble"`; by default the preset of the protocol.
 #' @param valid_data Optional validation data frame for the ensemble's early
-#'   stopping (MILE's protocol uses one); it is not used by the sampler.
+#'   stopping (MILE's protocol uses one); it is not used by the sampler, and
+#'   a warning says so when no ensemble is trained.
 #' @param progress Progress of the whole fit (one bar for all chains, warm-up
 #'   and sampling, with the chains done and the time left), through the
 #'   `progressr` package (if installed), which follows the rule that a
@@ -75,6 +108,12 @@
 #'   or wherever the user enabled it (`progressr::handlers(global = TRUE)`,
 #'   or a call wrapped in [progressr::with_progress()]); `TRUE`: shown with
 #'   the user's handlers in any session; `FALSE`: nothing is signalled.
+#' @param weights Optional observation weights (a column of `data` or a
+#'   vector, evaluated like [stats::lm()]'s): a weighted likelihood, each
+#'   observation's log-likelihood multiplied by its weight, as in rstanarm
+#'   and brms.  Finite and non-negative.  A deep ensemble trained for the
+#'   chains' starts is trained unweighted (it only gives starting points).
+#'   `log_lik()` of the training data is weighted too.
 #' @param ... Ignored; a warning names unused arguments.
 #' @return An object of class `bnnfit` with the draws as an array
 #'   `[iteration, chain, parameter]` (`$draws`), sampler statistics with
@@ -88,7 +127,12 @@
 #'   (from 1 within the phase) and `reason` (`"state"`: position, momentum
 #'   or gradient non-finite; `"stepsize"`: the tuned step size became NaN);
 #'   `$n_grad` counts the gradients such a chain evaluated before it was
-#'   stopped.
+#'   stopped.  A chain that never left its initial values (every transition
+#'   rejected) is a failed chain too ("the chain never moved").
+#'
+#'   Before anything is allocated, the number of parameters and the memory
+#'   the fit will need are checked against a limit (4 GB by default, see
+#'   [bnn_model_size()]).
 #' @export
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 4, chains = 2,
@@ -118,7 +162,7 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
                     chains = 4, warmup = 1000, iter = 1000, thin = 1,
                     init = "random", seed = NULL, subset, na.action,
                     standardize = TRUE, ensemble = NULL, valid_data = NULL,
-                    progress = NULL, ...) {
+                    progress = NULL, weights = NULL, ...) {
   call <- match.call()
   # which settings the user gave (missing() is FALSE once reassigned)
   given <- c(warmup = !missing(warmup), iter = !missing(iter),
@@ -128,16 +172,20 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
     warning("Unused arguments: ", paste(names(dots) %||% "<unnamed>", collapse = ", "),
             call. = FALSE)
   mf <- match.call(expand.dots = FALSE)
-  m <- match(c("formula", "data", "subset", "na.action"), names(mf), 0L)
+  m <- match(c("formula", "data", "subset", "na.action", "weights"), names(mf), 0L)
   mf <- mf[c(1L, m)]
-  model <- prepare_model(mf, parent.frame(), formula, data, hidden, activation,
-                         likelihood, prior, standardize)
   protocol <- if (is.character(sampler) && length(sampler) == 1L) sampler else NA_character_
   sampler <- as_sampler(sampler)
   chains <- check_count(chains, "chains", 1L)
   warmup <- check_count(warmup, "warmup", 0L)
   iter <- check_count(iter, "iter", 1L)
   thin <- check_count(thin, "thin", 1L)
+  n_keep_est <- if (inherits(sampler, "bnn_mclmc"))
+    ceiling((if (given[["iter"]]) iter else sampler$n_samples) /
+              (if (given[["thin"]]) thin else sampler$thin)) else ceiling(iter / thin)
+  model <- prepare_model(mf, parent.frame(), formula, data, hidden, activation,
+                         likelihood, prior, standardize,
+                         per_par = bytes_per_parameter(sampler, chains, n_keep_est))
   if (identical(protocol, "dei") && !given[["warmup"]]) warmup <- 100L
   if (protocol %in% c("dei", "mile") && !given[["init"]]) init <- "ensemble"
   if (is.null(seed)) seed <- new_seed()
@@ -163,8 +211,18 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
     ens <- train_ensemble(model, chains, opt, valid_data, NULL, seed,
                           progress %||% interactive())
   }
+  if (!is.null(valid_data) && !(identical(init, "ensemble") && !inherits(init, "bnn_ensemble")))
+    warn_cond(paste0("'valid_data' is only used for the early stopping of a deep ensemble ",
+                     "trained here (init = \"ensemble\", sampler = \"dei\" or \"mile\"); ",
+                     "it is ignored by this fit. Evaluate held-out data with ",
+                     "bnn_metrics(fit, newdata = ...) instead."), "bnnmc_ignored_argument")
   inits <- if (!is.null(ens)) ensemble_inits(ens, chains, dim, spec) else
     make_inits(init, chains, dim, spec, model$prior, seed)
+  if (inherits(sampler, "bnn_sgmcmc")) {
+    prep <- sg_prepare(sampler, spec, inits, seed, warmup, iter, given[["init"]])
+    sampler <- prep$sampler
+    inits <- prep$inits
+  }
 
   pars <- bnn_parameter_names(spec$sizes, sigma = has_sigma(spec))
   phases <- if (is_mclmc) c(tuning = warmup, sampling = iter) else
@@ -174,11 +232,8 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
   lr <- if (!is.null(ens)) ens$optimizer$lr else NULL
   t_start <- proc.time()[[3]]
   res <- dispatch_chains(seq_len(chains), function(cid) {
-    if (is_mclmc)
-      run_chain_mclmc(spec, inits[[cid]], seed, cid, sampler, lr, progress = prog)
-    else
-      run_chain(spec, inits[[cid]], seed, cid, sampler, warmup, iter, thin,
-                progress = prog)
+    run_chain_any(spec, inits[[cid]], seed, cid, sampler, warmup, iter, thin,
+                  progress = prog, lr = lr)
   })
   elapsed <- proc.time()[[3]] - t_start
   fit <- assemble_fit(res, pars, spec, sampler, warmup, iter, thin, seed, chains)
@@ -192,6 +247,7 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
   fit$spec$y <- NULL
   class(fit) <- "bnnfit"
   report_failures(fit)
+  check_sd_collapse(fit)
   fit
 }
 
@@ -199,7 +255,7 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
 # bnn_ensemble().  mf is the matched call reduced to formula/data/subset/
 # na.action; env is the caller's frame.
 prepare_model <- function(mf, env, formula, data, hidden, activation, likelihood,
-                          prior, standardize) {
+                          prior, standardize, per_par = NULL) {
   if (missing(formula) || !inherits(formula, "formula"))
     stop("'formula' must be a formula such as y ~ x1 + x2.", call. = FALSE)
   if (missing(data) || !is.data.frame(data))
@@ -220,9 +276,23 @@ prepare_model <- function(mf, env, formula, data, hidden, activation, likelihood
   design <- design_from_frame(mf, standardize)
   y <- design$y
   lik <- response_likelihood(y, likelihood)
-  yinfo <- encode_response(y, lik, standardize)
+  w <- frame_weights(mf)
+  off <- stats::model.offset(mf)
+  if (!is.null(off)) {
+    if (lik$family %in% c("bernoulli", "categorical"))
+      stop("offset() in the formula is supported for numeric responses only.", call. = FALSE)
+    if (!is.numeric(off) || any(!is.finite(off)))
+      stop("The offset must be finite numbers.", call. = FALSE)
+    off <- as.double(off)
+  }
+  # an offset enters the mean on the response's scale, y = f(x) + offset, so
+  # the network models y - offset (exactly the same Gaussian likelihood)
+  yinfo <- encode_response(if (is.null(off)) y else y - off, lik, standardize)
   sizes <- layer_sizes(ncol(design$X), hidden, lik, n_class = yinfo$n_class)
-  list(spec = make_spec(sizes, activation, lik, prior, X = design$X, y = yinfo$y),
+  check_model_size(sizes, per_par)
+  spec <- make_spec(sizes, activation, lik, prior, X = design$X, y = yinfo$y)
+  if (!is.null(w)) spec$weights <- w
+  list(spec = spec, weights = w, offset = off, na_action = attr(mf, "na.action"),
        formula = formula, terms = design$terms, xlevels = design$xlevels,
        contrasts = design$contrasts, x_center = design$center, x_scale = design$scale,
        y_center = yinfo$center, y_scale = yinfo$scale, y = y, levels = yinfo$levels,
@@ -230,9 +300,21 @@ prepare_model <- function(mf, env, formula, data, hidden, activation, likelihood
        prior = prior, X = design$X, y_model = yinfo$y)
 }
 
+# Observation weights of the model frame (weights = in bnn_fit()): NULL or
+# finite non-negative doubles, not all zero.
+frame_weights <- function(mf) {
+  w <- stats::model.weights(mf)
+  if (is.null(w)) return(NULL)
+  if (!is.numeric(w) || any(!is.finite(w)) || any(w < 0) || !any(w > 0))
+    stop("'weights' must be finite non-negative numbers, not all zero, one per observation.",
+         call. = FALSE)
+  as.double(w)
+}
+
 # The response of new data on the model's scale (standardised, or class
-# indices from 0).
-model_response <- function(object, newdata) {
+# indices from 0).  With offset = TRUE the model's offset is subtracted
+# first (the scale of the network's own output, for the optimiser).
+model_response <- function(object, newdata, offset = FALSE) {
   tt <- object$terms
   yname <- all.vars(tt)[attr(tt, "response")]
   if (is.null(newdata[[yname]]) && !yname %in% names(newdata)) {
@@ -253,6 +335,7 @@ model_response <- function(object, newdata) {
            paste(bad, collapse = ", "), ".", call. = FALSE)
     return(as.double(match(as.character(f), object$levels) - 1L))
   }
+  if (offset && !is.null(object$offset)) yv <- yv - design_offset(object, newdata)
   as.double((yv - object$y_center) / object$y_scale)
 }
 
@@ -268,6 +351,11 @@ design_from_frame <- function(mf, standardize) {
   center <- colMeans(X)
   scale <- apply(X, 2L, stats::sd)
   if (nrow(X) < 2L) stop("'data' must have at least 2 rows.", call. = FALSE)
+  nonfin <- colSums(!is.finite(X)) > 0
+  if (any(nonfin))
+    stop("'data' has non-finite values (Inf, -Inf) in predictor(s): ",
+         paste(colnames(X)[nonfin], collapse = ", "), ". Remove or replace them.",
+         call. = FALSE)
   const <- !is.finite(scale) | scale == 0
   if (any(const))
     stop("Constant predictor(s) in 'data': ", paste(colnames(X)[const], collapse = ", "),
@@ -301,7 +389,7 @@ response_likelihood <- function(y, likelihood) {
   if (!is.numeric(y) || is.matrix(y))
     stop("The response must be a numeric vector (regression) or a factor ",
          "(classification), not ", class(y)[1], ".", call. = FALSE)
-  lik <- as_likelihood(likelihood %||% "hetero_gaussian")
+  lik <- as_likelihood(likelihood %||% default_numeric_likelihood(y))
   if (lik$family %in% c("bernoulli", "categorical"))
     stop(sprintf("likelihood \"%s\" needs a factor response.", lik$family), call. = FALSE)
   lik
@@ -317,6 +405,20 @@ encode_response <- function(y, lik, standardize) {
   center <- if (standardize) mean(y) else 0
   scale <- if (standardize) stats::sd(y) else 1
   if (!(scale > 0)) stop("The response is constant.", call. = FALSE)
+  if (!standardize && lik$family == "hetero_gaussian") {
+    # the heteroscedastic likelihood bounds the predictive sd to [1e-6, 1e6]
+    # on the model's scale (as MILE's code); a response far from unit scale
+    # would be fitted with a clipped sd (and the unit prior cannot reach its
+    # mean), so refuse rather than return intervals of the wrong width
+    sy <- stats::sd(y)
+    if (max(abs(y)) > 1e4 || sy < 1e-4)
+      stop(sprintf(paste0("With standardize = FALSE the response must be on a moderate scale: ",
+                          "its sd is %s and its largest absolute value %s, but the ",
+                          "heteroscedastic likelihood bounds the predictive sd to [1e-6, 1e6] ",
+                          "and the prior assumes unit scale. Use standardize = TRUE (the default), ",
+                          "or rescale the response (e.g. to thousands)."),
+                   format(signif(sy, 3)), format(signif(max(abs(y)), 3))), call. = FALSE)
+  }
   list(y = as.double((y - center) / scale), center = center, scale = scale,
        levels = NULL, n_class = NA_integer_)
 }
@@ -343,7 +445,8 @@ make_inits <- function(init, chains, dim, spec, prior, seed) {
            call. = FALSE)
     })))
   }
-  if (is.function(init)) init <- lapply(seq_len(chains), init)
+  from_fun <- is.function(init)
+  if (from_fun) init <- lapply(seq_len(chains), init)
   if (is.matrix(init)) init <- lapply(seq_len(nrow(init)), function(i) init[i, ])
   if (is.numeric(init) && !is.list(init)) {
     if (chains != 1L)
@@ -359,9 +462,17 @@ make_inits <- function(init, chains, dim, spec, prior, seed) {
          call. = FALSE)
   lapply(seq_along(init), function(i) {
     v <- init[[i]]
-    if (!is.numeric(v) || length(v) != dim || anyNA(v))
-      stop(sprintf("'init' for chain %d must be a numeric vector of length %d (the number of parameters), not length %d.",
-                   i, dim, length(v)), call. = FALSE)
+    who <- if (from_fun) sprintf("The 'init' function's value for chain %d", i) else
+      sprintf("'init' for chain %d", i)
+    if (!is.numeric(v) || length(v) != dim)
+      stop(sprintf("%s must be a numeric vector of length %d (the number of parameters), not %s of length %d.",
+                   who, dim, class(v)[1L], length(v)), call. = FALSE)
+    bad <- which(!is.finite(v))
+    if (length(bad))
+      stop(sprintf("%s has missing or non-finite values (%s at position%s %s); initial values must be finite.",
+                   who, paste(unique(format(v[bad])), collapse = ", "),
+                   if (length(bad) > 1L) "s" else "",
+                   paste(bad[seq_len(min(5L, length(bad)))], collapse = ", ")), call. = FALSE)
     as.double(v)
   })
 }
@@ -411,9 +522,15 @@ assemble_fit <- function(res, pars, spec, sampler, warmup, iter, thin, seed, cha
 report_failures <- function(fit) {
   diverged <- .chain_status[5L]
   bad <- which(fit$chain_status != "ok" & fit$chain_status != diverged)
-  for (c in bad)
-    warn_cond(sprintf("Chain %d failed: %s. Its draws are NA.", c, fit$chain_status[c]),
+  for (c in bad) {
+    why <- as.character(fit$chain_status[c])
+    fa <- fit$failed_at
+    if (!is.null(fa) && !is.na(fa$reason[c]) && why == .chain_status[6L])
+      why <- sprintf("%s (%s, step %s)", fa$reason[c], fa$phase[c],
+                     format(fa$step[c], scientific = FALSE, trim = TRUE))
+    warn_cond(sprintf("Chain %d failed: %s. Its draws are NA.", c, why),
               "bnnmc_chain_failure")
+  }
   # chains that turned non-finite (MCLMC with safeguard = "blackjax"): one
   # warning naming them all and where each failed
   div_ch <- which(fit$chain_status == diverged)
@@ -429,15 +546,16 @@ report_failures <- function(fit) {
                       paste0(div_ch, where, collapse = ", ")),
               "bnnmc_chain_failure")
   }
+  ok <- fit$chain_status == "ok"   # failed chains were reported above
   div <- if ("divergent__" %in% dimnames(fit$sampler_stats)[[3]])
-    sum(fit$sampler_stats[, , "divergent__"], na.rm = TRUE) else 0
+    sum(fit$sampler_stats[, ok, "divergent__"], na.rm = TRUE) else 0
   if (div > 0)
     warn_cond(paste0(sprintf("%d divergent transitions after warm-up (%.1f%% of draws). ",
-                             div, 100 * div / prod(dim(fit$sampler_stats)[1:2])),
+                             div, 100 * div / (dim(fit$sampler_stats)[1] * sum(ok))),
                      "The draws near them may be biased; consider a larger adapt_delta, ",
                      "a smaller prior scale, or ensemble starts."), "bnnmc_divergence")
   if (identical(fit$sampler$method, "nuts")) {
-    hit <- sum(fit$sampler_stats[, , "treedepth__"] >= fit$sampler$max_treedepth, na.rm = TRUE)
+    hit <- sum(fit$sampler_stats[, ok, "treedepth__"] >= fit$sampler$max_treedepth, na.rm = TRUE)
     if (hit > 0)
       warn_cond(sprintf("%d transitions hit the maximum tree depth of %d.", hit,
                         fit$sampler$max_treedepth), "bnnmc_treedepth")

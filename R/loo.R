@@ -37,12 +37,18 @@ need_pkg <- function(pkg, what) {
 #' Pareto k values.  Check the diagnostics: `print()` of the result
 #' tabulates them, and [loo::pareto_k_table()] and [loo::pareto_k_ids()]
 #' list the observations; values above 0.7 mean that observation's estimate
-#' is unreliable (refit without it, or use K-fold cross-validation or
-#' held-out data, e.g. `log_lik(fit, newdata = test)`).  The relative
+#' is unreliable: a warning then points to `loo(fit, moment_match = TRUE)`
+#' and to [kfold.bnnfit()] (or use held-out data, e.g.
+#' `log_lik(fit, newdata = test)`).  The relative
 #' efficiencies (`r_eff`) are computed per chain, as loo recommends, so
 #' poorly mixing chains lower them instead of being ignored.
 #'
-#' @param x A `bnnfit`.
+#' @param x A `bnnfit`.  Further fits given in `...` are compared with it,
+#'   as in brms: `loo(fit1, fit2)` returns each model's loo and their
+#'   [loo::loo_compare()] table (class `bnn_loolist`).
+#' @param moment_match Improve the observations with high Pareto k by
+#'   moment matching ([loo_moment_match.bnnfit()]).
+#' @param compare With several fits: include the comparison table.
 #' @param r_eff Relative efficiencies of the draws for each observation;
 #'   computed from the chains by default.
 #' @param cores Number of cores for loo's computations.
@@ -67,18 +73,72 @@ NULL
 #' @rdname loo.bnnfit
 #' @exportS3Method loo::loo
 loo.bnnfit <- function(x, ..., r_eff = NULL, cores = getOption("mc.cores", 1),
-                       save_psis = FALSE) {
+                       save_psis = FALSE, moment_match = FALSE, compare = TRUE) {
   need_pkg("loo", "loo()")
-  ll <- log_lik.bnnfit(x)
+  dots <- list(...)
+  is_fit <- vapply(dots, inherits, logical(1), what = "bnnfit")
+  if (any(is_fit)) {
+    # loo(fit1, fit2, ...): one loo per model and loo::loo_compare(), as brms
+    if (!is.null(r_eff))
+      stop("'r_eff' belongs to one model; it cannot be given when comparing several.",
+           call. = FALSE)
+    nms <- vapply(as.list(substitute(list(x, ...)))[-1L], deparse1, character(1))
+    fits <- c(list(x), dots[is_fit])
+    names(fits) <- make.unique(c(nms[1L], nms[-1L][is_fit]))
+    loos <- lapply(fits, function(f)
+      do.call(loo.bnnfit, c(list(f), dots[!is_fit],
+                            list(cores = cores, save_psis = save_psis,
+                                 moment_match = moment_match))))
+    out <- list(loos = loos)
+    if (isTRUE(compare)) out$diffs <- loo::loo_compare(loos)
+    return(structure(out, class = "bnn_loolist"))
+  }
+  ll <- pointwise_loglik(x)
   if (is.null(r_eff)) r_eff <- fit_relative_eff(x, ll, cores)
-  loo::loo(ll, ..., r_eff = r_eff, save_psis = save_psis, cores = cores)
+  out <- loo::loo(ll, ..., r_eff = r_eff, save_psis = save_psis || isTRUE(moment_match),
+                  cores = cores)
+  if (isTRUE(moment_match)) {
+    out <- loo_moment_match.bnnfit(x, out, cores = cores)
+    if (!save_psis) out$psis_object <- NULL
+  }
+  k_pointer(out, moment_match)
+  out
+}
+
+# When PSIS is unreliable for some observations, say what to do next.
+k_pointer <- function(lo, moment_match = FALSE) {
+  k <- lo$diagnostics$pareto_k
+  thr <- lo$diagnostics$k_threshold %||% 0.7
+  n_bad <- sum(k > thr, na.rm = TRUE)
+  if (n_bad)
+    warn_cond(sprintf(paste0("%d observation(s) have Pareto k above %.2f, so their PSIS-LOO ",
+                             "estimates are unreliable. %sK-fold cross-validation: kfold(fit, K = 10)."),
+                      n_bad, thr,
+                      if (moment_match) "Moment matching did not fix them all; use " else
+                        "Try loo(fit, moment_match = TRUE), or use "),
+              "bnnmc_loo_pareto_k")
+  invisible(n_bad)
+}
+
+#' @export
+print.bnn_loolist <- function(x, ...) {
+  for (nm in names(x$loos)) {
+    cat("Output of model '", nm, "':\n", sep = "")
+    print(x$loos[[nm]], ...)
+    cat("\n")
+  }
+  if (!is.null(x$diffs)) {
+    cat("Model comparisons:\n")
+    print(x$diffs, ...)
+  }
+  invisible(x)
 }
 
 #' @rdname loo.bnnfit
 #' @exportS3Method loo::waic
 waic.bnnfit <- function(x, ...) {
   need_pkg("loo", "waic()")
-  loo::waic(log_lik.bnnfit(x), ...)
+  loo::waic(pointwise_loglik(x), ...)
 }
 
 # Relative efficiency of exp(log_lik) per observation from the chains.  The

@@ -3,7 +3,9 @@
 #' @export
 print.bnnfit <- function(x, digits = 3, ...) {
   sizes <- x$spec$sizes
-  cat("Bayesian neural network fitted by", format(x$sampler),
+  cat("Bayesian neural network fitted by",
+      if (inherits(x$sampler, "bnn_sampler")) format(x$sampler, warmup = x$warmup)
+      else format(x$sampler),
       if (!is.null(x$ensemble)) sprintf("started from a deep ensemble (%s)",
                                          if (identical(x$protocol, "mile")) "MILE"
                                          else if (identical(x$protocol, "dei")) "DEI-MCMC"
@@ -22,12 +24,12 @@ print.bnnfit <- function(x, digits = 3, ...) {
   if ("divergent__" %in% dimnames(st)[[3]]) {
     div <- colSums(st[, , "divergent__", drop = FALSE] > 0, na.rm = TRUE)
     cat(" divergences: ", sum(div), if (sum(div)) sprintf("(per chain: %s)", per_chain_text(div, digits)) else "", "\n")
-  } else {
+  } else if (any(!is.na(x$n_reverted))) {
     rv <- x$n_reverted
     cat(" reverted steps (non-finite):", sum(rv, na.rm = TRUE),
         if (sum(rv, na.rm = TRUE)) sprintf("(per chain: %s)", paste(rv, collapse = " ")) else "", "\n")
   }
-  cat(" step sizes:  ", per_chain_text(x$stepsize, digits), "\n")
+  cat(" step sizes:  ", per_chain_text(x$stepsize, digits), stepsize_note(x), "\n")
   if (any(!is.na(x$L)))
     cat(" L (momentum decoherence):", per_chain_text(x$L, digits), "\n")
   if (!is.null(x$ensemble))
@@ -85,9 +87,11 @@ summary.bnnfit <- function(object, probs = c(0.05, 0.5, 0.95), ...) {
   tab <- data.frame(pars, mean = colMeans(m, na.rm = TRUE),
                     sd = apply(m, 2L, stats::sd, na.rm = TRUE), qs,
                     stringsAsFactors = FALSE, row.names = NULL)
-  layers <- stats::aggregate(cbind(mean_abs = abs(tab$mean), sd = tab$sd) ~ layer + role,
-                             data = tab[!is.na(tab$layer), ], FUN = mean)
-  layers$n <- as.vector(table(interaction(tab$layer, tab$role, drop = TRUE))[
+  # per layer and role: network parameters only (sigma has no layer)
+  net <- tab[!is.na(tab$layer), , drop = FALSE]
+  layers <- stats::aggregate(data.frame(mean_abs = abs(net$mean), sd = net$sd),
+                             by = net[c("layer", "role")], FUN = mean)
+  layers$n <- as.vector(table(interaction(net$layer, net$role, drop = TRUE))[
     paste(layers$layer, layers$role, sep = ".")])
   st <- object$sampler_stats
   stat_mean <- function(nm, f = colMeans) {
@@ -168,14 +172,70 @@ coef.bnnfit <- function(object, ...) {
            na.rm = TRUE)
 }
 
+#' Fitted values and residuals
+#'
+#' `fitted()` gives the posterior predictive mean of the training data (or
+#' of `newdata`), i.e. `predict(object, newdata)`; for classification the
+#' class probabilities.  `residuals()` gives `y` minus that mean
+#' (`type = "response"`, also called `"ordinary"` as in \pkg{brms}) or
+#' divided by the predictive standard deviation (`type = "pearson"`; the
+#' sd of the predictive mixture over draws, noise included).  On the
+#' training data with `na.action = na.exclude`, both are padded with `NA`
+#' at the rows dropped for missing values, as for [stats::lm()].
+#'
+#' @param object A `bnnfit`.
+#' @param newdata Optional data frame (for `residuals()` it must hold the
+#'   response).
+#' @param type Kind of residual.
+#' @param ndraws Use this many draws, spread evenly over the chains.
+#' @param ... Unused (a warning names them).
+#' @return A numeric vector (a matrix of probabilities for
+#'   classification fits in `fitted()`).
+#' @name fitted.bnnfit
+#' @examples
+#' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 1,
+#'                warmup = 100, iter = 50, seed = 1, progress = FALSE)
+#' head(fitted(fit))
+#' fitted(fit, newdata = mtcars[1:3, ])
+#' head(residuals(fit, type = "pearson"))
+NULL
+
+#' @rdname fitted.bnnfit
 #' @export
-fitted.bnnfit <- function(object, ...) {
-  if (is_classification(object)) return(predict(object, type = "prob"))
-  predict(object, type = "response")
+fitted.bnnfit <- function(object, newdata = NULL, ndraws = NULL, ...) {
+  warn_unused_dots(list(...), "fitted")
+  val <- if (is_classification(object))
+    predict.bnnfit(object, newdata, type = "prob", ndraws = ndraws) else
+      predict.bnnfit(object, newdata, type = "response", ndraws = ndraws)
+  if (is.null(newdata)) val <- pad_excluded(object, val)
+  val
 }
 
+#' @rdname fitted.bnnfit
 #' @export
-residuals.bnnfit <- function(object, ...) {
+residuals.bnnfit <- function(object, type = c("response", "ordinary", "pearson"),
+                             newdata = NULL, ndraws = NULL, ...) {
+  warn_unused_dots(list(...), "residuals")
+  type <- match.arg(type)
   if (is_classification(object)) stop("residuals() is for regression fits.", call. = FALSE)
-  object$y - fitted(object)
+  y <- response_values(object, newdata)
+  pp <- predictive_params(object, newdata, ndraws)
+  mean <- colMeans(pp$mu)
+  r <- y - mean
+  if (type == "pearson") {
+    # variance of the equal-weight mixture of N(mu_s, sd_s^2)
+    v <- colMeans(pp$sd^2 + pp$mu^2) - mean^2
+    r <- r / sqrt(pmax(v, 0))
+  }
+  names(r) <- obs_names(object, newdata)
+  if (is.null(newdata)) r <- pad_excluded(object, r)
+  r
+}
+
+# Pad per-observation results of the training data with NA at the rows that
+# na.action = na.exclude dropped (stats::naresid; a no-op otherwise).
+# Matrices are padded by row; transpose for [draw, observation] matrices.
+pad_excluded <- function(object, x) {
+  if (is.null(object$na_action)) return(x)
+  stats::naresid(object$na_action, x)
 }

@@ -57,6 +57,13 @@
   as.double(y_scale)
 }
 
+# Coefficient of determination of the predictive mean.
+.bnn_q2 <- function(y, mean) {
+  sst <- sum((y - base::mean(y))^2)
+  if (length(y) < 2L || !(sst > 0)) return(NA_real_)
+  1 - sum((y - mean)^2) / sst
+}
+
 # Quantiles of each observation's mixture at probabilities p: n x length(p).
 .bnn_gmix_quantile <- function(g, p, tol = 1e-10) {
   up <- sort(unique(p))
@@ -196,6 +203,12 @@ bnn_coverage <- function(mu, sd, y, levels = (1:19) / 20, draws = NULL, y_scale 
 #'     (the mean over draws of `mu`; Sommer et al. 2024, Sec. 4.3).  The MILE
 #'     reference code averages one sampled y per draw instead, which differs
 #'     only by Monte Carlo error.}
+#'   \item{`q2`}{coefficient of determination of the predictive mean,
+#'     Q^2 = 1 - sum_i (y_i - mean_i)^2 / sum_i (y_i - mean(y))^2 (Staber
+#'     and Da Veiga 2022; their printed formula divides the sum by a
+#'     variance, we use the usual ratio of sums, as their code).  Scale free;
+#'     1 is best and it is negative when the mean predicts worse than the
+#'     test mean.  `NA` for fewer than 2 observations or a constant `y`.}
 #'   \item{`lppd`}{log pointwise predictive density, Eq. (7) of Sommer et
 #'     al. (2024) (Eq. 4 of Sommer et al. 2025): the **mean** over test
 #'     points (not the sum) of log((1/S) sum_s N(y_i | mu_si, sd_si)),
@@ -223,7 +236,7 @@ bnn_coverage <- function(mu, sd, y, levels = (1:19) / 20, draws = NULL, y_scale 
 #'   (`quantile(type = 7)`), as the MILE reference code, instead of the
 #'   exact mixture quantiles.
 #' @param pointwise If `TRUE`, also return per-observation values.
-#' @return A list with `rmse`, `lppd`, `cal_error`, `coverage` (data frame),
+#' @return A list with `rmse`, `q2`, `lppd`, `cal_error`, `coverage` (data frame),
 #'   `cal_levels`, `n_obs`, `n_draws`, `y_scale` and, if `pointwise`, a data
 #'   frame `pointwise` with the predictive `mean`, log predictive density
 #'   `lpd` and predictive CDF at y, `pit` (all on the scale of `y_scale`).
@@ -262,6 +275,7 @@ bnn_metrics_gaussian <- function(mu, sd, y, levels = (1:19) / 20,
   rownames(cov) <- NULL
   out <- list(
     rmse = sqrt(mean((g$y - pw$mean)^2)) * y_scale,
+    q2 = .bnn_q2(g$y, pw$mean),
     lppd = mean(pw$lpd) - log(y_scale),
     cal_error = .bnn_cal_error(cal$nominal, cal$coverage, cal_weights),
     coverage = cov,

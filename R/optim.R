@@ -86,7 +86,10 @@
 #' `restore_best = TRUE` the parameters of the best epoch are returned
 #' (MILE's code keeps the last ones).
 #'
-#' @param optimizer `"adamw"` (decoupled weight decay), `"adam"`, or
+#' @param optimizer `"adamw"` (decoupled weight decay), `"adam"`, `"sgd"`
+#'   (plain stochastic gradient descent with optional heavy-ball `momentum`,
+#'   PyTorch's convention \eqn{v \leftarrow \mu v + g + wd\,\theta},
+#'   \eqn{\theta \leftarrow \theta - lr\, v}; used by [bnn_swag()]), or
 #'   `"rmsprop"` (as `torch.optim.RMSprop` without momentum, which the deep
 #'   ensembles of Wiese et al. 2023 used): \eqn{v \leftarrow \beta_2 v +
 #'   (1 - \beta_2) g^2}, \eqn{\theta \leftarrow \theta - lr\, g /
@@ -106,6 +109,22 @@
 #' @param eps Adam's denominator offset, > 0.
 #' @param stopping Early-stopping rule with `patience`: `"best"` or
 #'   `"window"`, see Details.
+#' @param lr_decay Exponential learning-rate decay per epoch, in `(0, 1]`:
+#'   epoch \eqn{e = 0, 1, \dots} uses `lr * lr_decay^e`.  The default 1 keeps
+#'   the learning rate constant.  Staber and Da Veiga (2022) train the MAP of
+#'   their stochastic-gradient samplers by Adam "with an exponentially
+#'   decaying learning rate" (see [bnn_sgld()]).
+#' @param momentum Momentum of `"sgd"`, in `[0, 1)`.
+#' @param dropout Dropout rates of the hidden layers' outputs during
+#'   training: `NULL` (no dropout, the default), one rate for every hidden
+#'   layer, or one per hidden layer; each in `[0, 1)`.  Inverted dropout:
+#'   each unit of each training row is dropped independently with the
+#'   layer's rate and the kept ones are scaled by \eqn{1/(1-p)}, with masks
+#'   drawn from the optimiser's own random stream; the validation loss uses
+#'   the full network.  See [bnn_mc_dropout()].
+#' @param input_dropout Dropout rate of the inputs, in `[0, 1)` (default 0).
+#'   (With `dropout = NULL` and `input_dropout = 0` training is exactly as
+#'   without these arguments.)
 #' @return A list of class `"bnn_optimizer"` with the validated settings.
 #' @examples
 #' # DEI-MCMC's ensemble training (full batch)
@@ -117,13 +136,16 @@
 #' bnn_optimizer(lr = 1e-3, weight_decay = 1e-3, epochs = 500,
 #'               batch_size = 32, patience = 10, stopping = "window",
 #'               restore_best = FALSE)
+#' # SGD with momentum; dropout 0.1 on both hidden layers and 0.2 on the inputs
+#' bnn_optimizer("sgd", lr = 1e-3, momentum = 0.9, dropout = 0.1, input_dropout = 0.2)
 #' @export
-bnn_optimizer <- function(optimizer = c("adamw", "adam", "rmsprop"), lr = 1e-2,
+bnn_optimizer <- function(optimizer = c("adamw", "adam", "sgd", "rmsprop"), lr = 1e-2,
                           weight_decay = 1e-2, epochs = 5000,
                           batch_size = NULL, patience = NULL,
                           loss = c("nll", "posterior"), restore_best = TRUE,
                           beta1 = 0.9, beta2 = 0.999, eps = 1e-8,
-                          stopping = "best") {
+                          stopping = "best", lr_decay = 1, momentum = 0, dropout = NULL,
+                          input_dropout = 0) {
   optimizer <- match.arg(optimizer)
   if (optimizer == "rmsprop" && missing(beta2)) beta2 <- 0.99
   loss <- match.arg(loss)
@@ -141,8 +163,23 @@ bnn_optimizer <- function(optimizer = c("adamw", "adam", "rmsprop"), lr = 1e-2,
     beta1 = .omc_check_number(beta1, "beta1", 0, 1, upper_open = TRUE),
     beta2 = .omc_check_number(beta2, "beta2", 0, 1, upper_open = TRUE),
     eps = .omc_check_number(eps, "eps", 0, Inf, lower_open = TRUE, upper_open = TRUE),
-    stopping = stopping
+    stopping = stopping,
+    lr_decay = .omc_check_number(lr_decay, "lr_decay", 0, 1, lower_open = TRUE),
+    momentum = .omc_check_number(momentum, "momentum", 0, 1, upper_open = TRUE),
+    dropout = check_dropout_rates(dropout, "dropout"),
+    input_dropout = check_dropout_rates(input_dropout, "input_dropout", scalar = TRUE)
   ), class = "bnn_optimizer")
+}
+
+# Dropout rates: NULL or numbers in [0, 1).
+check_dropout_rates <- function(x, name, scalar = FALSE) {
+  if (is.null(x) && !scalar) return(NULL)
+  if (!is.numeric(x) || !length(x) || anyNA(x) || any(x < 0) || any(x >= 1) ||
+      (scalar && length(x) != 1L))
+    stop(sprintf("'%s' must be %s in [0, 1) (a dropout rate), not %s.", name,
+                 if (scalar) "a single number" else "NULL or numbers", deparse1(x)),
+         call. = FALSE)
+  as.double(x)
 }
 
 # Train one ensemble member.
@@ -158,19 +195,25 @@ bnn_optimizer <- function(optimizer = c("adamw", "adam", "rmsprop"), lr = 1e-2,
 # NULL without validation data), best_epoch (NA without validation data),
 # epochs (completed), n_grad (gradient evaluations, one per batch), status
 # ("ok", "early_stop" or "nonfinite": a non-finite loss or gradient stopped
-# training and the last finite parameters are returned), init).
+# training and the last finite parameters are returned), init, snapshots
+# (with snapshot_every > 0: a dim x kept matrix of the parameters after
+# every snapshot_every-th epoch; NULL otherwise).
 .bnn_optimize <- function(spec, valid = NULL, init = NULL, seed = 1,
                           member = 1L, optimizer = "adamw", lr = 1e-2,
                           weight_decay = 1e-2, epochs = 5000,
                           batch_size = NULL, patience = NULL,
                           loss = c("nll", "posterior"), restore_best = TRUE,
                           beta1 = 0.9, beta2 = 0.999, eps = 1e-8,
-                          stopping = "best") {
+                          stopping = "best", lr_decay = 1, momentum = 0, dropout = NULL,
+                          input_dropout = 0, snapshot_every = 0L) {
   s <- bnn_optimizer(optimizer = optimizer, lr = lr,
                      weight_decay = weight_decay, epochs = epochs,
                      batch_size = batch_size, patience = patience,
                      loss = loss, restore_best = restore_best, beta1 = beta1,
-                     beta2 = beta2, eps = eps, stopping = stopping)
+                     beta2 = beta2, eps = eps, stopping = stopping,
+                     lr_decay = lr_decay,
+                     momentum = momentum, dropout = dropout,
+                     input_dropout = input_dropout)
   seed <- .omc_check_seed(seed)
   member <- .omc_check_count(member, "member", 0)
   if (!is.list(spec) || is.null(spec$X) || is.null(spec$y))
@@ -193,8 +236,15 @@ bnn_optimizer <- function(optimizer = c("adamw", "adam", "rmsprop"), lr = 1e-2,
     valid_spec$y <- vy
   }
   if (!is.null(init)) init <- as.double(init)
+  n_hidden <- length(spec$sizes) - 2L
+  if (!is.null(s$dropout)) {
+    if (length(s$dropout) == 1L) s$dropout <- rep(s$dropout, n_hidden)
+    if (length(s$dropout) != n_hidden)
+      stop(sprintf("'dropout' must have 1 or %d rates (one per hidden layer), not %d.",
+                   n_hidden, length(s$dropout)), call. = FALSE)
+  }
   cs <- list(
-    optimizer = match(s$optimizer, c("adam", "adamw", "rmsprop")) - 1L,
+    optimizer = match(s$optimizer, c("adam", "adamw", "sgd", "rmsprop")) - 1L,
     loss = if (s$loss == "nll") 0L else 1L,
     epochs = s$epochs,
     batch_size = if (is.null(s$batch_size)) 0L else s$batch_size,
@@ -202,8 +252,14 @@ bnn_optimizer <- function(optimizer = c("adamw", "adam", "rmsprop"), lr = 1e-2,
     restore_best = as.integer(s$restore_best),
     stopping = if (s$stopping == "best") 0L else 1L,
     lr = s$lr, weight_decay = s$weight_decay,
-    beta1 = s$beta1, beta2 = s$beta2, eps = s$eps
+    beta1 = s$beta1, beta2 = s$beta2, eps = s$eps, lr_decay = s$lr_decay
   )
+  # the new settings only when used, so the default path is untouched
+  if (s$optimizer == "sgd") cs$momentum <- s$momentum
+  if (!is.null(s$dropout) && n_hidden > 0L) cs$dropout <- s$dropout
+  if (s$input_dropout > 0) cs$input_dropout <- s$input_dropout
+  snapshot_every <- .omc_check_count(snapshot_every, "snapshot_every", 0)
+  if (snapshot_every > 0L) cs$snapshot_every <- snapshot_every
   res <- .Call(C_optimize, spec, valid_spec, init, seed, member, cs)
   res$status <- c("ok", "early_stop", "nonfinite")[res$status + 1L]
   res

@@ -13,9 +13,36 @@ check_new_levels <- function(object, newdata) {
   invisible(TRUE)
 }
 
-# Standardised design matrix for new data.
+# Variables that were numeric in training must be numeric in newdata (a
+# numeric column read as character would otherwise be treated as a factor
+# and fail with an unrelated message about contrasts).
+check_new_types <- function(object, newdata) {
+  cls <- attr(object$terms, "dataClasses")
+  for (v in intersect(names(cls), names(newdata))) {
+    if (cls[[v]] %in% c("numeric", "nmatrix") && !is.numeric(newdata[[v]]))
+      stop(sprintf("'newdata' column '%s' is %s, but it was numeric in the training data; convert it with as.numeric().",
+                   v, class(newdata[[v]])[1L]), call. = FALSE)
+  }
+  invisible(TRUE)
+}
+
+# The offset of the model (offset() terms of the formula) for new data, on
+# the response's scale; NULL when the model has none.
+design_offset <- function(object, newdata = NULL) {
+  if (is.null(object$offset)) return(NULL)
+  if (is.null(newdata)) return(object$offset)
+  X <- new_design(object, newdata)
+  attr(X, "offset")
+}
+
+# Standardised design matrix for new data, with the model's offset (if any)
+# as attribute "offset".
 new_design <- function(object, newdata) {
-  if (missing(newdata) || is.null(newdata)) return(object$X)
+  if (missing(newdata) || is.null(newdata)) {
+    X <- object$X
+    if (!is.null(object$offset)) attr(X, "offset") <- object$offset
+    return(X)
+  }
   if (!is.data.frame(newdata)) stop("'newdata' must be a data frame.", call. = FALSE)
   tt <- stats::delete.response(object$terms)
   need <- all.vars(tt)
@@ -24,12 +51,24 @@ new_design <- function(object, newdata) {
     stop("'newdata' lacks column(s) used by the model: ", paste(miss, collapse = ", "),
          ".", call. = FALSE)
   check_new_levels(object, newdata)
+  check_new_types(object, newdata)
   mf <- stats::model.frame(tt, newdata, xlev = object$xlevels, na.action = stats::na.pass)
   X <- stats::model.matrix(tt, mf, contrasts.arg = object$contrasts)
   X <- X[, colnames(X) != "(Intercept)", drop = FALSE]
   if (anyNA(X)) stop("'newdata' has missing values in the model's variables.", call. = FALSE)
+  nonfin <- colSums(!is.finite(X)) > 0
+  if (any(nonfin))
+    stop("'newdata' has non-finite values (Inf, -Inf) in: ",
+         paste(colnames(X)[nonfin], collapse = ", "), ".", call. = FALSE)
   X <- sweep(sweep(X, 2L, object$x_center, "-"), 2L, object$x_scale, "/")
   storage.mode(X) <- "double"
+  if (!is.null(object$offset)) {
+    off <- stats::model.offset(mf)
+    if (is.null(off)) off <- numeric(nrow(X))
+    if (any(!is.finite(off)))
+      stop("'newdata' gives a missing or non-finite offset.", call. = FALSE)
+    attr(X, "offset") <- as.double(off)
+  }
   X
 }
 
@@ -71,7 +110,10 @@ predictive_params <- function(object, newdata, ndraws = NULL) {
   } else {
     return(list(prob = class_probs(out, fam)))
   }
-  list(mu = mu * object$y_scale + object$y_center, sd = sd * object$y_scale)
+  mu <- mu * object$y_scale + object$y_center
+  off <- attr(X, "offset")
+  if (!is.null(off)) mu <- mu + rep(off, each = S)
+  list(mu = mu, sd = sd * object$y_scale)
 }
 
 is_classification <- function(object) object$likelihood$family %in% c("bernoulli", "categorical")
@@ -157,7 +199,12 @@ n_rows <- function(object, newdata) if (is.null(newdata)) nrow(object$X) else nr
 #' @param ndraws Use this many draws, spread evenly over the chains (all by
 #'   default).
 #' @param seed Seed for the noise of `type = "draws"`.
-#' @param ... Unused.
+#' @param summary As in \pkg{brms}: `FALSE` returns the `[draw, observation]`
+#'   matrix of posterior predictive draws (the same as `type = "draws"`).
+#' @param probs As in \pkg{brms} (regression): a data frame with the
+#'   predictive mean and the exact predictive quantiles at `probs` (columns
+#'   `Q2.5`, `Q97.5`, ... ), instead of `level`'s interval.
+#' @param ... Unused (a warning names them).
 #' @return See `type`; predictions are on the response's original scale.
 #' @export
 #' @examples
@@ -169,8 +216,38 @@ n_rows <- function(object, newdata) if (is.null(newdata)) nrow(object$X) else nr
 predict.bnnfit <- function(object, newdata = NULL,
                            type = c("response", "draws", "interval", "mean_draws",
                                     "prob", "class"),
-                           level = 0.9, ndraws = NULL, seed = NULL, ...) {
+                           level = 0.9, ndraws = NULL, seed = NULL, summary = TRUE,
+                           probs = NULL, ...) {
+  warn_unused_dots(list(...), "predict")
+  type_given <- !missing(type)
   type <- match.arg(type)
+  if (!is.logical(summary) || length(summary) != 1L || is.na(summary))
+    stop("'summary' must be TRUE or FALSE.", call. = FALSE)
+  if (!summary) {
+    if (type_given && type != "draws")
+      stop(sprintf("summary = FALSE returns predictive draws; it cannot be combined with type = \"%s\".",
+                   type), call. = FALSE)
+    if (!is.null(probs))
+      stop("'probs' summarises the draws; it cannot be combined with summary = FALSE.",
+           call. = FALSE)
+    type <- "draws"
+  }
+  if (!is.null(probs)) {
+    if (is_classification(object))
+      stop("'probs' (predictive quantiles) is for regression fits.", call. = FALSE)
+    if (type_given && !type %in% c("response", "interval"))
+      stop(sprintf("'probs' gives predictive quantiles; it cannot be combined with type = \"%s\".",
+                   type), call. = FALSE)
+    if (!is.numeric(probs) || !length(probs) || anyNA(probs) || any(probs <= 0) ||
+        any(probs >= 1))
+      stop("'probs' must be probabilities strictly between 0 and 1.", call. = FALSE)
+    pp <- predictive_params(object, newdata, ndraws)
+    q <- if (ncol(pp$mu) == 0L) matrix(numeric(0), 0L, length(probs)) else
+      bnn_mixture_quantile(pp$mu, pp$sd, probs)
+    out <- data.frame(mean = colMeans(pp$mu), matrix(q, ncol = length(probs)))
+    names(out)[-1L] <- paste0("Q", format(100 * probs, trim = TRUE, drop0trailing = TRUE))
+    return(out)
+  }
   if (is_classification(object)) {
     if (type %in% c("response", "prob", "class")) {
       prob <- class_prob_summary(object, newdata, ndraws)$prob
@@ -201,6 +278,8 @@ predict.bnnfit <- function(object, newdata = NULL,
     interval = {
       check_prob(level, "level")
       a <- (1 - level) / 2
+      if (ncol(pp$mu) == 0L)   # 0-row newdata: an empty table, as for type = "response"
+        return(data.frame(mean = numeric(0), lower = numeric(0), upper = numeric(0)))
       q <- bnn_mixture_quantile(pp$mu, pp$sd, c(a, 1 - a))
       data.frame(mean = colMeans(pp$mu), lower = q[, 1], upper = q[, 2])
     })

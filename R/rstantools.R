@@ -146,7 +146,10 @@ softmax3 <- function(eta) {
 #' * `log_lik()`: the pointwise log-likelihood `log p(y_i | theta_s)`,
 #'   `[draw, observation]`, for regression (densities on the original scale
 #'   of the response) and classification (log-probabilities of the observed
-#'   class); it is what [loo.bnnfit()] uses.
+#'   class); it is what [loo.bnnfit()] uses.  For the training data of a
+#'   fit with `weights`, each column is multiplied by its observation's
+#'   weight (as in rstanarm); with `na.action = na.exclude` the rows dropped
+#'   for missing values are columns of `NA`.
 #' * `predictive_error()`: `y - posterior_predict()` (regression and binary
 #'   responses).
 #'
@@ -265,6 +268,22 @@ posterior_interval.bnnfit <- function(object, prob = 0.9, pars = NULL, regex_par
 #' @export
 log_lik.bnnfit <- function(object, newdata = NULL, ndraws = NULL, ...) {
   warn_unused_dots(list(...), "log_lik")
+  out <- pointwise_loglik(object, newdata, ndraws)
+  if (is.null(newdata) && !is.null(object$na_action))
+    out <- t(pad_excluded(object, t(out)))
+  out
+}
+
+# log p(y_i | theta_s) as [draw, observation], times the observation
+# weights for the training data of a weighted fit (as rstanarm's log_lik).
+pointwise_loglik <- function(object, newdata = NULL, ndraws = NULL) {
+  out <- pointwise_loglik_unweighted(object, newdata, ndraws)
+  if (is.null(newdata) && !is.null(object$weights))
+    out <- sweep(out, 2L, object$weights, "*")
+  out
+}
+
+pointwise_loglik_unweighted <- function(object, newdata = NULL, ndraws = NULL) {
   y <- response_values(object, newdata)
   nm <- obs_names(object, newdata)
   fam <- object$likelihood$family

@@ -45,7 +45,7 @@ bnn_nuts <- function(max_treedepth = 10, adapt_delta = 0.8, stepsize = 1,
     term_buffer = check_count(term_buffer, "term_buffer"),
     window = check_count(window, "window", 1L),
     gamma = check_positive(gamma, "gamma"), kappa = check_positive(kappa, "kappa"),
-    t0 = check_positive(t0, "t0"), inv_metric = inv_metric),
+    t0 = check_positive(t0, "t0"), inv_metric = check_inv_metric(inv_metric)),
     class = "bnn_sampler")
 }
 
@@ -71,6 +71,12 @@ bnn_hmc <- function(stepsize = 1e-5, trajectory_length = pi * 0.1 / 2,
                     adapt_stepsize = FALSE, adapt_metric = FALSE,
                     adapt_delta = 0.8, init_buffer = 75, term_buffer = 50,
                     window = 25, inv_metric = NULL) {
+  check_positive(stepsize, "stepsize")
+  check_positive(trajectory_length, "trajectory_length")
+  if (trajectory_length / stepsize >= .Machine$integer.max)
+    stop(sprintf(paste0("'trajectory_length' / 'stepsize' = %s leapfrog steps per transition; ",
+                        "it must be below %d (.Machine$integer.max)."),
+                 format(trajectory_length / stepsize), .Machine$integer.max), call. = FALSE)
   structure(list(
     method = "hmc", kernel = 1L, max_treedepth = 1L,
     stepsize = check_positive(stepsize, "stepsize"),
@@ -80,7 +86,50 @@ bnn_hmc <- function(stepsize = 1e-5, trajectory_length = pi * 0.1 / 2,
     init_buffer = check_count(init_buffer, "init_buffer"),
     term_buffer = check_count(term_buffer, "term_buffer"),
     window = check_count(window, "window", 1L),
-    gamma = 0.05, kappa = 0.75, t0 = 10, inv_metric = inv_metric),
+    gamma = 0.05, kappa = 0.75, t0 = 10, inv_metric = check_inv_metric(inv_metric)),
+    class = "bnn_sampler")
+}
+
+#' Random-walk Metropolis settings
+#'
+#' A gradient-free baseline: proposals \eqn{\theta' = \theta + \epsilon
+#' M^{-1/2} \xi}, \eqn{\xi \sim N(0, I)}, accepted with probability
+#' \eqn{\min(1, \pi(\theta')/\pi(\theta))}.  During warm-up the scale
+#' \eqn{\epsilon} is tuned by Stan's dual averaging towards
+#' `target_accept` (0.234, the optimal acceptance rate of random-walk
+#' proposals in high dimension; Roberts, Gelman and Gilks 1997) and then
+#' fixed.  A chain that accepts no proposal during warm-up is reported as a
+#' failed chain.  Random-walk Metropolis needs of the order of `d` steps per
+#' effective draw in `d` dimensions, so it is practical only for small
+#' networks; it runs on the package's generic chain driver, as the
+#' stochastic-gradient samplers and pCN do.
+#'
+#' @param stepsize Initial proposal scale \eqn{\epsilon}.
+#' @param target_accept Target acceptance rate of the warm-up tuning.
+#' @param adapt_stepsize Tune the proposal scale during warm-up.
+#' @inheritParams bnn_nuts
+#' @return A `bnn_sampler` object.
+#' @export
+#' @examples
+#' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = integer(0),
+#'                likelihood = "gaussian", sampler = bnn_rwm(), chains = 2,
+#'                warmup = 500, iter = 500, seed = 1)
+#' fit
+bnn_rwm <- function(stepsize = 0.1, adapt_stepsize = TRUE, target_accept = 0.234,
+                    inv_metric = NULL) {
+  stepsize <- check_positive(stepsize, "stepsize")
+  target_accept <- check_prob(target_accept, "target_accept")
+  if (!is.null(inv_metric) &&
+      (!is.numeric(inv_metric) || anyNA(inv_metric) || any(!is.finite(inv_metric)) ||
+       any(inv_metric <= 0)))
+    stop("'inv_metric' must be a vector of positive finite numbers.", call. = FALSE)
+  structure(list(
+    method = "rwm", driver = "rwm", stepsize = stepsize,
+    adapt_stepsize = isTRUE(adapt_stepsize), target_accept = target_accept,
+    inv_metric = inv_metric,
+    c_settings = list(stepsize = stepsize, adapt_stepsize = isTRUE(adapt_stepsize),
+                      target_accept = target_accept,
+                      inv_metric = if (is.null(inv_metric)) NULL else as.double(inv_metric))),
     class = "bnn_sampler")
 }
 
@@ -91,15 +140,45 @@ print.bnn_sampler <- function(x, ...) {
 }
 
 #' @export
-format.bnn_sampler <- function(x, ...) {
+format.bnn_sampler <- function(x, warmup = NULL, ...) {
+  # with warmup = 0 nothing is adapted, whatever the settings say
+  adapting <- is.null(warmup) || warmup > 0
   switch(x$method,
     nuts = sprintf("NUTS (max treedepth %d, adapt_delta %s, metric %s)",
                    x$max_treedepth, x$adapt_delta,
-                   if (x$adapt_metric) "diagonal, adapted" else "fixed"),
+                   if (x$adapt_metric && adapting) "diagonal, adapted" else "fixed"),
     hmc = sprintf("static HMC (step size %s%s, integration time %s)",
-                  fmt_num(x$stepsize), if (x$adapt_stepsize) " adapted" else "",
+                  fmt_num(x$stepsize), if (x$adapt_stepsize && adapting) " adapted" else "",
                   fmt_num(x$int_time)),
+    rwm = sprintf("random-walk Metropolis (scale %s%s)", fmt_num(x$stepsize),
+                  if (x$adapt_stepsize) sprintf(", tuned to acceptance %s", x$target_accept) else ""),
     x$method)
+}
+
+# How the step sizes of a fit were set, for print().
+stepsize_note <- function(x) {
+  s <- x$sampler
+  if (!inherits(s, "bnn_sampler")) return("")
+  if (!isTRUE(s$adapt_stepsize)) return("(fixed)")
+  if (x$warmup == 0) return("(not adapted: no warm-up; Stan's initial step-size heuristic)")
+  "(adapted)"
+}
+
+# A diagonal inverse metric: NULL (the identity) or positive finite numbers
+# (a zero, negative or non-finite entry freezes or breaks the chain).
+check_inv_metric <- function(x) {
+  if (is.null(x)) return(NULL)
+  if (!is.numeric(x) || length(x) < 1L)
+    stop("'inv_metric' must be NULL or a numeric vector (the diagonal of the inverse metric).",
+         call. = FALSE)
+  bad <- which(!(is.finite(x) & x > 0))
+  if (length(bad))
+    stop(sprintf("'inv_metric' must have positive finite entries; entr%s %s %s %s.",
+                 if (length(bad) > 1L) "ies" else "y",
+                 paste(bad[seq_len(min(5L, length(bad)))], collapse = ", "),
+                 if (length(bad) > 1L) "are" else "is",
+                 paste(unique(format(x[bad])), collapse = ", ")), call. = FALSE)
+  as.double(x)
 }
 
 as_sampler <- function(x) {
@@ -108,6 +187,8 @@ as_sampler <- function(x) {
     return(switch(x,
       nuts = , dei = bnn_nuts(),
       hmc = bnn_hmc(),
+      rwm = bnn_rwm(),
+      sgld = bnn_sgld(), psgld = bnn_psgld(), sghmc = bnn_sghmc(),
       mile = , mclmc = bnn_mclmc(),
       stop(sprintf("'sampler' must be one of \"nuts\", \"hmc\", \"dei\", \"mile\", \"mclmc\" or a settings object such as bnn_nuts(), not \"%s\".", x),
            call. = FALSE)))

@@ -154,6 +154,9 @@ check_hidden <- function(hidden) {
       any(hidden < 1))
     stop("'hidden' must be a vector of positive whole numbers (layer widths), ",
          "or integer(0) for no hidden layer.", call. = FALSE)
+  if (any(hidden > .Machine$integer.max))
+    stop("'hidden' widths must be at most .Machine$integer.max; see ?bnn_model_size ",
+         "for the size limits.", call. = FALSE)
   as.integer(hidden)
 }
 

@@ -13,7 +13,8 @@
 #' @param init A list with one start vector per chain, or `NULL` for
 #'   uniform(-2, 2) starts.
 #' @return A list with `draws` (`[iteration, chain, variable]`),
-#'   `sampler_stats`, `stepsize` and `n_grad`.
+#'   `sampler_stats`, `stepsize`, `n_grad` and `chain_status` (see
+#'   [bnn_fit()]; a chain that never moved has all draws `NA`).
 #' @export
 #' @examples
 #' out <- bnn_sample_gaussian(c(0, 0), diag(2), chains = 2, warmup = 200,
@@ -31,9 +32,10 @@ bnn_sample_gaussian <- function(mean, prec, sampler = bnn_nuts(), chains = 4,
   if (is.null(init))
     init <- with_seed(seed, lapply(seq_len(chains), function(i) stats::runif(d, -2, 2)))
   res <- dispatch_chains(seq_len(chains), function(cid) {
-    run_chain(spec, init[[cid]], seed, cid, sampler, warmup, iter, thin)
+    run_chain_any(spec, init[[cid]], seed, cid, sampler, warmup, iter, thin)
   })
   fit <- assemble_fit(res, paste0("x[", seq_len(d), "]"), list(lik = -1L), sampler,
                       warmup, iter, thin, seed, chains)
-  fit[c("draws", "sampler_stats", "warmup_stats", "stepsize", "n_grad", "inv_metric")]
+  fit[c("draws", "sampler_stats", "warmup_stats", "stepsize", "n_grad", "inv_metric",
+        "chain_status", "failed_at")]
 }

@@ -56,33 +56,27 @@ update.bnnfit <- function(object, formula., ..., evaluate = TRUE) {
   fit
 }
 
-#' Log predictive density of the training data
+#' logLik() is not defined for a Bayesian neural network
 #'
-#' A Bayesian fit has no maximised likelihood; `logLik()` returns the log
-#' pointwise predictive density (LPPD) of the training data,
-#' `sum_i log(mean_s p(y_i | theta_s))` over all kept draws, with `df` the
-#' number of parameters of the model (network weights and biases, and
-#' `sigma` when it is sampled) and `nobs` the number of observations.  The
-#' LPPD is an in-sample quantity, larger than the out-of-sample one; AIC or
-#' BIC computed from it with this `df` are not meaningful for a Bayesian
-#' neural network (its effective number of parameters is much smaller than
-#' `df`).  For model comparison use [loo.bnnfit()] (`elpd_loo`) or the LPPD
-#' of held-out data (`log_lik(fit, newdata = test)`).
+#' `logLik()` promises one maximised log-likelihood with its degrees of
+#' freedom, for AIC and likelihood-ratio tests; a posterior sample has
+#' neither (and a network's parameter count is not its effective number of
+#' parameters), so `AIC()` would be meaningless.  As in rstanarm, the
+#' pointwise log-likelihood is [log_lik.bnnfit()] (a `[draw, observation]`
+#' matrix); compare models with [loo.bnnfit()] (`elpd_loo`),
+#' [kfold.bnnfit()] or the LPPD of held-out data
+#' (`bnn_metrics(fit, newdata = test)`).  `logLik()` stops with this advice.
 #'
 #' @param object A `bnnfit`.
 #' @param ... Unused.
-#' @return An object of class `logLik`.
+#' @return Does not return; an error.
 #' @export
-#' @examples
-#' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 1,
-#'                warmup = 100, iter = 50, seed = 1, progress = FALSE)
-#' logLik(fit)
 logLik.bnnfit <- function(object, ...) {
-  warn_unused_dots(list(...), "logLik")
-  ll <- log_lik.bnnfit(object)
-  m <- apply(ll, 2L, max)
-  lppd <- sum(m + log(colMeans(exp(sweep(ll, 2L, m, "-")))))
-  structure(lppd, df = length(object$parameters), nobs = nrow(object$X), class = "logLik")
+  stop(paste0("logLik() is not defined for a bnnfit: a posterior sample has no maximised ",
+              "likelihood and no degrees of freedom (so AIC() and BIC() would be meaningless). ",
+              "Use log_lik(fit) for the pointwise log-likelihood matrix [draw, observation], ",
+              "loo(fit) or kfold(fit) to compare models, or bnn_metrics(fit, newdata = test) ",
+              "for held-out data."), call. = FALSE)
 }
 
 #' Model frame of a fit

@@ -25,6 +25,11 @@ check_count <- function(x, name, min = 0L) {
   if (!is.numeric(x) || length(x) != 1L || is.na(x) || x != round(x) || x < min)
     stop(sprintf("'%s' must be a single whole number >= %d, not %s.", name, min,
                  deparse1(x)), call. = FALSE)
+  # R's integers stop at .Machine$integer.max; larger counts (and Inf) would
+  # become NA with an unrelated message further on
+  if (x > .Machine$integer.max)
+    stop(sprintf("'%s' must be a whole number between %d and %d (.Machine$integer.max), not %s.",
+                 name, min, .Machine$integer.max, deparse1(x)), call. = FALSE)
   as.integer(x)
 }
 

@@ -1,9 +1,12 @@
 /* .Call entry points that create a chain and run it in blocks. */
+#include <limits.h>
+#include <signal.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include "api_util.h"
 #include "chain.h"
+#include "interrupt.h"
 
 static void chain_finalizer(SEXP xp) {
   bnn_chain *c = R_ExternalPtrAddr(xp);
@@ -16,6 +19,17 @@ static bnn_chain *get_chain(SEXP xp) {
   bnn_chain *c = R_ExternalPtrAddr(xp);
   if (!c) Rf_error("the chain handle is no longer valid (was the session restarted?)");
   return c;
+}
+
+/* A zero, negative or non-finite entry of the inverse metric gives NaN or
+ * infinite momenta, so the chain would never move (every transition
+ * rejected).  Called before anything is allocated. */
+static void check_metric(SEXP metric, int dim) {
+  if (Rf_isNull(metric)) return;
+  const double *im = REAL(metric);
+  for (int i = 0; i < dim; i++)
+    if (!(isfinite(im[i]) && im[i] > 0))
+      Rf_error("'inv_metric' must have positive finite entries; entry %d is %g", i + 1, im[i]);
 }
 
 /* spec: list(type = "bnn", ...) or list(type = "gaussian", mean, prec).
@@ -44,6 +58,10 @@ SEXP C_chain_new(SEXP spec, SEXP init, SEXP seed, SEXP chain_id, SEXP settings) 
   if (s.max_depth < 0 || s.max_depth > 30) Rf_error("'max_treedepth' must be in 0..30");
   if (!(s.stepsize > 0)) Rf_error("'stepsize' must be positive");
   if (s.num_warmup < 0) Rf_error("'warmup' must be >= 0");
+  if (s.kernel == BNN_KERNEL_HMC &&
+      !(s.int_time > 0 && s.int_time / s.stepsize < (double)INT_MAX))
+    Rf_error("static HMC: 'trajectory_length' / 'stepsize' must be positive and below %d "
+             "leapfrog steps", INT_MAX);
 
   SEXP type = bnn_list_get(spec, "type");
   const char *ty = Rf_isString(type) ? CHAR(STRING_ELT(type, 0)) : "bnn";
@@ -70,6 +88,7 @@ SEXP C_chain_new(SEXP spec, SEXP init, SEXP seed, SEXP chain_id, SEXP settings) 
     if (Rf_length(init) != dim) Rf_error("'init' must have length %d", dim);
     if (!Rf_isNull(metric) && (TYPEOF(metric) != REALSXP || Rf_length(metric) != dim))
       Rf_error("'inv_metric' must be a double vector of length %d", dim);
+    check_metric(metric, dim);
     gauss = bnn_gauss_new(dim, REAL(bnn_list_get(spec, "mean")),
                           REAL(bnn_list_get(spec, "prec")));
     if (!gauss) Rf_error("cannot allocate the target");
@@ -81,6 +100,7 @@ SEXP C_chain_new(SEXP spec, SEXP init, SEXP seed, SEXP chain_id, SEXP settings) 
     if (Rf_length(init) != dim) Rf_error("'init' must have length %d", dim);
     if (!Rf_isNull(metric) && (TYPEOF(metric) != REALSXP || Rf_length(metric) != dim))
       Rf_error("'inv_metric' must be a double vector of length %d", dim);
+    check_metric(metric, dim);
     SEXP sX = bnn_list_get(spec, "X"), sy = bnn_list_get(spec, "y");
     if (TYPEOF(sX) != REALSXP || TYPEOF(sy) != REALSXP ||
         Rf_xlength(sX) != Rf_xlength(sy) * (R_xlen_t)probe->sizes[0])
@@ -116,6 +136,42 @@ static SEXP chain_info(bnn_chain *c) {
 
 SEXP C_chain_info(SEXP xp) { return chain_info(get_chain(xp)); }
 
+/* Interrupts.  Between transitions the chain's state is consistent and
+ * everything else is R memory or owned by the external pointer, so
+ * R_CheckUserInterrupt() may jump out directly.  Inside a trajectory (a
+ * NUTS tree at depth 12 can take seconds) a jump would leave the kernel's
+ * state half-updated, so there the kernel calls check_in_trajectory()
+ * through its interrupt hook: it asks R inside R_ToplevelExec(), which
+ * catches the jump and returns FALSE when the user interrupted.  The kernel
+ * then ends the trajectory at once, the chain is marked unusable, and the
+ * interrupt is re-raised at this boundary, where nothing is half-done.
+ * Both checks are rate-limited by elapsed work (bnn_itimer, 0.2 s by
+ * default), and neither reads random numbers or changes state, so the draws
+ * do not depend on them. */
+static void check_interrupt_fn(void *dummy) {
+  (void)dummy;
+  R_CheckUserInterrupt();
+}
+
+typedef struct {
+  bnn_itimer timer;
+} run_ctx;
+
+static int check_in_trajectory(void *ctx) {
+  run_ctx *r = ctx;
+  if (!bnn_itimer_due(&r->timer)) return 0;
+  return R_ToplevelExec(check_interrupt_fn, NULL) ? 0 : 1;
+}
+
+/* Re-raise a user interrupt caught inside a trajectory: SIGINT sets R's
+ * pending-interrupt flag (R's own handler), so R_CheckUserInterrupt() raises
+ * a genuine interrupt condition; an error if the signal cannot be sent. */
+static void reraise_interrupt(void) {
+  raise(SIGINT);
+  R_CheckUserInterrupt();
+  Rf_error("interrupted by the user");
+}
+
 /* Run n_iter transitions; returns list(draws = n_iter x dim,
  * stats = n_iter x 7, info = chain_info). */
 SEXP C_chain_run(SEXP xp, SEXP n_iter) {
@@ -123,6 +179,8 @@ SEXP C_chain_run(SEXP xp, SEXP n_iter) {
   int n = Rf_asInteger(n_iter);
   if (n == NA_INTEGER || n < 0) Rf_error("'n_iter' must be a non-negative integer");
   if (c->status == BNN_CHAIN_BAD_INIT) Rf_error("the chain's initial values have a non-finite log density");
+  if (c->status == BNN_CHAIN_INTERRUPTED)
+    Rf_error("the chain was interrupted inside a transition and cannot be continued");
   const char *nm[] = {"draws", "stats", "info"};
   SEXP out = PROTECT(bnn_named_list(3, nm));
   SEXP draws = Rf_allocMatrix(REALSXP, n, c->dim);
@@ -131,12 +189,29 @@ SEXP C_chain_run(SEXP xp, SEXP n_iter) {
   SET_VECTOR_ELT(out, 1, stats);
   double *draw = (double *)R_alloc((size_t)(c->dim > 0 ? c->dim : 1), sizeof(double));
   double st[BNN_N_STATS];
+  run_ctx rc;
+  bnn_itimer_init(&rc.timer, bnn_interrupt_period());
+  c->hmc.interrupt = check_in_trajectory;
+  c->hmc.interrupt_ctx = &rc;
+  c->hmc.interrupted = 0;
   for (int it = 0; it < n; it++) {
     bnn_chain_step(c, draw, st);
+    if (c->hmc.interrupted) {
+      c->hmc.interrupt = NULL;
+      c->status = BNN_CHAIN_INTERRUPTED;
+      UNPROTECT(1);
+      reraise_interrupt();
+    }
     for (int j = 0; j < c->dim; j++) REAL(draws)[it + (size_t)j * n] = draw[j];
     for (int j = 0; j < BNN_N_STATS; j++) REAL(stats)[it + (size_t)j * n] = st[j];
-    if (it % 8 == 7) R_CheckUserInterrupt();
+    if (bnn_itimer_due(&rc.timer)) {
+      /* rc lives on this frame: unhook it before a possible jump */
+      c->hmc.interrupt = NULL;
+      R_CheckUserInterrupt();
+      c->hmc.interrupt = check_in_trajectory;
+    }
   }
+  c->hmc.interrupt = NULL;
   SET_VECTOR_ELT(out, 2, chain_info(c));
   UNPROTECT(1);
   return out;

@@ -1,14 +1,18 @@
 /* .Call entry points that create an MCLMC chain, tune it stage by stage in
  * blocks and sample in blocks (the pattern of api_chain.c).  R checks
  * progress and interrupts between blocks; inside a block interrupts are
- * checked every 64 steps, always at a step boundary. */
+ * checked after every 0.2 s of work (bnn_itimer; option
+ * bnnmc.interrupt_period), always at a step boundary, where the chain's
+ * state is consistent (an MCLMC step is one gradient, so no check is needed
+ * inside a step).  The checks do not change the draws. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include "api_util.h"
 #include "mclmc.h"
+#include "ess_blackjax.h"
+#include "interrupt.h"
 
-#define CHECK_EVERY 64
 
 static void mclmc_finalizer(SEXP xp) {
   bnn_mclmc_chain *c = R_ExternalPtrAddr(xp);
@@ -234,6 +238,8 @@ SEXP C_mclmc_tune(SEXP xp, SEXP n1, SEXP n2, SEXP n3) {
   SET_VECTOR_ELT(out, 0, tr);
   set_colnames(tr, 6, cn);
   double row[6];
+  bnn_itimer timer;
+  bnn_itimer_init(&timer, bnn_interrupt_period());
   for (int it = 0; it < total; it++) {
     if (c->status == BNN_MCLMC_NONFINITE) {
       /* the chain failed (safeguard "blackjax"): no more steps */
@@ -243,7 +249,7 @@ SEXP C_mclmc_tune(SEXP xp, SEXP n1, SEXP n2, SEXP n3) {
     if (bnn_mclmc_tune_step(c, row))
       Rf_error("cannot allocate the stage-3 sample store");
     for (int j = 0; j < 6; j++) REAL(tr)[it + (size_t)j * total] = row[j];
-    if (it % CHECK_EVERY == CHECK_EVERY - 1) R_CheckUserInterrupt();
+    if (bnn_itimer_due(&timer)) R_CheckUserInterrupt();
   }
   SET_VECTOR_ELT(out, 1, chain_info(c));
   UNPROTECT(1);
@@ -283,6 +289,8 @@ SEXP C_mclmc_run(SEXP xp, SEXP n_iter, SEXP thin) {
   double *D = REAL(draws), *S = REAL(stats);
   int r = 0;
   bnn_mclmc_info info;
+  bnn_itimer timer;
+  bnn_itimer_init(&timer, bnn_interrupt_period());
   for (int it = 0; it < n; it++) {
     /* a failed chain (safeguard "blackjax") takes no more steps */
     if (c->status == BNN_MCLMC_NONFINITE) break;
@@ -297,7 +305,7 @@ SEXP C_mclmc_run(SEXP xp, SEXP n_iter, SEXP thin) {
       for (int j = 0; j < BNN_MCLMC_N_STATS; j++) S[r + (size_t)j * kept] = st[j];
       r++;
     }
-    if (it % CHECK_EVERY == CHECK_EVERY - 1) R_CheckUserInterrupt();
+    if (bnn_itimer_due(&timer)) R_CheckUserInterrupt();
   }
   /* draws of a failed chain from its failing step on are NA */
   for (; r < kept; r++) {

@@ -28,9 +28,12 @@ static void optim_finalizer(SEXP xp) {
  * settings: list(optimizer = 0 adam / 1 adamw, loss = 0 nll / 1 posterior,
  * epochs, batch_size (0 = full), patience (0 = none), restore_best,
  * stopping (0 = best, 1 = window), lr,
- * weight_decay, beta1, beta2, eps).
+ * weight_decay, beta1, beta2, eps; optional: momentum (sgd = 2),
+ * dropout (one rate per hidden layer) and input_dropout (MC dropout; off
+ * when absent or all 0), snapshot_every (keep the parameters after every
+ * that many epochs; 0 = none)).
  * Returns list(par, train_loss, valid_loss, best_epoch, epochs, n_grad,
- * status, init). */
+ * status, init, snapshots (dim x kept matrix, or NULL)). */
 SEXP C_optimize(SEXP spec, SEXP valid_spec, SEXP init, SEXP seed,
                 SEXP member, SEXP settings) {
   double sd = Rf_asReal(seed);
@@ -52,9 +55,20 @@ SEXP C_optimize(SEXP spec, SEXP valid_spec, SEXP init, SEXP seed,
   s.beta1 = bnn_get_double(settings, "beta1", 0.9);
   s.beta2 = bnn_get_double(settings, "beta2", 0.999);
   s.eps = bnn_get_double(settings, "eps", 1e-8);
+  s.lr_decay = bnn_get_double(settings, "lr_decay", 1.0);
+  s.momentum = bnn_get_double(settings, "momentum", 0.0);
+  int snap_every = bnn_get_int(settings, "snapshot_every", 0);
+  double rate_in = bnn_get_double(settings, "input_dropout", 0.0);
+  SEXP rates = bnn_list_get(settings, "dropout");
   if (s.optimizer != BNN_OPT_ADAM && s.optimizer != BNN_OPT_ADAMW &&
-      s.optimizer != BNN_OPT_RMSPROP)
-    Rf_error("'optimizer' code must be 0 (adam), 1 (adamw) or 2 (rmsprop)");
+      s.optimizer != BNN_OPT_SGD && s.optimizer != BNN_OPT_RMSPROP)
+    Rf_error("'optimizer' code must be 0 (adam), 1 (adamw), 2 (sgd) or 3 (rmsprop)");
+  if (!(s.momentum >= 0 && s.momentum < 1)) Rf_error("'momentum' must be in [0, 1)");
+  if (snap_every == NA_INTEGER || snap_every < 0)
+    Rf_error("'snapshot_every' must be a non-negative integer");
+  if (!(rate_in >= 0 && rate_in < 1)) Rf_error("'input_dropout' must be in [0, 1)");
+  if (!Rf_isNull(rates) && TYPEOF(rates) != REALSXP)
+    Rf_error("'dropout' must be a double vector");
   if (s.loss != BNN_LOSS_NLL && s.loss != BNN_LOSS_POSTERIOR)
     Rf_error("'loss' code must be 0 (nll) or 1 (posterior)");
   if (s.epochs == NA_INTEGER || s.epochs < 0) Rf_error("'epochs' must be a non-negative integer");
@@ -68,6 +82,7 @@ SEXP C_optimize(SEXP spec, SEXP valid_spec, SEXP init, SEXP seed,
   if (!(s.beta1 >= 0 && s.beta1 < 1)) Rf_error("'beta1' must be in [0, 1)");
   if (!(s.beta2 >= 0 && s.beta2 < 1)) Rf_error("'beta2' must be in [0, 1)");
   if (!(s.eps > 0) || !isfinite(s.eps)) Rf_error("'eps' must be a positive number");
+  if (!(s.lr_decay > 0 && s.lr_decay <= 1)) Rf_error("'lr_decay' must be in (0, 1]");
 
   SEXP xp = PROTECT(R_MakeExternalPtr(NULL, R_NilValue, R_NilValue));
   R_RegisterCFinalizerEx(xp, optim_finalizer, TRUE);
@@ -98,6 +113,26 @@ SEXP C_optimize(SEXP spec, SEXP valid_spec, SEXP init, SEXP seed,
   h->train = h->valid = NULL;   /* owned by the optimiser (or freed) */
   if (!h->opt) Rf_error("cannot allocate the optimiser workspace");
   bnn_optim *o = h->opt;
+  int n_hidden = o->train->n_layers - 1;
+  int use_drop = rate_in > 0;
+  if (!Rf_isNull(rates)) {
+    if (Rf_length(rates) != n_hidden)
+      Rf_error("'dropout' must have one rate per hidden layer (%d)", n_hidden);
+    for (int l = 0; l < n_hidden; l++) {
+      double r = REAL(rates)[l];
+      if (!(r >= 0 && r < 1)) Rf_error("'dropout' rates must be in [0, 1)");
+      if (r > 0) use_drop = 1;
+    }
+  }
+  if (use_drop) {
+    double *rv = (double *)R_alloc((size_t)(n_hidden > 0 ? n_hidden : 1), sizeof(double));
+    for (int l = 0; l < n_hidden; l++) rv[l] = Rf_isNull(rates) ? 0.0 : REAL(rates)[l];
+    if (!bnn_optim_set_dropout(o, rate_in, rv))
+      Rf_error("cannot allocate the dropout workspace");
+  }
+  int n_snap = snap_every > 0 ? s.epochs / snap_every : 0;
+  SEXP snaps = PROTECT(snap_every > 0 ? Rf_allocMatrix(REALSXP, d, n_snap) : R_NilValue);
+  int kept = 0;
 
   SEXP init_used = PROTECT(Rf_allocVector(REALSXP, d));
   memcpy(REAL(init_used), o->theta, sizeof(double) * (size_t)d);
@@ -105,13 +140,15 @@ SEXP C_optimize(SEXP spec, SEXP valid_spec, SEXP init, SEXP seed,
   SEXP vl = PROTECT(Rf_allocVector(REALSXP, s.epochs));
   for (int e = 0; e < s.epochs; e++) {
     if (bnn_optim_epoch(o, REAL(tl) + e, REAL(vl) + e)) break;
+    if (snap_every > 0 && (e + 1) % snap_every == 0 && kept < n_snap)
+      memcpy(REAL(snaps) + (size_t)(kept++) * d, o->theta, sizeof(double) * (size_t)d);
     R_CheckUserInterrupt();
   }
   int ran = o->epoch;   /* completed epochs (a non-finite one is not) */
 
   const char *nm[] = {"par", "train_loss", "valid_loss", "best_epoch",
-                      "epochs", "n_grad", "status", "init"};
-  SEXP out = PROTECT(bnn_named_list(8, nm));
+                      "epochs", "n_grad", "status", "init", "snapshots"};
+  SEXP out = PROTECT(bnn_named_list(9, nm));
   SEXP par = Rf_allocVector(REALSXP, d);
   SET_VECTOR_ELT(out, 0, par);
   memcpy(REAL(par), bnn_optim_result(o), sizeof(double) * (size_t)d);
@@ -128,6 +165,12 @@ SEXP C_optimize(SEXP spec, SEXP valid_spec, SEXP init, SEXP seed,
   SET_VECTOR_ELT(out, 5, Rf_ScalarReal(o->n_grad));
   SET_VECTOR_ELT(out, 6, Rf_ScalarInteger(o->status));
   SET_VECTOR_ELT(out, 7, init_used);
-  UNPROTECT(5);
+  if (snap_every > 0) {
+    /* only the snapshots actually taken (training may stop early) */
+    SEXP sn = Rf_allocMatrix(REALSXP, d, kept);
+    SET_VECTOR_ELT(out, 8, sn);
+    memcpy(REAL(sn), REAL(snaps), sizeof(double) * (size_t)d * (size_t)kept);
+  }
+  UNPROTECT(6);
   return out;
 }

@@ -1,3 +1,5 @@
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "api_util.h"
 
@@ -68,10 +70,33 @@ bnn_model *bnn_model_from_spec(SEXP spec, int with_data, int copy) {
     X = REAL(sX);
     y = REAL(sy);
   }
+  /* optional observation weights (weighted likelihood), checked before
+   * anything is allocated */
+  SEXP sw = with_data ? bnn_list_get(spec, "weights") : R_NilValue;
+  if (!Rf_isNull(sw)) {
+    if (TYPEOF(sw) != REALSXP || Rf_length(sw) != n)
+      Rf_error("'spec$weights' must be a double vector with one weight per observation (%d)", n);
+    for (int i = 0; i < n; i++)
+      if (!(isfinite(REAL(sw)[i]) && REAL(sw)[i] >= 0))
+        Rf_error("'spec$weights' must be finite and non-negative");
+  }
   bnn_model *m = bnn_model_new(L, INTEGER(sizes), act, lik, sigma_fixed, sprior,
                                sigma_scale, prior, REAL(ps), n, p, X, y,
                                with_data && copy);
   if (!m) Rf_error("cannot allocate the model workspace");
+  if (!Rf_isNull(sw)) {
+    if (copy) {
+      m->w = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+      if (!m->w) {
+        bnn_model_free(m);
+        Rf_error("cannot allocate the model workspace");
+      }
+      memcpy(m->w, REAL(sw), sizeof(double) * (size_t)n);
+      m->owns_w = 1;
+    } else {
+      m->w = REAL(sw);
+    }
+  }
   return m;
 }
 
@@ -88,4 +113,10 @@ SEXP bnn_model_protect(SEXP spec, int with_data, int copy, bnn_model **out) {
   R_SetExternalPtrAddr(xp, m);
   *out = m;
   return xp;
+}
+
+double bnn_interrupt_period(void) {
+  SEXP o = Rf_GetOption1(Rf_install("bnnmc.interrupt_period"));
+  double v = (Rf_isNull(o) || Rf_length(o) < 1) ? 0.2 : Rf_asReal(o);
+  return (v >= 0 && v <= 3600) ? v : 0.2;
 }

@@ -18,4 +18,7 @@ bnn_model *bnn_model_from_spec(SEXP spec, int with_data, int copy);
  * an R error or interrupt after this point cannot leak it.  Caller
  * UNPROTECTs one. */
 SEXP bnn_model_protect(SEXP spec, int with_data, int copy, bnn_model **out);
+/* Seconds of work between checks for a user interrupt: the option
+ * bnnmc.interrupt_period (0.2 by default; 0 checks at every opportunity). */
+double bnn_interrupt_period(void);
 #endif

@@ -39,6 +39,12 @@ bnn_chain *bnn_chain_new(bnn_model *model, bnn_gauss_target *gauss,
   if (c->adapt_stepsize) {
     c->da.mu = log(10.0 * c->hmc.eps);
     if (bnn_hmc_init_stepsize(&c->hmc)) c->status = BNN_CHAIN_STEPSIZE;
+  } else if (s->adapt_stepsize && s->num_warmup == 0) {
+    /* No warm-up, so no dual averaging: as Stan's adaptive service does
+     * before its warm-up loop, start from the step-size heuristic instead of
+     * the nominal step size (1 by default, with which every transition of a
+     * BNN diverges).  The step size then stays fixed ("not adapted"). */
+    if (bnn_hmc_init_stepsize(&c->hmc)) c->status = BNN_CHAIN_STEPSIZE;
   }
   return c;
 }

@@ -15,7 +15,8 @@ enum bnn_chain_status {
   BNN_CHAIN_OK = 0,
   BNN_CHAIN_BAD_INIT = 1,      /* log density not finite at the start */
   BNN_CHAIN_STEPSIZE = 2,      /* step-size search failed */
-  BNN_CHAIN_METRIC = 3         /* metric estimate not finite */
+  BNN_CHAIN_METRIC = 3,        /* metric estimate not finite */
+  BNN_CHAIN_INTERRUPTED = 9    /* interrupted inside a transition: unusable */
 };
 
 #define BNN_N_STATS 7   /* accept_stat, stepsize, treedepth, n_leapfrog,

@@ -52,4 +52,5 @@ void bnn_target_bind(bnn_target *t, bnn_model *model, bnn_gauss_target *gauss) {
     t->ctx = gauss;
   }
   t->n_grad = 0.0;
+  t->hold = NULL;
 }

@@ -1,3 +1,4 @@
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +141,10 @@ static int build_tree(bnn_hmc *h, int depth, bnn_phase_point *z,
   if (depth == 0) {
     leapfrog(h, z, sign * h->eps);
     h->n_leapfrog++;
+    if (h->interrupt && h->interrupt(h->interrupt_ctx)) {
+      h->interrupted = 1;
+      return 0;   /* ends the trajectory: nothing is built on this step */
+    }
     double hz = hamiltonian(h, z);
     if (hz - H0 > h->max_delta_h) h->divergent = 1;
     *log_sum_weight = log_sum_exp(*log_sum_weight, H0 - hz);
@@ -264,7 +269,11 @@ void bnn_nuts_transition(bnn_hmc *h, bnn_hmc_stats *st) {
 
 void bnn_static_hmc_transition(bnn_hmc *h, bnn_hmc_stats *st) {
   int d = h->dim;
-  int L = (int)(h->int_time / h->eps);
+  /* a float-to-int cast of a ratio at or above INT_MAX is undefined (it ran
+   * one step); the R and .Call boundaries refuse such settings, and a step
+   * size adapted that small is capped here rather than wrapped */
+  double n_steps = h->int_time / h->eps;
+  int L = n_steps < (double)INT_MAX ? (int)n_steps : INT_MAX;
   if (L < 1) L = 1;
   sample_momentum(h, h->z.p);
   bnn_phase_point *zn = &h->zprop;
@@ -276,6 +285,10 @@ void bnn_static_hmc_transition(bnn_hmc *h, bnn_hmc_stats *st) {
   for (int s = 0; s < L; s++) {
     leapfrog(h, zn, h->eps);
     h->n_leapfrog++;
+    if (h->interrupt && h->interrupt(h->interrupt_ctx)) {
+      h->interrupted = 1;
+      break;
+    }
     hz = hamiltonian(h, zn);
     if (hz - H0 > h->max_delta_h) {
       h->divergent = 1;

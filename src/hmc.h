@@ -31,6 +31,15 @@ typedef struct {
   double *rho, *rho_f, *rho_b, *tmp;
   double *p_ff, *p_fb, *p_bf, *p_bb, *ps_ff, *ps_fb, *ps_bf, *ps_bb;
   double *lvl;           /* per-depth buffers: 10 vectors of dim per level */
+  /* Optional check for a user interrupt after every leapfrog step (set by
+   * the .Call layer; NULL: none).  It returns nonzero when the user asked to
+   * stop; the kernel then sets `interrupted` and ends the trajectory at once
+   * (the transition's result is then meaningless and the chain must not be
+   * continued).  It reads no random numbers and changes no state, so when
+   * no interrupt comes the draws are the same with or without it. */
+  int (*interrupt)(void *ctx);
+  void *interrupt_ctx;
+  int interrupted;
   /* per-transition counters */
   int n_leapfrog;
   int divergent;

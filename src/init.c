@@ -30,10 +30,25 @@ SEXP C_mclmc_info(SEXP);
 SEXP C_mclmc_ess(SEXP);
 SEXP C_mclmc_grads_per_step(SEXP);
 
+/* --- generic chain driver (api_kernel.c) --- */
+SEXP C_kchain_new(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP C_kchain_run(SEXP, SEXP, SEXP);
+SEXP C_kchain_info(SEXP);
+SEXP C_kchain_stat_names(SEXP);
+
 /* --- metrics (api_metrics.c) --- */
 SEXP C_metrics_gauss(SEXP, SEXP, SEXP);
 SEXP C_metrics_gmix_quantile(SEXP, SEXP, SEXP, SEXP, SEXP);
 
+/* sgmcmc */
+SEXP C_minibatch_eval(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP C_thin_mmd(SEXP, SEXP);
+/* sgapprox: approximate posteriors (api_approx.c) */
+SEXP C_dropout_loglik(SEXP, SEXP, SEXP, SEXP, SEXP);
+SEXP C_laplace_kfac(SEXP, SEXP);
+/* evaluation */
+SEXP C_mean_dist(SEXP);
+SEXP C_ksd(SEXP, SEXP, SEXP);
 /* symmetry */
 SEXP C_symmetry_canonical(SEXP, SEXP, SEXP, SEXP);
 
@@ -61,9 +76,23 @@ static const R_CallMethodDef CallEntries[] = {
     CALLDEF(C_mclmc_info, 1),
     CALLDEF(C_mclmc_ess, 1),
     CALLDEF(C_mclmc_grads_per_step, 1),
+    /* generic chain driver */
+    CALLDEF(C_kchain_new, 6),
+    CALLDEF(C_kchain_run, 3),
+    CALLDEF(C_kchain_info, 1),
+    CALLDEF(C_kchain_stat_names, 1),
     /* metrics */
     CALLDEF(C_metrics_gauss, 3),
     CALLDEF(C_metrics_gmix_quantile, 5),
+    /* sgmcmc */
+    CALLDEF(C_minibatch_eval, 6),
+    CALLDEF(C_thin_mmd, 2),
+    /* sgapprox */
+    CALLDEF(C_dropout_loglik, 5),
+    CALLDEF(C_laplace_kfac, 2),
+    /* evaluation */
+    CALLDEF(C_mean_dist, 1),
+    CALLDEF(C_ksd, 3),
     /* symmetry */
     CALLDEF(C_symmetry_canonical, 4),
     {NULL, NULL, 0}};

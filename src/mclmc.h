@@ -109,25 +109,6 @@ void bnn_mclmc_step(bnn_mclmc *k, bnn_mclmc_info *info);
 /* gradient evaluations per step: number of position updates */
 int bnn_mclmc_grads_per_step(int integrator);
 
-/* ------------------------------------------------------ ESS (stage 3) -- */
-
-/* Single-chain effective sample size of BlackJAX/Stan (Geyer's initial
- * positive and monotone sequences on FFT autocovariances).  Workspace for
- * series of length n is allocated by bnn_ess_alloc. */
-typedef struct {
-  int n, m;              /* series length, FFT length (power of 2 >= 2n) */
-  double *re, *im;       /* m each */
-  double *cosv, *sinv;   /* m / 2 twiddles */
-  double *acov_a, *acov_b; /* n each */
-} bnn_ess_work;
-
-int bnn_ess_alloc(bnn_ess_work *w, int n);
-void bnn_ess_free(bnn_ess_work *w);
-/* ESS of two series a and b (each length n, b may be NULL) at once; results
- * in ess[0] (and ess[1]).  A constant series gives NaN. */
-void bnn_ess_pair(bnn_ess_work *w, const double *a, const double *b,
-                  double *ess);
-
 /* ----------------------------------------------------- chain + tuning -- */
 
 typedef struct {

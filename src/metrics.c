@@ -31,6 +31,7 @@ double bnn_gmix_logpdf(const double *mu, const double *sd, int S, double y) {
   for (int s = 0; s < S; s++) {
     double z = (y - mu[s]) / sd[s];
     double l = -0.5 * z * z - log(sd[s]);
+    if (l == -INFINITY) continue; /* adds exp(-Inf) = 0; exp(-Inf - -Inf) would be NaN */
     if (l > mx) {
       acc = acc * exp(mx - l) + 1.0; /* exp(-Inf) = 0 on the first term */
       mx = l;
@@ -38,6 +39,7 @@ double bnn_gmix_logpdf(const double *mu, const double *sd, int S, double y) {
       acc += exp(l - mx);
     }
   }
+  if (mx == -INFINITY) return -INFINITY; /* every component underflowed */
   return mx + log(acc) - log((double)S) - BNN_LOG_SQRT_2PI;
 }
 

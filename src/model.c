@@ -87,6 +87,7 @@ void bnn_model_free(bnn_model *m) {
   free(m->delta);
   free(m->delta2);
   free(m->out_tmp);
+  if (m->owns_w) free(m->w);
   free(m);
 }
 
@@ -194,6 +195,39 @@ static double lik_chunk(bnn_model *m, const double *theta,
   return ll;
 }
 
+/* the same, for other forward/backward passes (dropout.c, laplace.c) */
+double bnn_model_lik_chunk(bnn_model *m, const double *theta, const double *o,
+                           const double *y, int mrows, double *d, double *g_extra) {
+  return lik_chunk(m, theta, o, y, mrows, d, g_extra);
+}
+
+/* The weighted likelihood (a separate path, so unweighted models run the
+ * code above unchanged): row i contributes w_i * log p(y_i | theta), and its
+ * output gradients are scaled by w_i.  Rows go one at a time through
+ * lik_chunk (its outputs and gradients are strided by BNN_CHUNK, so o + i
+ * and d + i address row i). */
+static double lik_chunk_weighted(bnn_model *m, const double *theta,
+                                 const double *o, const double *y,
+                                 const double *w, int mrows, double *d,
+                                 double *g_extra) {
+  int K = bnn_model_n_out(m);
+  double ll = 0.0;
+  for (int i = 0; i < mrows; i++) {
+    if (w[i] == 0.0) {
+      if (d)
+        for (int k = 0; k < K; k++) d[i + k * BNN_CHUNK] = 0.0;
+      continue;
+    }
+    double ge = 0.0;
+    double li = lik_chunk(m, theta, o + i, y + i, 1, d ? d + i : NULL, &ge);
+    ll += w[i] * li;
+    if (d)
+      for (int k = 0; k < K; k++) d[i + k * BNN_CHUNK] *= w[i];
+    if (g_extra) *g_extra += w[i] * ge;
+  }
+  return ll;
+}
+
 /* -------------------------------------------------- forward / backward -- */
 
 static inline int layer_off(const bnn_model *m, int l) {
@@ -235,7 +269,10 @@ double bnn_model_loglik(bnn_model *m, const double *theta, double *grad,
     int mrows = row_end - r0 < BNN_CHUNK ? row_end - r0 : BNN_CHUNK;
     double *o = forward_chunk(m, theta, m->X, m->n, r0, mrows);
     double *delta = grad ? m->delta : NULL;
-    ll += lik_chunk(m, theta, o, m->y + r0, mrows, delta, &g_extra);
+    if (m->w)
+      ll += lik_chunk_weighted(m, theta, o, m->y + r0, m->w + r0, mrows, delta, &g_extra);
+    else
+      ll += lik_chunk(m, theta, o, m->y + r0, mrows, delta, &g_extra);
     if (!grad) continue;
     /* backward */
     double *dcur = m->delta, *dnext = m->delta2;

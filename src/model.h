@@ -58,6 +58,11 @@ typedef struct {
   double *a;         /* activations, per layer */
   double *delta, *delta2;
   double *out_tmp;
+  /* observation weights of a weighted likelihood (length n), or NULL: the
+   * unweighted path, which never reads them (bit-identical to a model
+   * without this field) */
+  double *w;
+  int owns_w;
 } bnn_model;
 
 /* Allocate a model; copies X and y when copy_data is nonzero.  Returns NULL
@@ -81,6 +86,13 @@ double bnn_model_logprior(const bnn_model *m, const double *theta, double *grad)
  * out (nx x n_out, column-major). */
 void bnn_model_forward(bnn_model *m, const double *theta, const double *X,
                        int nx, double *out);
+
+/* Log-likelihood of mrows rows from network outputs o (BNN_CHUNK x n_out,
+ * column-major); d (if not NULL) receives dll/do and *g_extra accumulates
+ * the gradient of the likelihood's own parameter.  For forward/backward
+ * passes outside model.c (dropout.c, laplace.c). */
+double bnn_model_lik_chunk(bnn_model *m, const double *theta, const double *o,
+                           const double *y, int mrows, double *d, double *g_extra);
 
 /* per-observation log-likelihood given network outputs */
 int bnn_model_n_out(const bnn_model *m);

@@ -26,6 +26,7 @@ void bnn_optim_free(bnn_optim *o) {
   free(o->prev);
   free(o->perm);
   free(o->vhist);
+  bnn_dropout_free(o->drop);
   free(o);
 }
 
@@ -75,6 +76,12 @@ bnn_optim *bnn_optim_new(bnn_model *train, bnn_model *valid, const double *X0,
   return o;
 }
 
+int bnn_optim_set_dropout(bnn_optim *o, double rate_in, const double *rates) {
+  bnn_dropout_free(o->drop);
+  o->drop = bnn_dropout_new(o->train, rate_in, rates);
+  return o->drop != NULL;
+}
+
 /* Fisher-Yates shuffle of the rows into the training model's own copy, so
  * every minibatch is a contiguous row range [r0, r1). */
 static void shuffle_rows(bnn_optim *o) {
@@ -100,7 +107,8 @@ static double batch_loss(bnn_optim *o, int r0, int r1) {
   bnn_model *m = o->train;
   int d = o->dim;
   m->lik_scale = (double)o->n / (double)(r1 - r0);
-  double obj = bnn_model_loglik(m, o->theta, o->grad, r0, r1);
+  double obj = o->drop ? bnn_dropout_loglik(o->drop, m, o->theta, o->grad, r0, r1, &o->rng)
+                       : bnn_model_loglik(m, o->theta, o->grad, r0, r1);
   m->lik_scale = 1.0;
   if (o->s.loss == BNN_LOSS_POSTERIOR)
     obj += bnn_model_logprior(m, o->theta, o->grad);
@@ -116,24 +124,50 @@ static int finite_vec(const double *x, int n) {
   return 1;
 }
 
+/* The learning rate of the current epoch (exactly s->lr without decay). */
+static double epoch_lr(const bnn_optim *o) {
+  const bnn_optim_settings *s = &o->s;
+  return s->lr_decay == 1.0 ? s->lr : s->lr * pow(s->lr_decay, (double)o->epoch);
+}
+
+/* SGD with heavy-ball momentum (o->m is the velocity) */
+static void sgd_update(bnn_optim *o) {
+  const bnn_optim_settings *s = &o->s;
+  int d = o->dim;
+  double *th = o->theta, *g = o->grad;
+  double lr = epoch_lr(o);
+  o->t++;
+  for (int i = 0; i < d; i++) {
+    double gi = g[i] + s->weight_decay * th[i];
+    o->m[i] = s->momentum * o->m[i] + gi;
+    th[i] -= lr * o->m[i];
+  }
+}
+
+/* RMSProp as torch.optim.RMSprop without momentum or centring */
+static void rmsprop_update(bnn_optim *o) {
+  const bnn_optim_settings *s = &o->s;
+  int d = o->dim;
+  double *th = o->theta, *g = o->grad;
+  double lr = epoch_lr(o);
+  o->t++;
+  for (int i = 0; i < d; i++) {
+    double gi = g[i] + s->weight_decay * th[i];
+    o->v[i] = s->beta2 * o->v[i] + (1.0 - s->beta2) * gi * gi;
+    th[i] -= lr * gi / (sqrt(o->v[i]) + s->eps);
+  }
+}
+
 static void adam_update(bnn_optim *o) {
   const bnn_optim_settings *s = &o->s;
   int d = o->dim;
   double *th = o->theta, *g = o->grad;
-  if (s->optimizer == BNN_OPT_RMSPROP) {
-    o->t++;
-    for (int i = 0; i < d; i++) {
-      double gi = g[i] + s->weight_decay * th[i];
-      o->v[i] = s->beta2 * o->v[i] + (1.0 - s->beta2) * gi * gi;
-      th[i] -= s->lr * gi / (sqrt(o->v[i]) + s->eps);
-    }
-    return;
-  }
   o->t++;
   double bc1 = 1.0 - pow(s->beta1, (double)o->t);
   double bc2 = 1.0 - pow(s->beta2, (double)o->t);
   int coupled = s->optimizer == BNN_OPT_ADAM && s->weight_decay != 0.0;
   int decoupled = s->optimizer == BNN_OPT_ADAMW && s->weight_decay != 0.0;
+  double lr = epoch_lr(o);
   for (int i = 0; i < d; i++) {
     double gi = g[i];
     if (coupled) gi += s->weight_decay * th[i];
@@ -141,7 +175,7 @@ static void adam_update(bnn_optim *o) {
     o->v[i] = s->beta2 * o->v[i] + (1.0 - s->beta2) * gi * gi;
     double step = (o->m[i] / bc1) / (sqrt(o->v[i] / bc2) + s->eps);
     if (decoupled) step += s->weight_decay * th[i];
-    th[i] -= s->lr * step;
+    th[i] -= lr * step;
   }
 }
 
@@ -176,7 +210,12 @@ int bnn_optim_epoch(bnn_optim *o, double *train_loss, double *valid_loss) {
       return 1;
     }
     memcpy(o->prev, o->theta, bd);
-    adam_update(o);
+    if (o->s.optimizer == BNN_OPT_SGD)
+      sgd_update(o);
+    else if (o->s.optimizer == BNN_OPT_RMSPROP)
+      rmsprop_update(o);
+    else
+      adam_update(o);
     if (!finite_vec(o->theta, d)) {
       memcpy(o->theta, o->prev, bd);
       o->status = BNN_OPTIM_NONFINITE;

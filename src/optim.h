@@ -26,13 +26,18 @@
 #define BNNMC_OPTIM_H
 #include "model.h"
 #include "rng.h"
+#include "dropout.h"
 
 #define BNN_OPTIM_STREAM_TAG 0x8000000000000000ULL
 
+/* BNN_OPT_SGD: plain SGD with optional (heavy-ball) momentum, PyTorch's
+ * convention: v = momentum v + g (+ wd theta, coupled); theta -= lr v
+ * (SWAG's trajectory). */
+enum bnn_optimizer { BNN_OPT_ADAM = 0, BNN_OPT_ADAMW = 1, BNN_OPT_SGD = 2,
+                     BNN_OPT_RMSPROP = 3 };
 /* RMSProp (PyTorch's torch.optim.RMSprop without momentum or centring, used
  * by the deep ensembles of Wiese et al. 2023): v = beta2 v + (1 - beta2) g^2,
  * theta -= lr g / (sqrt(v) + eps), g including coupled weight decay. */
-enum bnn_optimizer { BNN_OPT_ADAM = 0, BNN_OPT_ADAMW = 1, BNN_OPT_RMSPROP = 2 };
 enum bnn_loss { BNN_LOSS_NLL = 0, BNN_LOSS_POSTERIOR = 1 };
 /* Early-stopping rules (bnn_optim_settings.stopping) */
 enum bnn_stopping {
@@ -58,6 +63,9 @@ typedef struct {
   int restore_best;      /* with validation data: return the best epoch */
   int stopping;          /* enum bnn_stopping */
   double lr, weight_decay, beta1, beta2, eps;
+  double lr_decay;       /* exponential decay: epoch e (0-based) uses
+                            lr * lr_decay^e; 1 = constant (the default) */
+  double momentum;       /* BNN_OPT_SGD only */
 } bnn_optim_settings;
 
 typedef struct {
@@ -77,6 +85,8 @@ typedef struct {
   double *vhist;         /* last patience + 1 validation losses (ring) */
   double n_grad;
   int status;
+  bnn_dropout *drop;     /* NULL: no dropout (the default path); else
+                            owned, set by bnn_optim_set_dropout() */
 } bnn_optim;
 
 /* Glorot-uniform weights U(-a, a), a = sqrt(6 / (fan_in + fan_out)), zero
@@ -97,6 +107,10 @@ void bnn_optim_free(bnn_optim *o);  /* frees the models too */
  * data).  Returns 1 when training should stop (early stopping or a
  * non-finite value, see ->status), 0 otherwise. */
 int bnn_optim_epoch(bnn_optim *o, double *train_loss, double *valid_loss);
+/* Turn on dropout in training (MC dropout): rates as in bnn_dropout_new();
+ * masks come from the optimiser's own RNG.  Returns 0 on allocation
+ * failure.  Without this call training is unchanged. */
+int bnn_optim_set_dropout(bnn_optim *o, double rate_in, const double *rates);
 /* Final parameters: the best validation epoch's if restore_best and
  * validation data were given, else the current ones. */
 const double *bnn_optim_result(const bnn_optim *o);

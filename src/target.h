@@ -15,11 +15,22 @@ typedef struct {
   bnn_logdens_fn fn;   /* value and gradient (grad may not be NULL) */
   void *ctx;
   double n_grad;       /* gradient evaluations so far (kept by callers) */
+  /* Optional (NULL for exact targets): a stochastic target, such as the
+   * minibatch estimate of minibatch.h, draws fresh randomness (a batch) for
+   * every evaluation; hold(ctx, 1) makes the next evaluation draw it and
+   * the following ones reuse it until hold(ctx, 0). */
+  void (*hold)(void *ctx, int on);
 } bnn_target;
 
 static inline double bnn_target_eval(bnn_target *t, const double *theta,
                                      double *grad) {
   t->n_grad += 1.0;
   return t->fn(t->ctx, theta, grad);
+}
+
+/* Share one draw of a stochastic target's randomness between evaluations
+ * (see hold above); does nothing for an exact target. */
+static inline void bnn_target_hold(bnn_target *t, int on) {
+  if (t->hold) t->hold(t->ctx, on);
 }
 #endif

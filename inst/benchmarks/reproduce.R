@@ -30,6 +30,10 @@
 #            of 32, softmax outputs, 12 members/chains, 40/10/50 splits,
 #            5 runs (--splits 1,2,3,4,5); MILE (and the DE it starts from);
 #            accuracy, LPPD and the paper's NLL.
+#   s003_t2  Staber and Da Veiga Table 2 (AF#1): coverage over training sets
+#            (MCP, MAE of CCP), Q^2 and function-space MMD to an HMC
+#            reference for HMC, NUTS, DEI, MILE and deep ensembles; see
+#            s003_coverage.R (--sets, --seed, --jobs).
 # --baselines_only TRUE (s000_t3, s000_t4) writes the LM, DNN and DE rows
 # without running the sampler; --methods (s002_t1, default DE,MILE,BDE)
 # picks the rows of the MILE table to compute (the ensemble that starts
@@ -73,6 +77,13 @@ out_file <- file.path(opt$out, paste0(opt$table, ".csv"))
 if (workers > 1 && requireNamespace("future", quietly = TRUE)) {
   oplan <- future::plan(future::multisession, workers = workers)
   on.exit(future::plan(oplan), add = TRUE)
+}
+`%||%` <- function(a, b) if (is.null(a) || length(a) == 0) b else a
+if (opt$table == "s003_t2") {
+  # Staber and Da Veiga's coverage study: its own script, next to this one
+  here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1]))
+  source(file.path(here, "s003_coverage.R"))
+  quit(save = "no")
 }
 
 # Wiese et al. (2023), Table 1 (symmetry paper): its own script

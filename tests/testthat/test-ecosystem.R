@@ -306,14 +306,10 @@ test_that("update() refits from the stored call, where the data live", {
   expect_error(update(inner, . ~ ., 5), "must be named")
 })
 
-test_that("logLik() is the training LPPD with df = number of parameters", {
+test_that("logLik() stops and points to log_lik(), loo() (#12 item 12, as rstanarm)", {
   fit <- eco_fits("reg")
-  l <- logLik(fit)
-  expect_s3_class(l, "logLik")
-  ll <- log_lik(fit)
-  expect_equal(as.numeric(l), sum(log(colMeans(exp(ll)))))
-  expect_identical(attr(l, "df"), length(fit$parameters))
-  expect_identical(attr(l, "nobs"), 32L)
+  expect_error(logLik(fit), "not defined for a bnnfit.*log_lik\\(fit\\)")
+  expect_error(AIC(fit), "not defined for a bnnfit")
   expect_identical(model.frame(fit), fit$model_frame)
   expect_identical(names(model.frame(eco_fits("gauss"))), c("mpg", "wt", "factor(am)"))
 })

@@ -211,7 +211,7 @@ test_that("optimiser settings are validated with the argument's name", {
   expect_error(bnn_optimizer(epochs = 1.5), "'epochs'")
   expect_error(bnn_optimizer(batch_size = 0), "'batch_size'")
   expect_error(bnn_optimizer(beta2 = 1), "'beta2'")
-  expect_error(bnn_optimizer(optimizer = "sgd"), "should be one of")
+  expect_error(bnn_optimizer(optimizer = "lbfgs"), "should be one of")
   spec <- tiny_spec()
   expect_error(.bnn_optimize(spec, patience = 5, epochs = 2), "'patience' needs")
   expect_error(.bnn_optimize(spec, valid = list(X = matrix(1, 2, 3), y = 1:2)),

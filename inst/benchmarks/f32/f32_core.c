@@ -1,6 +1,6 @@
 /* The package's numerical core (src/: the MLP log posterior with the
- * generic kernels, the MCLMC kernel, the three-stage tuning and the
- * BlackJAX 1.2.2 safeguard) as one translation unit, for the benchmark
+ * generic kernels, the MCLMC kernel, the three-stage tuning with its ESS
+ * and the BlackJAX 1.2.2 safeguard) as one translation unit, for the benchmark
  * inst/benchmarks/mclmc_failures.R (--precision single): with
  * BNNMC_F32 = 1 every `double` of the core becomes `float`, so the replay
  * runs the package's own algorithm in single precision, as MILE's JAX code
@@ -51,6 +51,12 @@ static inline float bnnf_rng_norm(bnn_rng *r) { return (float)bnn_rng_norm(r); }
 #include "gauss_target.c"
 #include "kernels_generic.c"
 #include "mclmc.c"
+/* its stage-3 ESS and the shared FFT autocovariances, portable kernels
+ * only (the AVX2 ones take vectors of double) */
+#define BNNMC_PORTABLE_ONLY 1
+#include "fft.c"
+#include "acov.c"
+#include "ess_blackjax.c"
 
 /* the kernel table: always the generic one (replaces src/kernels.c) */
 const bnn_kernels *bnn_kern(void) { return &bnn_kernels_generic; }

@@ -1,0 +1,92 @@
+# Approximate posteriors (Laplace, MC dropout, SWAG) as bnnfit objects.
+#
+# An approximation is stored like a sampler fit with one "chain": its draws
+# are an array [draw, 1, parameter], sigma (if sampled) on its natural
+# scale, with `lp__` (the log posterior of each draw) as the only sampler
+# statistic, so predict(), bnn_metrics(), loo(), the posterior/bayesplot
+# conversions and the plots work on it unchanged.  Class
+# c("bnn_approx", "bnnfit"); the method's own results are in $approx.
+
+# Build the fit.  model: from prepare_model(); theta: draws on the
+# unconstrained scale, one per row (S x dim); method: a label;
+# approx: the method's own results; elapsed: seconds; n_grad: gradient
+# evaluations spent; seed: the seed used.
+approx_fit <- function(model, theta, method, approx, elapsed, n_grad, seed, call) {
+  spec <- model$spec
+  dim <- spec_dim(spec)
+  pars <- bnn_parameter_names(spec$sizes, sigma = has_sigma(spec))
+  theta <- matrix(as.double(theta), ncol = dim)
+  S <- nrow(theta)
+  lp <- .Call(C_model_logpost, spec, t(theta))$lp
+  draws <- array(theta, c(S, 1L, dim),
+                 dimnames = list(iteration = NULL, chain = NULL, variable = pars))
+  if (has_sigma(spec)) draws[, , dim] <- exp(draws[, , dim])
+  stats <- array(lp, c(S, 1L, 1L),
+                 dimnames = list(iteration = NULL, chain = NULL, variable = "lp__"))
+  fit <- list(
+    draws = draws, sampler_stats = stats,
+    warmup_stats = array(NA_real_, c(0L, 1L, 1L),
+                         dimnames = list(iteration = NULL, chain = NULL, variable = "lp__")),
+    n_grad = as.double(n_grad), stepsize = NA_real_, L = NA_real_, n_reverted = NA_real_,
+    inv_metric = NULL,
+    timing = data.frame(chain = 1L, warmup = 0, sampling = elapsed),
+    chain_status = factor("ok", levels = .chain_status),
+    failed_at = data.frame(chain = 1L, phase = NA_character_, step = NA_real_,
+                           reason = NA_character_, stringsAsFactors = FALSE),
+    spec = spec, sampler = structure(list(method = method), class = "bnn_approx_method"),
+    warmup = 0L, iter = S, thin = 1L, seed = seed, chains = 1L, parameters = pars)
+  fit <- c(fit, model[setdiff(names(model), c("spec", names(fit)))])
+  fit$call <- call
+  fit$protocol <- method
+  fit$elapsed <- elapsed
+  fit$approx <- approx
+  fit$spec$X <- NULL
+  fit$spec$y <- NULL
+  class(fit) <- c("bnn_approx", "bnnfit")
+  fit
+}
+
+.approx_labels <- c(laplace = "Laplace approximation", mc_dropout = "MC dropout",
+                    swag = "SWAG")
+
+#' @export
+format.bnn_approx_method <- function(x, ...) .approx_labels[[x$method]] %||% x$method
+
+#' @export
+print.bnn_approx <- function(x, digits = 3, ...) {
+  sizes <- x$spec$sizes
+  cat(format(x$sampler), "of a Bayesian neural network\n")
+  cat(" formula:     ", deparse1(x$formula), "\n")
+  cat(" network:     ", paste(sizes, collapse = " - "),
+      sprintf("(%s hidden activation, %d parameters)",
+              if (length(x$hidden)) x$activation else "no", length(x$parameters)), "\n")
+  cat(" likelihood:  ", format(x$likelihood), "\n")
+  cat(" prior:       ", format(x$prior), "\n")
+  a <- x$approx
+  for (nm in names(a$summary %||% list()))
+    cat(sprintf(" %-13s%s\n", paste0(nm, ":"), a$summary[[nm]]))
+  cat(sprintf(" draws:        %d\n", dim(x$draws)[1]))
+  cat(sprintf(" gradients:    %s; time %.1f s\n", format(sum(x$n_grad), big.mark = ","),
+              x$elapsed))
+  cat(" observations:", nobs(x), "\n")
+  invisible(x)
+}
+
+# Train one network for an approximation (MAP, dropout, SWAG start) with
+# the optimiser; stops with a clear error if it failed.
+approx_optimize <- function(spec, optimizer, seed, init = NULL, what = "optimizer",
+                            member = 1L, snapshot_every = 0L) {
+  if (!inherits(optimizer, "bnn_optimizer"))
+    stop(sprintf("'%s' must come from bnn_optimizer().", what), call. = FALSE)
+  optimizer$patience <- NULL
+  res <- do.call(.bnn_optimize, c(list(spec = spec, seed = seed, member = member,
+                                       init = init, snapshot_every = snapshot_every),
+                                  unclass(optimizer)))
+  if (res$status == "nonfinite")
+    stop(sprintf(paste0("The optimiser ('%s') hit a non-finite loss or gradient; ",
+                        "use a smaller learning rate."), what), call. = FALSE)
+  res
+}
+
+# Validate a number of draws.
+check_draws <- function(draws) check_count(draws, "draws", 1L)

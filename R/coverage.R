@@ -1,0 +1,580 @@
+# Coverage over many training sets (Staber and Da Veiga): PICP per
+# training set, CCP per test point, MCP, the mean absolute error of CCP and
+# MCP against the level, from the indicator array I[j, i] = 1{y*_i in the
+# interval of fit j}.
+
+#' Coverage metrics from an indicator matrix
+#'
+#' With `I[j, i]` = 1 when test response i lies in the level-`level`
+#' prediction interval of the method fitted to training set j (one shared
+#' test set), Staber and Da Veiga's estimators are
+#' * `picp`: the prediction interval coverage probability of each training
+#'   set, the row means (what a single train/test split reports);
+#' * `ccp`: the conditional coverage probability of each test point, the
+#'   column means (coverage over training sets at that input);
+#' * `mcp`: the marginal coverage probability, the mean of all entries;
+#' * `mae_ccp`: the mean over test points of |CCP_i - level|.  The authors'
+#'   later code compares the CCP of the (1 - alpha) interval with alpha;
+#'   here it is compared with the interval's own level;
+#' * `mcp_se`: the Monte Carlo standard error of `mcp` over training sets,
+#'   sd(picp) / sqrt(number of sets) (the test set held fixed).
+#'
+#' @param I A logical or 0/1 matrix, training sets x test points (rows of
+#'   failed fits may be `NA`; they are left out).
+#' @param level The nominal level of the intervals, in (0, 1).
+#' @return A list with `picp`, `ccp`, `mcp`, `mcp_se`, `mae_ccp` and
+#'   `n_sets` (the rows used).
+#' @export
+#' @examples
+#' set.seed(1)
+#' I <- matrix(runif(20 * 50) < 0.9, 20, 50)
+#' str(bnn_coverage_metrics(I, level = 0.9))
+bnn_coverage_metrics <- function(I, level) {
+  if (!(is.logical(I) || is.numeric(I)) || length(dim(I)) != 2L)
+    stop("'I' must be a logical matrix, training sets x test points.", call. = FALSE)
+  level <- check_prob(level, "level")
+  ok <- stats::complete.cases(I)
+  I <- I[ok, , drop = FALSE]
+  n <- nrow(I)
+  if (n < 1L) stop("'I' has no complete row (every fit failed).", call. = FALSE)
+  picp <- rowMeans(I)
+  ccp <- colMeans(I)
+  list(picp = picp, ccp = ccp, mcp = mean(I),
+       mcp_se = if (n > 1L) stats::sd(picp) / sqrt(n) else NA_real_,
+       mae_ccp = mean(abs(ccp - level)), n_sets = n)
+}
+
+# Lower and upper interval bounds (points x levels) from predictive means
+# and noise sds (draws x points).
+#   quantile: exact equal-tailed quantiles of the predictive distribution of
+#             f + sigma xi (the mixture over draws of N(mu_s, sd_s^2));
+#   sampled:  empirical quantiles (type 7) of one draw f_s + sd_s xi_s per
+#             posterior draw, as the authors' code;
+#   gaussian: mean +- z sqrt(Var_s mu_s + mean_s sd_s^2).
+predictive_bounds <- function(mu, sd, levels, type, seed) {
+  g <- .bnn_check_gauss(mu, sd, numeric(ncol(mu)))
+  L <- length(levels)
+  p <- c((1 - levels) / 2, (1 + levels) / 2)
+  if (type == "quantile") {
+    Q <- .bnn_gmix_quantile(g, p)
+  } else if (type == "sampled") {
+    ys <- with_seed(seed, g$mu + g$sd * matrix(stats::rnorm(length(g$mu)), g$S, g$n))
+    Q <- t(matrix(apply(ys, 2L, stats::quantile, probs = p, type = 7, names = FALSE),
+                  nrow = length(p)))
+  } else {
+    m <- colMeans(g$mu)
+    v <- colMeans(sweep(g$mu, 2L, m)^2) + colMeans(g$sd^2)
+    Q <- m + outer(sqrt(v), stats::qnorm(p))
+  }
+  list(lower = Q[, seq_len(L), drop = FALSE], upper = Q[, L + seq_len(L), drop = FALSE])
+}
+
+# A stable integer from a method label (so a method's seed does not depend
+# on its position in the list of methods).
+label_code <- function(label) {
+  u <- utf8ToInt(label)
+  sum(u * seq_along(u)) %% 100003L
+}
+
+# One training set of the study.
+study_train_set <- function(ctx, j) {
+  if (!is.null(ctx$task)) return(task_train_set(ctx$task, ctx$seed, j))
+  d <- ctx$data
+  idx <- with_seed(derive_seed(ctx$seed, j, 1L), sample.int(nrow(d), nrow(d), replace = TRUE))
+  d[idx, , drop = FALSE]
+}
+
+job_file <- function(dir, j, label) file.path(dir, sprintf("job_set%04d_%s.rds", j, label))
+
+# Fit method k to training set j, predict on the test set and record the
+# indicators.  Uses R's RNG only inside with_seed(), so the result is the
+# same wherever and in whatever order the job runs.
+run_coverage_job <- function(j, k, ctx) {
+  meth <- ctx$methods[[k]]
+  seed <- derive_seed(ctx$seed, j, 1000L + label_code(meth$label))
+  warns <- character(0)
+  t0 <- proc.time()[[3]]
+  res <- tryCatch(withCallingHandlers({
+    data <- study_train_set(ctx, j)
+    obj <- meth$fit(ctx$formula, data, ctx$model, seed, meth$settings)
+    pp <- method_predictive(obj, ctx$test)
+    b <- predictive_bounds(pp$mu, pp$sd, ctx$levels, ctx$interval, derive_seed(seed, 7L))
+    inside <- b$lower <= ctx$y_test & ctx$y_test <= b$upper       # points x levels
+    mean_pred <- colMeans(pp$mu)
+    keep <- NULL
+    if (ctx$keep_draws > 0L) {
+      S <- nrow(pp$mu)
+      keep <- pp$mu[unique(round(seq(1, S, length.out = min(S, ctx$keep_draws)))), , drop = FALSE]
+    }
+    cost <- method_cost(obj)
+    rh <- method_rhat(obj, ctx$test)
+    list(status = "ok", message = NA_character_, inside = t(inside), mean = mean_pred,
+         width = colMeans(b$upper - b$lower), q2 = .bnn_q2(ctx$y_test, mean_pred),
+         draws = keep, n_grad = cost$n_grad, accept = cost$accept, stepsize = cost$stepsize,
+         n_draws = nrow(pp$mu), rhat_max = rh[1], rhat_median = rh[2])
+  }, warning = function(w) {
+    warns <<- c(warns, conditionMessage(w))
+    invokeRestart("muffleWarning")
+  }), error = function(e) list(status = "failed", message = conditionMessage(e)))
+  res$seconds <- proc.time()[[3]] - t0
+  res$set <- j
+  res$method <- meth$label
+  res$warnings <- unique(warns)
+  if (!is.null(ctx$dir)) saveRDS(res, job_file(ctx$dir, j, meth$label))
+  res
+}
+
+# What must match for saved jobs to be reused.
+study_config <- function(ctx) {
+  list(task = if (!is.null(ctx$task)) unclass(ctx$task)[setdiff(names(ctx$task), "f")],
+       data = ctx$data, test = ctx$test, formula = deparse1(ctx$formula),
+       model = ctx$model, levels = ctx$levels, interval = ctx$interval, seed = ctx$seed,
+       keep_draws = ctx$keep_draws,
+       methods = lapply(ctx$methods, function(m) list(name = m$name, label = m$label,
+                                                      settings = m$settings)))
+}
+
+fmt_eta <- function(s) {
+  if (!is.finite(s)) return("?")
+  if (s < 90) return(sprintf("%.0f s", s))
+  if (s < 5400) return(sprintf("%.1f min", s / 60))
+  sprintf("%.1f h", s / 3600)
+}
+
+#' Coverage of prediction intervals over many training sets
+#'
+#' Staber and Da Veiga's protocol: fit each method to each of `n_sets`
+#' training sets (drawn from a task's generator, or bootstrap resamples of
+#' a data set), predict on one shared test set, and record the indicator
+#' array I\[j, i\] = 1 when test response i lies in fit j's prediction
+#' interval, at every level.  From it come the PICP of each training set,
+#' the CCP of each test point, the MCP and the mean absolute error of CCP to
+#' the level ([bnn_coverage_metrics()]), and MCP against the level; see
+#' [summary.bnn_coverage_study()] and [plot.bnn_coverage_study()].  The
+#' PICP on one test set, what a single split reports, varies much from one
+#' training set to the next: the MCP and the CCP are what tell whether a
+#' method's intervals have their nominal coverage.
+#'
+#' **Intervals** (`interval`): `"quantile"` (default) takes the exact
+#' equal-tailed quantiles of the predictive distribution of f(x; w) +
+#' sigma xi, the mixture over posterior draws of N(mu_s, sd_s^2), computed
+#' in C ([bnn_mixture_quantile()]); `"sampled"` takes the empirical
+#' quantiles of one noisy draw per posterior draw, as the authors' code (it
+#' adds Monte Carlo noise); `"gaussian"` is mean +- z sqrt(variance of the
+#' means + mean noise variance), as the authors' Laplace intervals.
+#'
+#' **Reproducibility.**  The (set, method) jobs run through
+#' \pkg{future.apply} under the user's [future::plan()] when \pkg{future}
+#' and \pkg{future.apply} are installed, in waves of as many jobs as there
+#' are workers.  Training set j is drawn from a seed derived from `seed` and
+#' j; each job's fit gets a seed derived from `seed`, j and the method's
+#' label; nothing depends on R's RNG state or on where and in which order a
+#' job runs, so the results are the same under any plan.
+#'
+#' **Resuming.**  With `dir`, every finished job is saved there as one file
+#' (`job_set<j>_<label>.rds`), with the study's settings (`study.rds`).  A
+#' study re-run with the same `dir` and settings skips the saved jobs; a
+#' larger `n_sets` adds sets; other settings are an error.
+#'
+#' @param task A [bnn_task()] or its name (`"AF1"`, ...), or a data frame to
+#'   resample (bootstrap study; give `formula` and `test`).
+#' @param methods Method names or [bnn_method()] objects (see
+#'   [bnn_methods()]); their labels must be distinct.
+#' @param n_sets Number of training sets (at least 2).
+#' @param levels Nominal levels 1 - alpha of the intervals, in (0, 1); by
+#'   default the 19 levels 0.05, 0.10, ..., 0.95.
+#' @param target The level of the summaries (MCP, MAE of CCP); added to
+#'   `levels` if missing.
+#' @param interval `"quantile"`, `"sampled"` or `"gaussian"`.
+#' @param test Test data frame: for a task, its test set by default; for a
+#'   data frame `task`, required (held-out data).
+#' @param formula Model formula of a bootstrap study (a task's is `y ~ x`).
+#' @param model Network arguments of [bnn_fit()]: a list with any of
+#'   `hidden`, `activation`, `likelihood`, `prior`, `standardize`.  For a
+#'   task they default to its surrogate; for a data frame to `hidden =
+#'   c(16, 16)`, `activation = "relu"` and [bnn_fit()]'s defaults.
+#' @param seed A whole number: the study's seed.
+#' @param dir Optional directory to save finished jobs in and resume from.
+#' @param keep_draws Keep this many draws of the mean function at the test
+#'   inputs per job (for function-space MMD); `reference` sets it to 100
+#'   if 0.
+#' @param reference Optional label of a method (e.g. `"hmc"`) to which the
+#'   function-space MMD^2 ([bnn_mmd()]) of every other method is computed
+#'   per training set.
+#' @param progress Report progress and an estimate of the remaining time
+#'   through \pkg{progressr}.
+#' @return An object of class `bnn_coverage_study` with the indicator
+#'   array `inside[set, method, level, point]` (`NA` for failed jobs), the
+#'   mean predictions `mean[set, method, point]`, `q2[set, method]`,
+#'   interval widths `width[set, method, level]`, `mmd_ref[set, method]`
+#'   (with `reference`), a data frame `jobs` (status, message, warnings,
+#'   seconds, gradient evaluations, acceptance rate and step size of each
+#'   job, and for fits with several chains the largest and median
+#'   function-space R-hat over the test inputs, [bnn_function_rhat()]), the
+#'   test set, the levels and the settings.
+#' @references Staber, B. and Da Veiga, S. (2022). Benchmarking Bayesian
+#'   neural networks and evaluation metrics for regression tasks.
+#'   arXiv:2206.06779.
+#' @seealso [bnn_task()], [bnn_method()], [bnn_coverage_metrics()]
+#' @export
+#' @examples
+#' \donttest{
+#' task <- bnn_task("AF1")
+#' task$hidden <- 8          # a small network, for the example's speed
+#' st <- bnn_coverage_study(task, list(
+#'   bnn_method("ensemble", members = 5, optimizer = bnn_optimizer(epochs = 300)),
+#'   bnn_method("nuts", chains = 1, warmup = 100, iter = 100)),
+#'   n_sets = 3, seed = 1, progress = FALSE)
+#' summary(st)
+#' plot(st)
+#' }
+bnn_coverage_study <- function(task, methods, n_sets = 50, levels = seq(0.05, 0.95, by = 0.05),
+                               target = 0.95, interval = c("quantile", "sampled", "gaussian"),
+                               test = NULL, formula = NULL, model = NULL, seed = 1,
+                               dir = NULL, keep_draws = 0, reference = NULL,
+                               progress = interactive()) {
+  n_sets <- check_count(n_sets, "n_sets", 2L)
+  levels <- .bnn_check_levels(levels)
+  target <- check_prob(target, "target")
+  levels <- sort(unique(c(levels, target)))
+  if (missing(interval)) interval <- "quantile"
+  interval <- match_choice(interval, c("quantile", "sampled", "gaussian"), "interval")
+  seed <- check_count(seed, "seed", 0L)
+  keep_draws <- check_count(keep_draws, "keep_draws", 0L)
+  if (missing(methods) || !length(methods))
+    stop("'methods' must name at least one method, e.g. c(\"nuts\", \"ensemble\").",
+         call. = FALSE)
+  if (is.character(methods)) methods <- as.list(methods)
+  if (inherits(methods, "bnn_method")) methods <- list(methods)
+  methods <- lapply(methods, as_method)
+  labels <- vapply(methods, function(m) m$label, character(1))
+  if (anyDuplicated(labels))
+    stop("The methods' labels must be distinct; give bnn_method(..., label = ).", call. = FALSE)
+  if (!is.null(reference)) {
+    if (!is.character(reference) || length(reference) != 1L || !reference %in% labels)
+      stop("'reference' must be the label of one of the methods.", call. = FALSE)
+    if (keep_draws == 0L) keep_draws <- 100L
+  }
+
+  ctx <- list(methods = methods, levels = levels, target = target, interval = interval, seed = seed,
+              keep_draws = keep_draws, task = NULL, data = NULL)
+  if (is.data.frame(task)) {
+    if (is.null(formula) || !inherits(formula, "formula"))
+      stop("A bootstrap study on a data frame needs 'formula'.", call. = FALSE)
+    if (is.null(test) || !is.data.frame(test))
+      stop("A bootstrap study on a data frame needs held-out 'test' data (a data frame).",
+           call. = FALSE)
+    ctx$data <- task
+    ctx$formula <- formula
+    mdl <- list(hidden = c(16L, 16L), activation = "relu")
+  } else {
+    task <- as_task(task)
+    ctx$task <- task
+    ctx$formula <- task$formula
+    if (is.null(test)) test <- task_test_set(task, seed)
+    mdl <- task[c("hidden", "activation", "likelihood", "prior", "standardize")]
+  }
+  if (!is.null(model)) {
+    if (!is.list(model) || is.null(names(model)) ||
+        length(setdiff(names(model), c("hidden", "activation", "likelihood", "prior", "standardize"))))
+      stop("'model' must be a list with any of hidden, activation, likelihood, prior, standardize.",
+           call. = FALSE)
+    mdl[names(model)] <- model
+  }
+  ctx$model <- mdl
+  if (!is.data.frame(test)) stop("'test' must be a data frame.", call. = FALSE)
+  ctx$test <- test
+  yname <- all.vars(ctx$formula)[1]
+  if (is.null(test[[yname]]) || !is.numeric(test[[yname]]))
+    stop(sprintf("'test' must have the numeric response '%s'.", yname), call. = FALSE)
+  ctx$y_test <- as.double(test[[yname]])
+
+  # saved jobs
+  done <- list()
+  if (!is.null(dir)) {
+    if (!is.character(dir) || length(dir) != 1L) stop("'dir' must be a directory path.", call. = FALSE)
+    dir.create(dir, showWarnings = FALSE, recursive = TRUE)
+    cfg_file <- file.path(dir, "study.rds")
+    cfg <- study_config(ctx)
+    if (file.exists(cfg_file)) {
+      old <- readRDS(cfg_file)
+      if (!isTRUE(all.equal(old, cfg)))
+        stop(sprintf("'dir' (%s) holds a study with other settings; use another directory.", dir),
+             call. = FALSE)
+    } else saveRDS(cfg, cfg_file)
+    ctx$dir <- dir
+  }
+  jobs <- expand.grid(set = seq_len(n_sets), method = seq_along(methods))
+  todo <- rep(TRUE, nrow(jobs))
+  if (!is.null(ctx$dir)) {
+    for (r in seq_len(nrow(jobs))) {
+      f <- job_file(ctx$dir, jobs$set[r], labels[jobs$method[r]])
+      if (file.exists(f)) {
+        done[[r]] <- readRDS(f)
+        todo[r] <- FALSE
+      }
+    }
+  }
+  length(done) <- nrow(jobs)
+
+  # set by set (all methods of set 1 first), so an interrupted study has
+  # complete sets
+  idx <- which(todo)
+  idx <- idx[order(jobs$set[idx], jobs$method[idx])]
+  use_future <- requireNamespace("future.apply", quietly = TRUE) &&
+    requireNamespace("future", quietly = TRUE)
+  wave <- if (use_future) max(1L, as.integer(future::nbrOfWorkers())) else 1L
+  run_all <- function() {
+    p <- if (isTRUE(progress) && requireNamespace("progressr", quietly = TRUE))
+      progressr::progressor(steps = max(1L, length(idx))) else NULL
+    t0 <- proc.time()[[3]]
+    n_done <- 0L
+    for (w0 in seq(1L, length(idx), by = wave)) {
+      rows <- idx[w0:min(length(idx), w0 + wave - 1L)]
+      f <- function(r) run_coverage_job(jobs$set[r], jobs$method[r], ctx)
+      out <- if (use_future)
+        future.apply::future_lapply(rows, f, future.seed = FALSE, future.packages = "bnnmc",
+                                    future.chunk.size = 1L, future.label = "bnnmc-job-%d")
+      else lapply(rows, f)
+      done[rows] <<- out
+      n_done <- n_done + length(rows)
+      if (!is.null(p)) {
+        el <- proc.time()[[3]] - t0
+        p(amount = length(rows),
+          message = sprintf("%d/%d jobs (set %d, %s), ETA %s", n_done, length(idx),
+                            jobs$set[rows[length(rows)]], labels[jobs$method[rows[length(rows)]]],
+                            fmt_eta(el / n_done * (length(idx) - n_done))))
+      }
+    }
+  }
+  if (length(idx)) {
+    if (isTRUE(progress) && requireNamespace("progressr", quietly = TRUE) &&
+        !isTRUE(progressr::handlers(global = NA)))
+      progressr::with_progress(run_all(), enable = TRUE)
+    else run_all()
+  }
+  assemble_study(done, jobs, ctx, n_sets, labels, reference)
+}
+
+assemble_study <- function(done, jobs, ctx, n_sets, labels, reference) {
+  M <- length(labels)
+  L <- length(ctx$levels)
+  N <- length(ctx$y_test)
+  dn <- list(set = NULL, method = labels)
+  inside <- array(NA, c(n_sets, M, L, N),
+                  dimnames = list(set = NULL, method = labels, level = format(ctx$levels), point = NULL))
+  mean <- array(NA_real_, c(n_sets, M, N), dimnames = list(set = NULL, method = labels, point = NULL))
+  width <- array(NA_real_, c(n_sets, M, L), dimnames = list(set = NULL, method = labels,
+                                                             level = format(ctx$levels)))
+  q2 <- matrix(NA_real_, n_sets, M, dimnames = dn)
+  draws <- if (ctx$keep_draws > 0L) vector("list", n_sets * M) else NULL
+  tab <- data.frame(set = jobs$set, method = labels[jobs$method], status = NA_character_,
+                    message = NA_character_, warnings = NA_character_, seconds = NA_real_,
+                    n_grad = NA_real_, accept = NA_real_, stepsize = NA_real_,
+                    n_draws = NA_real_, rhat_max = NA_real_, rhat_median = NA_real_,
+                    stringsAsFactors = FALSE)
+  for (r in seq_len(nrow(jobs))) {
+    d <- done[[r]]
+    j <- jobs$set[r]
+    k <- jobs$method[r]
+    tab$status[r] <- d$status
+    tab$message[r] <- d$message %||% NA_character_
+    tab$warnings[r] <- if (length(d$warnings)) paste(d$warnings, collapse = " | ") else NA_character_
+    tab$seconds[r] <- d$seconds
+    if (d$status != "ok") next
+    tab[r, c("n_grad", "accept", "stepsize", "n_draws", "rhat_max", "rhat_median")] <-
+      c(d$n_grad, d$accept, d$stepsize, d$n_draws, d$rhat_max %||% NA, d$rhat_median %||% NA)
+    inside[j, k, , ] <- d$inside
+    mean[j, k, ] <- d$mean
+    width[j, k, ] <- d$width
+    q2[j, k] <- d$q2
+    if (!is.null(draws)) draws[[r]] <- d$draws
+  }
+  mmd_ref <- NULL
+  if (!is.null(reference)) {
+    kr <- match(reference, labels)
+    mmd_ref <- matrix(NA_real_, n_sets, M, dimnames = dn)
+    for (r in seq_len(nrow(jobs))) {
+      j <- jobs$set[r]
+      rr <- which(jobs$set == j & jobs$method == kr)
+      if (is.null(draws[[r]]) || is.null(draws[[rr]])) next
+      mmd_ref[j, jobs$method[r]] <- bnn_mmd(draws[[r]], draws[[rr]])
+    }
+  }
+  failed <- tab$status != "ok"
+  if (any(failed))
+    warn_cond(sprintf("%d of %d jobs failed (see $jobs): %s", sum(failed), nrow(tab),
+                      paste(unique(sprintf("%s: %s", tab$method[failed], tab$message[failed])),
+                            collapse = "; ")), "bnnmc_job_failure")
+  structure(list(inside = inside, mean = mean, width = width, q2 = q2, mmd_ref = mmd_ref,
+                 draws = if (!is.null(draws)) array(draws, c(n_sets, M), dn),
+                 jobs = tab, levels = ctx$levels, target = ctx$target,
+                 test = ctx$test, y_test = ctx$y_test, formula = ctx$formula, model = ctx$model,
+                 task = ctx$task, interval = ctx$interval, seed = ctx$seed, methods = labels,
+                 reference = reference, n_sets = n_sets),
+            class = "bnn_coverage_study")
+}
+
+#' Summaries and plots of a coverage study
+#'
+#' `summary()` gives one row per method at level `level`: the MCP with its
+#' Monte Carlo standard error over training sets, the mean absolute error of
+#' CCP to the level, the spread (sd) of the PICP over training sets, the
+#' mean Q^2 of the mean prediction with its standard error, the mean
+#' interval width, the mean function-space MMD^2 to the reference (if any),
+#' the mean seconds and gradient evaluations per fit, and the mean over
+#' training sets of the largest function-space R-hat over the test inputs
+#' (`rhat_max`; fits with several chains).
+#' `bnn_mcp_curve()` gives the MCP of every method at every level.
+#'
+#' `plot()` draws, with base graphics: `type = "mcp"`, MCP against the
+#' nominal level, with the diagonal; `"hist"`, histograms of the PICP (one
+#' value per training set) and of the CCP (one per test point) of each
+#' method, with the MCP and the level marked (Staber and Da Veiga's Figure
+#' 7); `"ccp"`, the CCP against the input for one-dimensional tasks (one
+#' point per test point, a lowess smooth, and the training inputs' support
+#' of a task shaded).
+#'
+#' @param object,x A `bnn_coverage_study`.
+#' @param level Nominal level (one of the study's levels).
+#' @param type Plot type.
+#' @param methods Labels of the methods to plot (all by default).
+#' @param ... Passed to [graphics::plot()] (`"mcp"`, `"ccp"`).
+#' @return `summary()`: a data frame.  `bnn_mcp_curve()`: a matrix, levels x
+#'   methods.  `plot()`: `x`, invisibly.
+#' @export
+#' @examples
+#' \donttest{
+#' task <- bnn_task("AF1")
+#' task$hidden <- 8
+#' st <- bnn_coverage_study(task, list(bnn_method("ensemble", members = 4,
+#'                          optimizer = bnn_optimizer(epochs = 300))), n_sets = 3,
+#'                          seed = 2, progress = FALSE)
+#' summary(st)
+#' bnn_mcp_curve(st)[c("0.50", "0.95"), ]
+#' plot(st, type = "hist")
+#' }
+summary.bnn_coverage_study <- function(object, level = object$target, ...) {
+  li <- study_level(object, level)
+  rows <- lapply(seq_along(object$methods), function(k) {
+    I <- object$inside[, k, li, , drop = TRUE]
+    if (is.null(dim(I))) I <- matrix(I, nrow = object$n_sets)
+    ok <- stats::complete.cases(I)
+    jb <- object$jobs[object$jobs$method == object$methods[k], ]
+    q2 <- object$q2[ok, k]
+    cm <- if (any(ok)) bnn_coverage_metrics(I[ok, , drop = FALSE], object$levels[li]) else
+      list(mcp = NA_real_, mcp_se = NA_real_, mae_ccp = NA_real_, picp = NA_real_)
+    data.frame(method = object$methods[k], level = object$levels[li], n_sets = sum(ok),
+               mcp = cm$mcp, mcp_se = cm$mcp_se, mae_ccp = cm$mae_ccp,
+               picp_sd = if (sum(ok) > 1) stats::sd(cm$picp) else NA_real_,
+               q2 = if (any(ok)) mean(q2) else NA_real_,
+               q2_se = if (sum(ok) > 1) stats::sd(q2) / sqrt(sum(ok)) else NA_real_,
+               width = mean(object$width[ok, k, li]),
+               mmd_ref = if (!is.null(object$mmd_ref)) mean(object$mmd_ref[ok, k]) else NA_real_,
+               seconds = mean(jb$seconds[jb$status == "ok"]),
+               n_grad = mean(jb$n_grad[jb$status == "ok"]),
+               rhat_max = mean(jb$rhat_max[jb$status == "ok"]),
+               stringsAsFactors = FALSE)
+  })
+  do.call(rbind, rows)
+}
+
+study_level <- function(object, level) {
+  li <- which(abs(object$levels - level) < 1e-9)
+  if (length(li) != 1L)
+    stop(sprintf("'level' must be one of the study's levels (%s).",
+                 paste(format(object$levels), collapse = ", ")), call. = FALSE)
+  li
+}
+
+#' @rdname summary.bnn_coverage_study
+#' @export
+bnn_mcp_curve <- function(object) {
+  if (!inherits(object, "bnn_coverage_study"))
+    stop("'object' must be a bnn_coverage_study.", call. = FALSE)
+  out <- apply(object$inside, c(3L, 2L), mean, na.rm = TRUE)
+  dimnames(out) <- list(level = format(object$levels), method = object$methods)
+  out
+}
+
+#' @export
+print.bnn_coverage_study <- function(x, ...) {
+  what <- if (!is.null(x$task)) sprintf("task %s", x$task$name) else "bootstrap resamples"
+  cat(sprintf("Coverage study: %s, %d training sets, %d test points, %d levels, %s intervals\n",
+              what, x$n_sets, length(x$y_test), length(x$levels), x$interval))
+  s <- summary(x)
+  num <- vapply(s, is.numeric, logical(1))
+  s[num] <- lapply(s[num], function(v) signif(v, 3))
+  print(s, row.names = FALSE)
+  invisible(x)
+}
+
+#' @rdname summary.bnn_coverage_study
+#' @export
+plot.bnn_coverage_study <- function(x, type = c("mcp", "hist", "ccp"), level = x$target,
+                                    methods = x$methods, ...) {
+  type <- match.arg(type)
+  ks <- match(methods, x$methods)
+  if (anyNA(ks)) stop("'methods' must be labels of the study's methods.", call. = FALSE)
+  cols <- grDevices::hcl.colors(max(3L, length(x$methods)), "Dark 3")[seq_along(x$methods)]
+  if (type == "mcp") {
+    cur <- bnn_mcp_curve(x)
+    graphics::plot(c(0, 1), c(0, 1), type = "n", xlab = "nominal level (1 - alpha)",
+                   ylab = "marginal coverage (MCP)", ...)
+    graphics::abline(0, 1, lty = 2, col = "grey50")
+    for (k in ks) graphics::lines(x$levels, cur[, k], type = "b", pch = 19, cex = 0.6,
+                                  col = cols[k])
+    graphics::legend("topleft", legend = x$methods[ks], col = cols[ks], lwd = 1, pch = 19,
+                     bty = "n")
+    return(invisible(x))
+  }
+  li <- study_level(x, level)
+  lv <- x$levels[li]
+  if (type == "hist") {
+    op <- graphics::par(mfrow = c(length(ks), 2L), mar = c(4, 4, 2, 1))
+    on.exit(graphics::par(op))
+    for (k in ks) {
+      I <- matrix(x$inside[, k, li, ], nrow = x$n_sets)
+      I <- I[stats::complete.cases(I), , drop = FALSE]
+      if (!nrow(I)) next
+      cm <- bnn_coverage_metrics(I, lv)
+      for (what in c("picp", "ccp")) {
+        v <- cm[[what]]
+        graphics::hist(v, breaks = seq(0, 1, by = 0.025), col = cols[k], border = "white",
+                       main = sprintf("%s: %s", x$methods[k], toupper(what)),
+                       xlab = if (what == "picp") "PICP of each training set" else
+                         "CCP of each test point", xlim = c(min(v, lv) - 0.05, 1))
+        graphics::abline(v = c(cm$mcp, lv), lty = c(1, 2), lwd = 2, col = c("black", "grey40"))
+      }
+    }
+    return(invisible(x))
+  }
+  inp <- ccp_input(x)
+  xv <- inp$value
+  o <- order(xv)
+  graphics::plot(range(xv), c(0, 1), type = "n", xlab = inp$name,
+                 ylab = sprintf("conditional coverage (CCP), level %s", format(lv)), ...)
+  graphics::abline(h = lv, lty = 2, col = "grey50")
+  for (k in ks) {
+    I <- matrix(x$inside[, k, li, ], nrow = x$n_sets)
+    ccp <- colMeans(I[stats::complete.cases(I), , drop = FALSE])
+    graphics::points(xv, ccp, col = grDevices::adjustcolor(cols[k], 0.6), pch = 19, cex = 0.5)
+    graphics::lines(stats::lowess(xv[o], ccp[o], f = 0.2), col = cols[k], lwd = 2)
+  }
+  if (!is.null(x$task)) {
+    tr <- x$task$train
+    graphics::rect(tr[, 1], -0.1, tr[, 2], 1.1, col = grDevices::adjustcolor("grey", 0.25),
+                   border = NA)
+  }
+  graphics::legend("bottomleft", legend = x$methods[ks], col = cols[ks], lwd = 1.5, bty = "n")
+  invisible(x)
+}
+
+# The one numeric input of a study's test set.
+ccp_input <- function(x) {
+  vars <- all.vars(x$formula)[-1]
+  if (identical(vars, ".")) vars <- setdiff(names(x$test), all.vars(x$formula)[1])
+  if (length(vars) != 1L || !is.numeric(x$test[[vars]]))
+    stop("type = \"ccp\" is for studies with one numeric input.", call. = FALSE)
+  list(name = vars, value = x$test[[vars]])
+}

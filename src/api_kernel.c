@@ -1,0 +1,268 @@
+/* .Call entry points of the generic chain driver: build a target from a
+ * spec, create a chain of any registered kernel, run it in blocks. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include "api_kernel.h"
+#include "api_sgmcmc.h"
+#include "gauss_target.h"
+#include "rwm.h"
+#include "sghmc.h"
+#include "sgld.h"
+
+/* ---- settings readers ---------------------------------------------- */
+
+double bnn_kset_real(SEXP settings, const char *name, double dflt,
+                     double lower, double upper, int open_lower) {
+  SEXP v = bnn_list_get(settings, name);
+  if (Rf_isNull(v)) return dflt;
+  if ((TYPEOF(v) != REALSXP && TYPEOF(v) != INTSXP) || Rf_length(v) != 1)
+    Rf_error("'%s' must be a single number", name);
+  double x = Rf_asReal(v);
+  if (ISNAN(x) || (open_lower ? !(x > lower) : !(x >= lower)) || !(x <= upper))
+    Rf_error("'%s' must be a number in %s%g, %g], not %g", name,
+             open_lower ? "(" : "[", lower, upper, x);
+  return x;
+}
+
+int bnn_kset_flag(SEXP settings, const char *name, int dflt) {
+  SEXP v = bnn_list_get(settings, name);
+  if (Rf_isNull(v)) return dflt;
+  int x = Rf_asLogical(v);
+  if (Rf_length(v) != 1 || x == NA_LOGICAL) Rf_error("'%s' must be TRUE or FALSE", name);
+  return x;
+}
+
+const double *bnn_kset_inv_metric(SEXP settings, int dim) {
+  SEXP m = bnn_list_get(settings, "inv_metric");
+  if (Rf_isNull(m)) return NULL;
+  if (TYPEOF(m) != REALSXP || Rf_length(m) != dim)
+    Rf_error("'inv_metric' must be a double vector of length %d", dim);
+  for (int j = 0; j < dim; j++)
+    if (!(REAL(m)[j] > 0) || !isfinite(REAL(m)[j]))
+      Rf_error("'inv_metric' must hold positive finite numbers (entry %d is %g)",
+               j + 1, REAL(m)[j]);
+  return REAL(m);
+}
+
+/* ---- the kernels ------------------------------------------------------ */
+
+static void parse_rwm(SEXP settings, int dim, void *out) {
+  bnn_rwm_settings *s = out;
+  s->stepsize = bnn_kset_real(settings, "stepsize", 0.1, 0, 1e300, 1);
+  s->adapt = bnn_kset_flag(settings, "adapt_stepsize", 1);
+  s->target_accept = bnn_kset_real(settings, "target_accept", 0.234, 0, 1, 1);
+  if (!(s->target_accept < 1)) Rf_error("'target_accept' must be below 1");
+  s->inv_metric = bnn_kset_inv_metric(settings, dim);
+}
+
+/* Add a kernel here (and its settings parser above or in its own api file). */
+static const bnn_kernel_entry kernel_registry[] = {
+    {"rwm", &bnn_kernel_rwm, sizeof(bnn_rwm_settings), parse_rwm},
+    /* sgmcmc: parsers in api_sgmcmc.c */
+    {"sgld", &bnn_kernel_sgld, sizeof(bnn_sgld_settings), bnn_parse_sgld},
+    {"psgld", &bnn_kernel_psgld, sizeof(bnn_sgld_settings), bnn_parse_sgld},
+    {"sghmc", &bnn_kernel_sghmc, sizeof(bnn_sghmc_settings), bnn_parse_sghmc},
+    {NULL, NULL, 0, NULL}};
+
+static const bnn_kernel_entry *find_kernel(SEXP name) {
+  if (!Rf_isString(name) || Rf_length(name) != 1)
+    Rf_error("'kernel' must be a kernel name");
+  const char *nm = CHAR(STRING_ELT(name, 0));
+  for (const bnn_kernel_entry *e = kernel_registry; e->name; e++)
+    if (strcmp(e->name, nm) == 0) return e;
+  Rf_error("unknown kernel '%s'", nm);
+  return NULL; /* not reached */
+}
+
+/* ---- targets ---------------------------------------------------------- */
+
+static void free_model(void *ctx) { bnn_model_free(ctx); }
+static void free_gauss(void *ctx) { bnn_gauss_free(ctx); }
+
+/* The dimension of the target a spec describes, validated before anything
+ * is allocated.  spec: list(type = "bnn", ...) (R's bnn_spec_c()) or
+ * list(type = "gaussian", mean, prec). */
+static int spec_is_gaussian(SEXP spec) {
+  if (TYPEOF(spec) != VECSXP) Rf_error("'spec' must be a list");
+  SEXP type = bnn_list_get(spec, "type");
+  return Rf_isString(type) && strcmp(CHAR(STRING_ELT(type, 0)), "gaussian") == 0;
+}
+
+static int spec_dim(SEXP spec) {
+  if (spec_is_gaussian(spec)) {
+    SEXP mean = bnn_list_get(spec, "mean"), prec = bnn_list_get(spec, "prec");
+    if (TYPEOF(mean) != REALSXP || TYPEOF(prec) != REALSXP ||
+        Rf_xlength(prec) != Rf_xlength(mean) * Rf_xlength(mean))
+      Rf_error("'spec' of type gaussian needs double 'mean' and square 'prec'");
+    return Rf_length(mean);
+  }
+  bnn_model *probe;
+  bnn_model_protect(spec, 1, 0, &probe);  /* validates spec and data */
+  int dim = probe->dim;
+  UNPROTECT(1);
+  return dim;
+}
+
+/* Build the target (data copied, so the chain is independent of R's
+ * objects).  Settings with a batch_size give the minibatch target
+ * (minibatch.h), its batches drawn from the chain's own stream (seed,
+ * chain id) in the minibatch domain. */
+static bnn_target build_target(SEXP spec, SEXP settings, uint64_t seed,
+                               uint64_t stream, void (**free_fn)(void *)) {
+  bnn_target t;
+  memset(&t, 0, sizeof t);
+  if (bnn_settings_minibatch(settings)) {
+    if (spec_is_gaussian(spec))
+      Rf_error("'batch_size' needs a model with data, not a Gaussian test target");
+    return bnn_minibatch_target(spec, settings, seed, stream, free_fn);
+  }
+  if (spec_is_gaussian(spec)) {
+    bnn_gauss_target *g = bnn_gauss_new(Rf_length(bnn_list_get(spec, "mean")),
+                                        REAL(bnn_list_get(spec, "mean")),
+                                        REAL(bnn_list_get(spec, "prec")));
+    if (!g) Rf_error("cannot allocate the target");
+    bnn_target_bind(&t, NULL, g);
+    *free_fn = free_gauss;
+  } else {
+    bnn_model *m = bnn_model_from_spec(spec, 1, 1);
+    if (!m) Rf_error("cannot allocate the model");
+    bnn_target_bind(&t, m, NULL);
+    *free_fn = free_model;
+  }
+  return t;
+}
+
+/* ---- chains ------------------------------------------------------------ */
+
+static void kchain_finalizer(SEXP xp) {
+  bnn_kchain *c = R_ExternalPtrAddr(xp);
+  if (c) bnn_kchain_free(c);
+  R_ClearExternalPtr(xp);
+}
+
+static bnn_kchain *get_kchain(SEXP xp) {
+  if (TYPEOF(xp) != EXTPTRSXP) Rf_error("'chain' must be a chain handle");
+  bnn_kchain *c = R_ExternalPtrAddr(xp);
+  if (!c) Rf_error("the chain handle is no longer valid (was the session restarted?)");
+  return c;
+}
+
+SEXP C_kchain_new(SEXP kernel, SEXP spec, SEXP init, SEXP seed, SEXP chain_id,
+                  SEXP settings) {
+  const bnn_kernel_entry *e = find_kernel(kernel);
+  if (TYPEOF(init) != REALSXP) Rf_error("'init' must be a double vector");
+  if (TYPEOF(settings) != VECSXP) Rf_error("'settings' must be a list");
+  double sd = Rf_asReal(seed);
+  if (!(sd >= 0 && sd < 9007199254740992.0) || sd != floor(sd))
+    Rf_error("'seed' must be a whole number in [0, 2^53)");
+  int id = Rf_asInteger(chain_id);
+  if (id == NA_INTEGER || id < 0) Rf_error("'chain_id' must be a non-negative integer");
+  int warmup = bnn_get_int(settings, "warmup", 0);
+  if (warmup == NA_INTEGER || warmup < 0) Rf_error("'warmup' must be a non-negative integer");
+  int dim = spec_dim(spec);
+  if (Rf_length(init) != dim) Rf_error("'init' must have length %d", dim);
+  for (int j = 0; j < dim; j++)
+    if (!isfinite(REAL(init)[j])) Rf_error("'init' must be finite (entry %d is %g)", j + 1, REAL(init)[j]);
+  /* parse into aligned scratch memory before anything is allocated */
+  double ks[BNN_KERNEL_SETTINGS_MAX / sizeof(double)];
+  if (e->settings_size > sizeof ks) Rf_error("kernel settings too large (internal)");
+  memset(ks, 0, sizeof ks);
+  e->parse(settings, dim, ks);
+
+  SEXP xp = PROTECT(R_MakeExternalPtr(NULL, R_NilValue, R_NilValue));
+  R_RegisterCFinalizerEx(xp, kchain_finalizer, TRUE);
+  void (*free_fn)(void *) = NULL;
+  bnn_target t = build_target(spec, settings, (uint64_t)sd, (uint64_t)id, &free_fn);
+  bnn_kchain *c = bnn_kchain_new(e->type, ks, t, free_fn, REAL(init), (uint64_t)sd,
+                                 (uint64_t)id, warmup);
+  if (!c) Rf_error("cannot allocate the chain workspace");
+  R_SetExternalPtrAddr(xp, c);
+  UNPROTECT(1);
+  return xp;
+}
+
+static SEXP kchain_info(const bnn_kchain *c) {
+  const char *nm[] = {"stepsize", "n_grad", "iter", "status", "failed_iter", "reason"};
+  SEXP out = PROTECT(bnn_named_list(6, nm));
+  double eps = c->kernel->stepsize ? c->kernel->stepsize(c->state) : NA_REAL;
+  SET_VECTOR_ELT(out, 0, Rf_ScalarReal(eps));
+  SET_VECTOR_ELT(out, 1, Rf_ScalarReal(c->target.n_grad));
+  SET_VECTOR_ELT(out, 2, Rf_ScalarInteger(c->iter));
+  SET_VECTOR_ELT(out, 3, Rf_ScalarInteger(c->status));
+  SET_VECTOR_ELT(out, 4, Rf_ScalarInteger(c->failed_iter));
+  SET_VECTOR_ELT(out, 5, c->reason ? Rf_mkString(c->reason) : Rf_ScalarString(NA_STRING));
+  UNPROTECT(1);
+  return out;
+}
+
+SEXP C_kchain_info(SEXP xp) { return kchain_info(get_kchain(xp)); }
+
+SEXP C_kchain_stat_names(SEXP kernel) {
+  const bnn_kernel_entry *e = find_kernel(kernel);
+  SEXP out = PROTECT(Rf_allocVector(STRSXP, e->type->n_stats));
+  for (int i = 0; i < e->type->n_stats; i++)
+    SET_STRING_ELT(out, i, Rf_mkChar(e->type->stat_names[i]));
+  UNPROTECT(1);
+  return out;
+}
+
+/* Run up to n_iter transitions.  Returns list(draws = n_keep x dim,
+ * stats = n x n_stats, n_done, info); n_done < n_iter when the chain
+ * failed (the rows after it are NA).  keep: NULL (every transition's draw
+ * is returned, n_keep = n) or the increasing 0-based indices within the
+ * block of the transitions whose draws are returned (thinning, burn-in), so
+ * long runs of big models do not copy draws that are thrown away.
+ * Interrupts are checked at step boundaries after every 0.2 s of processor
+ * time, so Ctrl-C answers promptly whatever the cost of a step, and the
+ * chain's state stays consistent (the block's draws are lost, the chain is
+ * not). */
+SEXP C_kchain_run(SEXP xp, SEXP n_iter, SEXP keep) {
+  bnn_kchain *c = get_kchain(xp);
+  int n = Rf_asInteger(n_iter);
+  if (n == NA_INTEGER || n < 0) Rf_error("'n_iter' must be a non-negative integer");
+  int nk = n;
+  const int *kp = NULL;
+  if (!Rf_isNull(keep)) {
+    if (TYPEOF(keep) != INTSXP) Rf_error("'keep' must be NULL or an integer vector");
+    nk = Rf_length(keep);
+    kp = INTEGER(keep);
+    for (int i = 0; i < nk; i++)
+      if (kp[i] < 0 || kp[i] >= n || (i > 0 && kp[i] <= kp[i - 1]))
+        Rf_error("'keep' must hold increasing indices in [0, n_iter)");
+  }
+  int dim = c->dim, ns = c->kernel->n_stats;
+  const char *nm[] = {"draws", "stats", "n_done", "info"};
+  SEXP out = PROTECT(bnn_named_list(4, nm));
+  SEXP draws = Rf_allocMatrix(REALSXP, nk, dim);
+  SET_VECTOR_ELT(out, 0, draws);
+  SEXP stats = Rf_allocMatrix(REALSXP, n, ns);
+  SET_VECTOR_ELT(out, 1, stats);
+  double *D = REAL(draws), *S = REAL(stats);
+  for (R_xlen_t i = 0; i < (R_xlen_t)nk * dim; i++) D[i] = NA_REAL;
+  for (R_xlen_t i = 0; i < (R_xlen_t)n * ns; i++) S[i] = NA_REAL;
+  double *draw = (double *)R_alloc((size_t)(dim > 0 ? dim : 1), sizeof(double));
+  double *st = (double *)R_alloc((size_t)(ns > 0 ? ns : 1), sizeof(double));
+  const clock_t every = CLOCKS_PER_SEC / 5;
+  clock_t last = clock();
+  int done = 0, row = 0;
+  for (int it = 0; it < n; it++) {
+    if (bnn_kchain_step(c, draw, st) != BNN_K_OK) break;
+    if (!kp || (row < nk && kp[row] == it)) {
+      for (int j = 0; j < dim; j++) D[row + (size_t)j * nk] = draw[j];
+      row++;
+    }
+    for (int j = 0; j < ns; j++) S[it + (size_t)j * n] = st[j];
+    done++;
+    clock_t now = clock();
+    if (now - last >= every) {
+      R_CheckUserInterrupt();
+      last = now;
+    }
+  }
+  SET_VECTOR_ELT(out, 2, Rf_ScalarInteger(done));
+  SET_VECTOR_ELT(out, 3, kchain_info(c));
+  UNPROTECT(1);
+  return out;
+}

@@ -1,0 +1,28 @@
+/* The registry of kernels of the generic driver (api_kernel.c): each entry
+ * names a kernel, its type (kernel.h) and the boundary function that turns
+ * R's settings list into the kernel's settings struct. */
+#ifndef BNNMC_API_KERNEL_H
+#define BNNMC_API_KERNEL_H
+#include "api_util.h"
+#include "kernel.h"
+
+/* Room for any kernel's settings struct (checked against sizeof). */
+#define BNN_KERNEL_SETTINGS_MAX 512
+
+typedef struct {
+  const char *name;
+  const bnn_kernel_type *type;
+  size_t settings_size;
+  /* Fill `out` from the settings list; Rf_error on bad values, naming the
+   * argument.  Pointers written into `out` may refer to R's memory: the
+   * kernel copies what it keeps in create(). */
+  void (*parse)(SEXP settings, int dim, void *out);
+} bnn_kernel_entry;
+
+/* Read a double / a logical / a diagonal inverse metric from a settings
+ * list, with errors that name the argument. */
+double bnn_kset_real(SEXP settings, const char *name, double dflt,
+                     double lower, double upper, int open_lower);
+int bnn_kset_flag(SEXP settings, const char *name, int dflt);
+const double *bnn_kset_inv_metric(SEXP settings, int dim);
+#endif

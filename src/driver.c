@@ -1,0 +1,64 @@
+/* The generic chain driver: one chain of any kernel (kernel.h). */
+#include <math.h>
+#include <stdlib.h>
+#include "kernel.h"
+
+bnn_kchain *bnn_kchain_new(const bnn_kernel_type *kernel, const void *settings,
+                           bnn_target target, void (*target_free)(void *),
+                           const double *init, uint64_t seed, uint64_t stream,
+                           int n_warmup) {
+  bnn_kchain *c = calloc(1, sizeof *c);
+  if (!c) {
+    if (target_free) target_free(target.ctx);
+    return NULL;
+  }
+  c->kernel = kernel;
+  c->target = target;
+  c->target.n_grad = 0.0;
+  c->target_free = target_free;
+  c->dim = target.dim;
+  c->n_warmup = n_warmup;
+  c->failed_iter = -1;
+  bnn_rng_seed(&c->rng, seed, stream);
+  c->state = kernel->create(c->dim, settings);
+  if (!c->state) {
+    bnn_kchain_free(c);
+    return NULL;
+  }
+  c->status = kernel->init(c->state, &c->target, &c->rng, init, n_warmup);
+  if (c->status != BNN_K_OK) {
+    c->failed_iter = 0;
+    c->reason = "the log density is not finite at the initial values";
+  }
+  return c;
+}
+
+void bnn_kchain_free(bnn_kchain *c) {
+  if (!c) return;
+  if (c->state) c->kernel->destroy(c->state);
+  if (c->target_free) c->target_free(c->target.ctx);
+  free(c);
+}
+
+int bnn_kchain_step(bnn_kchain *c, double *draw, double *stats) {
+  if (c->status != BNN_K_OK) return c->status;
+  const char *reason = NULL;
+  int st = c->kernel->step(c->state, c->iter, draw, stats, &reason);
+  if (st == BNN_K_OK) {
+    /* a kernel must never hand out a non-finite position as a draw */
+    for (int j = 0; j < c->dim; j++)
+      if (!isfinite(draw[j])) {
+        st = BNN_K_NONFINITE;
+        reason = "non-finite position";
+        break;
+      }
+  }
+  if (st != BNN_K_OK) {
+    c->status = st;
+    c->failed_iter = c->iter;
+    c->reason = reason ? reason : "kernel failure";
+    return st;
+  }
+  c->iter++;
+  return BNN_K_OK;
+}

@@ -1,0 +1,86 @@
+/* The kernel interface of the generic chain driver (driver.c).
+ *
+ * A sampler is a kernel: state created once per chain, an init from a
+ * position, and a step that writes one draw and its statistics.  The driver
+ * owns the target and the chain's RNG, counts iterations, records the first
+ * failure and its reason, and is driven in blocks from R (api_kernel.c), so
+ * that blocks, interrupts, progress and failed-chain reporting are written
+ * once for every kernel that uses it.  (NUTS/HMC keep chain.c and MCLMC
+ * keeps mclmc.c: their draws are pinned by the committed benchmarks.)
+ *
+ * The shape follows BlackJAX's SamplingAlgorithm (init, step) and Stan's
+ * base_mcmc: adaptation is the kernel's business during warm-up iterations
+ * (iter < n_warmup), and is frozen afterwards.
+ *
+ * Rules for a kernel:
+ *  - create() allocates all workspace; init() and step() allocate nothing,
+ *    call no R API and touch no global mutable state (thread-safe chains).
+ *  - All randomness comes from the rng handed to init() (the chain's own
+ *    stream), so draws do not depend on how chains are scheduled.
+ *  - The kernel does not know whether the target's gradient is exact: a
+ *    minibatch target plugs in through the same bnn_target (target.h).
+ *  - A non-finite state, a collapsed step size or a chain that cannot move
+ *    is a failure with a short static reason string, never a draw. */
+#ifndef BNNMC_KERNEL_H
+#define BNNMC_KERNEL_H
+#include "rng.h"
+#include "target.h"
+
+/* Chain status codes; the numbers match R's .chain_status (R/chains.R). */
+enum bnn_kstatus {
+  BNN_K_OK = 0,
+  BNN_K_BAD_INIT = 1,     /* log density not finite at the start */
+  BNN_K_NONFINITE = 4,    /* position, momentum or gradient turned non-finite */
+  BNN_K_FAILED = 5        /* any other failure; see the reason string */
+};
+
+typedef struct bnn_kernel_type {
+  const char *name;
+  int n_stats;
+  const char *const *stat_names;   /* Stan-style names ending in "__" */
+  /* Allocate the state for a chain of dimension dim; settings points to
+   * the kernel's own settings struct (copied if kept).  NULL: no memory. */
+  void *(*create)(int dim, const void *settings);
+  void (*destroy)(void *state);
+  /* Start at init.  n_warmup transitions are warm-up.  Returns a status
+   * (BNN_K_OK, or BNN_K_BAD_INIT if the log density is not finite). */
+  int (*init)(void *state, bnn_target *target, bnn_rng *rng,
+              const double *init, int n_warmup);
+  /* Transition number iter (0-based).  Writes the position (dim values)
+   * and n_stats statistics.  Returns a status; on failure sets *reason to a
+   * static string. */
+  int (*step)(void *state, int iter, double *draw, double *stats,
+              const char **reason);
+  /* The current step size (NaN if the kernel has none). */
+  double (*stepsize)(const void *state);
+} bnn_kernel_type;
+
+/* One chain of the generic driver. */
+typedef struct {
+  const bnn_kernel_type *kernel;
+  void *state;
+  bnn_target target;
+  void (*target_free)(void *ctx);  /* frees target.ctx; NULL: not owned */
+  bnn_rng rng;
+  int dim, n_warmup;
+  int iter;           /* transitions done */
+  int status;         /* enum bnn_kstatus */
+  int failed_iter;    /* 0-based iteration of the failure, -1 if none */
+  const char *reason; /* static failure reason, or NULL */
+} bnn_kchain;
+
+/* Create a chain: seeds its RNG from (seed, stream), creates the kernel's
+ * state and starts it at init.  Takes ownership of the target's context
+ * (target_free is called on it, also on failure).  Returns NULL only on
+ * allocation failure; a bad start is reported in ->status. */
+bnn_kchain *bnn_kchain_new(const bnn_kernel_type *kernel, const void *settings,
+                           bnn_target target, void (*target_free)(void *),
+                           const double *init, uint64_t seed, uint64_t stream,
+                           int n_warmup);
+void bnn_kchain_free(bnn_kchain *c);
+/* One transition; returns the chain's status.  After a failure the chain
+ * stays failed and further calls do nothing. */
+int bnn_kchain_step(bnn_kchain *c, double *draw, double *stats);
+/* The position after the last transition is the last draw written; kernels
+ * keep it, so the driver stores nothing per transition. */
+#endif
