@@ -159,7 +159,7 @@ print.bnn_modes <- function(x, ...) {
   cat(sprintf("  mode probabilities: %s\n", paste(formatC(x$probs, digits = 3, format = "f"),
                                                   collapse = ", ")))
   cat(sprintf("  smallest Laplacian eigenvalues: %s\n",
-              paste(formatC(utils::head(x$eigenvalues, 6), digits = 3, format = "g"),
+              paste(formatC(x$eigenvalues[seq_len(min(6L, length(x$eigenvalues)))], digits = 3, format = "g"),
                     collapse = ", ")))
   invisible(x)
 }

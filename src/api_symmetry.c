@@ -30,16 +30,27 @@ SEXP C_symmetry_canonical(SEXP draws, SEXP sizes, SEXP mode, SEXP by_row) {
   R_xlen_t s_draw = rows ? 1 : d, s_par = rows ? n : 1;
   SEXP out = PROTECT(Rf_duplicate(draws));
   double *o = REAL(out);
-  double *th = (double *)R_alloc((size_t)n_net, sizeof(double));
+  /* draws are gathered in blocks: with one draw per row, a block's values
+   * of one parameter are contiguous, so memory is read line by line */
+  enum { BLOCK = 64 };
+  double *blk = (double *)R_alloc((size_t)BLOCK * (size_t)n_net, sizeof(double));
   double *work = (double *)R_alloc(bnn_sym_work_doubles(L, sz), sizeof(double));
   int *iwork = (int *)R_alloc(bnn_sym_work_ints(L, sz), sizeof(int));
   int skipped = 0;
-  for (R_xlen_t g = 0; g < n; g++) {
-    double *base = o + g * s_draw;
-    for (R_xlen_t j = 0; j < n_net; j++) th[j] = base[j * s_par];
-    if (bnn_sym_canonical(L, sz, md, th, work, iwork)) { skipped++; continue; }
-    for (R_xlen_t j = 0; j < n_net; j++) base[j * s_par] = th[j];
-    if (g % 4096 == 4095) R_CheckUserInterrupt();
+  for (R_xlen_t g0 = 0; g0 < n; g0 += BLOCK) {
+    int nb = (int)(n - g0 < BLOCK ? n - g0 : BLOCK);
+    for (R_xlen_t j = 0; j < n_net; j++) {
+      const double *src = o + g0 * s_draw + j * s_par;
+      for (int b = 0; b < nb; b++) blk[(size_t)b * n_net + j] = src[b * s_draw];
+    }
+    /* a draw with a non-finite entry is left as it is */
+    for (int b = 0; b < nb; b++)
+      if (bnn_sym_canonical(L, sz, md, blk + (size_t)b * n_net, work, iwork)) skipped++;
+    for (R_xlen_t j = 0; j < n_net; j++) {
+      double *dst = o + g0 * s_draw + j * s_par;
+      for (int b = 0; b < nb; b++) dst[b * s_draw] = blk[(size_t)b * n_net + j];
+    }
+    if ((g0 / BLOCK) % 64 == 63) R_CheckUserInterrupt();
   }
   SEXP ns = PROTECT(Rf_ScalarInteger(skipped));
   Rf_setAttrib(out, Rf_install("n_skipped"), ns);
