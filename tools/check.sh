@@ -10,6 +10,9 @@ export _R_CHECK_SYSTEM_CLOCK_=0
 export _R_CHECK_FUTURE_FILE_TIMESTAMPS_=false
 # Rd2pdf: inconsolata is not in Debian's base TeX packages
 export R_RD4PDF="${R_RD4PDF:-times,hyper}"
+# the full test suite, including the few tests CRAN's machines would skip
+# (a timing test of Ctrl-C inside a long trajectory)
+export NOT_CRAN="${NOT_CRAN:-true}"
 # the benchmark data beside the repository, if present (tests skip without)
 if [ -z "${BNNMC_DATA_DIR:-}" ] && [ -d ../shared/data/uci ]; then
   export BNNMC_DATA_DIR="$(cd ../shared/data/uci && pwd)"

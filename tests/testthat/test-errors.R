@@ -54,7 +54,8 @@ test_that("an init with a non-finite log posterior fails that chain, reported", 
   expect_warning(suppressWarnings(
     fit <- bnn_fit(y ~ x, data = d, hidden = 2, chains = 2, warmup = 10, iter = 10,
                    init = list(th, bad), seed = 1, progress = FALSE),
-    classes = c("bnnmc_divergence", "bnnmc_treedepth")), "Chain 2 failed: initial values")
+    classes = c("bnnmc_divergence", "bnnmc_treedepth", "bnnmc_sd_collapse")),
+    "Chain 2 failed: initial values")
   expect_true(all(is.na(fit$draws[, 2, ])))
   expect_false(anyNA(fit$draws[, 1, ]))
   expect_equal(length(predict(fit, d)), 20)
