@@ -47,7 +47,7 @@ approx_fit <- function(model, theta, method, approx, elapsed, n_grad, seed, call
 }
 
 .approx_labels <- c(laplace = "Laplace approximation", mc_dropout = "MC dropout",
-                    swag = "SWAG")
+                    swag = "SWAG", ensemble = "Deep ensemble")
 
 #' @export
 format.bnn_approx_method <- function(x, ...) .approx_labels[[x$method]] %||% x$method
@@ -90,3 +90,53 @@ approx_optimize <- function(spec, optimizer, seed, init = NULL, what = "optimize
 
 # Validate a number of draws.
 check_draws <- function(draws) check_count(draws, "draws", 1L)
+
+#' Turn a deep ensemble into a fit
+#'
+#' `as_bnnfit()` stores the members of a [bnn_ensemble()] as the draws of
+#' one "chain" (`[member, 1, parameter]`, failed members left out), so
+#' that every method of a sampler fit applies to the ensemble: besides
+#' [predict()] and [bnn_metrics()], which work on the ensemble directly
+#' (with identical results), also `loo()`, the posterior and bayesplot
+#' conversions, the plots and `summary()`.  The predictive distribution is
+#' the same equal-weight mixture over members.
+#'
+#' @param x A `bnn_ensemble` (or a `bnnfit`, returned unchanged).
+#' @param ... Unused.
+#' @return A fit of class `c("bnn_approx", "bnnfit")`; `$approx$ensemble`
+#'   is the ensemble without its training data.
+#' @export
+#' @examples
+#' ens <- bnn_ensemble(mpg ~ wt + hp, data = mtcars, hidden = 4, members = 5,
+#'                     likelihood = bnn_likelihood("gaussian", sigma = 0.5),
+#'                     optimizer = bnn_optimizer(epochs = 200), seed = 1,
+#'                     progress = FALSE)
+#' fit <- as_bnnfit(ens)
+#' fit
+#' all.equal(predict(fit, mtcars[1:3, ]), predict(ens, mtcars[1:3, ]))
+as_bnnfit <- function(x, ...) UseMethod("as_bnnfit")
+
+#' @rdname as_bnnfit
+#' @export
+as_bnnfit.bnnfit <- function(x, ...) x
+
+#' @rdname as_bnnfit
+#' @export
+as_bnnfit.bnn_ensemble <- function(x, ...) {
+  fields <- c("formula", "terms", "xlevels", "contrasts", "x_center", "x_scale",
+              "y_center", "y_scale", "y", "levels", "model_frame", "hidden",
+              "activation", "likelihood", "prior", "X", "y_model")
+  model <- x[intersect(fields, names(x))]
+  model$spec <- fit_spec(x)
+  dim <- dim(x$draws)[3]
+  ok <- which(x$chain_status == "ok")
+  if (!length(ok)) stop("All ensemble members failed; there is nothing to convert.",
+                        call. = FALSE)
+  th <- t(bnn_unconstrain(x, t(matrix(x$draws[1, ok, , drop = FALSE], ncol = dim))))
+  ens <- x
+  ens$X <- ens$y <- ens$y_model <- ens$model_frame <- NULL
+  approx <- list(method = "ensemble", members = ok, ensemble = ens,
+                 summary = list(members = sprintf("%d of %d", length(ok), x$members)))
+  approx_fit(model, th, "ensemble", approx, x$elapsed, sum(x$n_grad), x$seed,
+             x$call %||% match.call())
+}

@@ -398,7 +398,7 @@ assemble_study <- function(done, jobs, ctx, n_sets, labels, reference) {
       j <- jobs$set[r]
       rr <- which(jobs$set == j & jobs$method == kr)
       if (is.null(draws[[r]]) || is.null(draws[[rr]])) next
-      mmd_ref[j, jobs$method[r]] <- bnn_mmd(draws[[r]], draws[[rr]])
+      mmd_ref[j, jobs$method[r]] <- if (r == rr) 0 else bnn_mmd(draws[[r]], draws[[rr]])
     }
   }
   failed <- tab$status != "ok"

@@ -96,7 +96,7 @@ bnn_mc_dropout <- function(formula, data, hidden = c(16, 16), activation = "relu
                                                         " (inputs)") else ""),
                                 training = sprintf("%s, %d epochs, final loss %s",
                                                    optimizer$optimizer, opt$epochs,
-                                                   fmt_num(utils::tail(opt$train_loss, 1)))))
+                                                   fmt_num(opt$train_loss[length(opt$train_loss)]))))
   approx_fit(model, th, "mc_dropout", approx, elapsed, opt$n_grad, seed, call)
 }
 

@@ -32,15 +32,18 @@
 #'   for such responses.  None of the papers' regression data sets comes near
 #'   the threshold (the most frequent value is at most 1.5% of the
 #'   observations), so their protocols are unchanged.  With any likelihood,
-#'   a fit whose posterior mean predictive sd is below 0.001 response sds on
-#'   at least 1% of the training points (and 2 of them) gets a warning of
-#'   class `bnnmc_sd_collapse` naming the cause.
+#'   a fit whose posterior mean predictive sd is below 0.001 response sds
+#'   (0.0001 when the response has few ties) on at least 1% of the training
+#'   points (and 2 of them) gets a warning of class `bnnmc_sd_collapse`
+#'   naming the cause.
 #' @param prior A [bnn_prior()] object or `"normal"` / `"laplace"`.
 #' @param sampler `"nuts"` (default), `"hmc"`, `"dei"`, `"mile"`, `"rwm"`,
-#'   `"mclmc"`, `"sgld"`, `"psgld"`, `"sghmc"`, or a settings object from
-#'   [bnn_nuts()], [bnn_hmc()], [bnn_rwm()], [bnn_mclmc()], or for large data
-#'   the stochastic-gradient samplers [bnn_sgld()], [bnn_psgld()] and
-#'   [bnn_sghmc()].  The protocols of the papers:
+#'   `"pcn"`, `"mclmc"`, `"sgld"`, `"psgld"`, `"sghmc"`, `"ces"`, or a
+#'   settings object from [bnn_nuts()], [bnn_hmc()], [bnn_rwm()],
+#'   [bnn_pcn()], [bnn_mclmc()], or for large data the stochastic-gradient
+#'   samplers [bnn_sgld()], [bnn_psgld()] and [bnn_sghmc()], or [bnn_ces()]
+#'   (calibration-emulation-sampling, FBNN: a pipeline of three stages whose
+#'   draws are those of its sampling stage).  The protocols of the papers:
 #'   * `"dei"` (DEI-MCMC, Sommer et al. 2024): a deep ensemble of `chains`
 #'     members is trained ([bnn_optimizer_preset()] `"dei"`), and one NUTS
 #'     chain starts at each member, with 100 warm-up iterations unless
@@ -186,10 +189,14 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
   model <- prepare_model(mf, parent.frame(), formula, data, hidden, activation,
                          likelihood, prior, standardize,
                          per_par = bytes_per_parameter(sampler, chains, n_keep_est))
+  check_sampler_model(sampler, model$prior)
   if (identical(protocol, "dei") && !given[["warmup"]]) warmup <- 100L
   if (protocol %in% c("dei", "mile") && !given[["init"]]) init <- "ensemble"
   if (is.null(seed)) seed <- new_seed()
   seed <- check_count(seed, "seed", 0L)
+  if (inherits(sampler, "bnn_ces"))
+    return(fit_ces(model, sampler, chains, warmup, iter, thin, init, seed, progress, call,
+                   given[["init"]]))
   is_mclmc <- inherits(sampler, "bnn_mclmc")
   if (is_mclmc) {
     if (given[["iter"]]) sampler$n_samples <- iter

@@ -28,10 +28,12 @@
 #' symmetrised; \eqn{2d} gradient evaluations.  It is the Hessian of the
 #' log posterior, so it includes the sampled `log sigma` of a Gaussian
 #' likelihood.  Draws are \eqn{\theta^* + R^{-1}z} with \eqn{H = R^\top R}
-#' (Cholesky) and \eqn{z \sim N(0, I)}.  If \eqn{H} is not positive
-#' definite (a saddle or an unconverged MAP) its eigenvalues are raised to
-#' the smallest prior precision, with a warning of class
-#' `bnnmc_laplace_indefinite`.
+#' (Cholesky) and \eqn{z \sim N(0, I)}.  If the log-likelihood part of
+#' \eqn{H} (\eqn{H} minus the prior precision) is not positive
+#' semi-definite (a saddle or an unconverged MAP, common for networks),
+#' its negative eigenvalues are set to 0, with a warning of class
+#' `bnnmc_laplace_indefinite`, so that \eqn{H} is positive definite and
+#' the marginal likelihood below is well defined.
 #'
 #' **Full generalised Gauss-Newton** (`hessian = "ggn"`): \eqn{\sum_i
 #' J_i^\top \Lambda_i J_i} plus the prior precision, \eqn{J_i} the Jacobian
@@ -41,12 +43,11 @@
 #' \eqn{diag(1/sd^2, 2)} for the heteroscedastic Gaussian's mean and log
 #' sd; \eqn{2n} plus its prior's curvature for a sampled `log sigma`).  It
 #' is always positive definite, so Newton (Gauss-Newton) polishing and the
-#' marginal likelihood are well defined; it is the curvature of Laplace
-#' libraries and the one to use with `prior_precision = "marglik"` on a
-#' network: the exact Hessian of a network's log-likelihood is usually
-#' indefinite, and then \eqn{-\frac12\log\det H(\tau)} grows without bound
-#' as \eqn{H(\tau)} approaches singularity, so the tuning can pick a
-#' spurious \eqn{\tau}.  On models linear in the parameters with a Gaussian
+#' marginal likelihood are well defined without the projection above; it
+#' is the curvature of Laplace libraries.  (Without the projection, an
+#' indefinite log-likelihood Hessian would make \eqn{-\frac12\log\det
+#' H(\tau)} grow without bound as \eqn{H(\tau)} approaches singularity,
+#' and the tuning would pick a spurious \eqn{\tau}.)  On models linear in the parameters with a Gaussian
 #' likelihood (the conjugate linear model) all three curvatures agree.
 #'
 #' **KFAC** (`hessian = "kfac"`, for large networks; Ritter et al. 2018):
@@ -89,10 +90,15 @@
 #' predictive, which a draws-based fit cannot represent); expect a wider
 #' and less accurate predictive than the MAP's.
 #'
-#' The Laplace baseline of the symmetry study (MAP, full Hessian, prior
-#' precision tuned by marginal likelihood, 1274 Gaussian draws) is
-#' `bnn_laplace(..., hessian = "full", prior_precision = "marglik",
-#' draws = 1274)`.
+#' The Laplace baseline of the symmetry study (issue 13: homoscedastic
+#' Gaussian likelihood with a sampled sigma, MAP, full Hessian of the log
+#' posterior, prior precision tuned by marginal likelihood, 1274 Gaussian
+#' draws) is
+#' `bnn_laplace(y ~ ., d, hidden = 3, activation = "tanh", likelihood =
+#' "gaussian", hessian = "full", prior_precision = "marglik", draws = 1274)`;
+#' the Hessian then includes `log sigma`, and the negative eigenvalues of
+#' its log-likelihood part, if any, are set to 0 (see above);
+#' `hessian = "ggn"` is the same with the Gauss-Newton curvature.
 #'
 #' This is a function of its own rather than a `sampler` of [bnn_fit()]:
 #' it runs no chains and has settings (MAP, curvature, prior tuning) that
@@ -200,15 +206,15 @@ bnn_laplace <- function(formula, data, hidden = c(16, 16), activation = "tanh",
     curv <- if (hessian == "ggn") laplace_ggn else laplace_hessian
     pol <- laplace_newton(spec, theta, newton, fd_step, curv)
     theta <- pol$theta
-    H <- pol$H
+    tau <- 1 / spec$prior_scale^2
+    H <- laplace_psd(pol$H, tau)
+    n_neg <- attr(H, "n_neg")
     n_steps <- pol$steps
     ng <- ng + pol$n_grad
-    tau <- 1 / spec$prior_scale^2
     if (tune) {
       tau0 <- NA_real_
-      tau_s <- tau[1L]
       for (round in seq_len(if (marglik == "refit") 20L else 1L)) {
-        tau_s <- laplace_tune_full(spec, theta, H, n_net, tau, tau_s)
+        tau_s <- laplace_tune_full(theta, H, n_net, tau)
         tau <- rep(tau_s, n_net)
         spec_new <- spec
         spec_new$prior_scale <- rep(1 / sqrt(tau_s), n_net)
@@ -219,7 +225,8 @@ bnn_laplace <- function(formula, data, hidden = c(16, 16), activation = "tanh",
           # the Newton budget is shared by all rounds
           pol <- laplace_newton(spec, theta, max(0L, newton - n_steps), fd_step, curv)
           theta <- pol$theta
-          H <- pol$H
+          H <- laplace_psd(pol$H, tau)
+          n_neg <- attr(H, "n_neg")
           n_steps <- n_steps + pol$steps
           ng <- ng + pol$n_grad
         }
@@ -227,6 +234,11 @@ bnn_laplace <- function(formula, data, hidden = c(16, 16), activation = "tanh",
         tau0 <- tau_s
       }
     }
+    if (n_neg > 0)
+      warn_cond(sprintf(paste0("The Hessian of the log-likelihood at the MAP is not positive ",
+                               "semi-definite: its %d negative eigenvalue(s) were set to 0 ",
+                               "(the MAP may not have converged; hessian = \"ggn\" avoids ",
+                               "this)."), n_neg), "bnnmc_laplace_indefinite")
     fac <- laplace_factor(H, min(tau))
     lp <- .Call(C_model_logpost, spec, matrix(theta, ncol = 1L))$lp
     lml <- lp + dim / 2 * log(2 * pi) - sum(log(diag(fac)))
@@ -239,7 +251,7 @@ bnn_laplace <- function(formula, data, hidden = c(16, 16), activation = "tanh",
     kf <- laplace_kfac_factors(spec, theta)
     tau <- kfac_layer_tau(spec)
     if (tune) {
-      tau <- rep(kfac_tune(kf, theta, n_net, tau[1L]), length(tau))
+      tau <- rep(kfac_tune(kf, theta, n_net), length(tau))
       spec$prior_scale <- rep(1 / sqrt(tau[1L]), n_net)
     }
     for (l in seq_along(kf)) kf[[l]]$tau <- tau[l]
@@ -255,7 +267,10 @@ bnn_laplace <- function(formula, data, hidden = c(16, 16), activation = "tanh",
   pars <- bnn_parameter_names(spec$sizes, sigma = has_sigma(spec))
   pars[length(pars)] <- if (has_sigma(spec)) "log_sigma" else pars[length(pars)]
   names(theta) <- pars
-  if (!is.null(H)) dimnames(H) <- list(pars, pars)
+  if (!is.null(H)) {
+    attr(H, "n_neg") <- NULL
+    dimnames(H) <- list(pars, pars)
+  }
   elapsed <- proc.time()[[3]] - t0
   approx <- list(method = "laplace", curvature = hessian, map = theta, hessian = H,
                  kfac = kf, prior_precision = tau_out, log_marglik = lml,
@@ -387,6 +402,24 @@ laplace_newton <- function(spec, theta, newton, fd_step, curvature = laplace_hes
   list(theta = theta, H = hs$H, steps = steps, n_grad = ng)
 }
 
+# H minus the prior precision tau (network parameters) projected on the
+# positive semi-definite matrices (negative eigenvalues set to 0), plus
+# tau again; attribute n_neg: how many eigenvalues were negative (beyond
+# rounding).  A GGN is returned as it is.
+laplace_psd <- function(H, tau) {
+  i <- seq_along(tau)
+  L <- H
+  L[cbind(i, i)] <- L[cbind(i, i)] - tau
+  e <- eigen(L, symmetric = TRUE)
+  tol <- 1e-10 * max(1, abs(e$values))
+  neg <- e$values < -tol
+  if (!any(neg)) return(structure(H, n_neg = 0L))
+  v <- pmax(e$values, 0)
+  L <- tcrossprod(e$vectors * rep(sqrt(v), each = nrow(L)))
+  L[cbind(i, i)] <- L[cbind(i, i)] + tau
+  structure((L + t(L)) / 2, n_neg = sum(neg))
+}
+
 # Replace the prior precision on the network parameters: H - diag(old) + diag(new).
 laplace_shift_prior <- function(H, old, new, dim) {
   n <- length(old)
@@ -413,7 +446,7 @@ laplace_factor <- function(H, floor) {
 # Tune a scalar prior precision tau on the network parameters with the
 # full Hessian H (computed under per-parameter precision tau_cur): maximise
 # n/2 log tau - tau/2 |theta_net|^2 - 1/2 log det(H - diag(tau_cur) + tau D).
-laplace_tune_full <- function(spec, theta, H, n_net, tau_cur, tau_start) {
+laplace_tune_full <- function(theta, H, n_net, tau_cur) {
   ss <- sum(theta[seq_len(n_net)]^2)
   dim <- nrow(H)
   i <- seq_len(n_net)
@@ -512,7 +545,7 @@ kfac_logdet <- function(kf) sum(vapply(kf, function(k) sum(log(kfac_eigen(k) + k
                                        numeric(1)))
 
 # Post-hoc tuning of one prior precision for all layers.
-kfac_tune <- function(kf, theta, n_net, tau_start) {
+kfac_tune <- function(kf, theta, n_net) {
   ss <- sum(theta[seq_len(n_net)]^2)
   ev <- unlist(lapply(kf, kfac_eigen))
   f <- function(lt) n_net / 2 * lt - exp(lt) / 2 * ss - 0.5 * sum(log(ev + exp(lt)))
@@ -524,17 +557,22 @@ kfac_tune <- function(kf, theta, n_net, tau_start) {
 }
 
 # draws x dim: theta + per layer (U_G kron U_A) diag(1 / sqrt(lambda + tau)) z,
-# computed as U_A Z U_G^T for all draws at once.
+# i.e. U_A Z_s U_G^T for draw s, computed for all draws at once.  The
+# normals of a layer are drawn as an array [fin + 1, draw, fout] (layers in
+# order): the right product is then one matrix product, the left one
+# another, and one aperm gives the [draw, vec([W; b^T])] layout.
 kfac_draws <- function(kf, theta, draws) {
-  out <- matrix(theta, draws, length(theta), byrow = TRUE)
+  out <- matrix(rep(theta, each = draws), draws)
   for (k in kf) {
     na <- length(k$lA)
     nf <- length(k$lG)
-    sc <- 1 / sqrt(kfac_eigen(k) + k$tau)
-    Z <- array(stats::rnorm(na * nf * draws), c(na, nf, draws)) * as.vector(sc)
-    Y <- array(k$UA %*% matrix(Z, na), c(na, nf, draws))
-    Y <- matrix(aperm(Y, c(1L, 3L, 2L)), na * draws) %*% t(k$UG)   # (na S) x nf
-    Y <- matrix(aperm(array(Y, c(na, draws, nf)), c(2L, 1L, 3L)), draws)
+    sc <- 1 / sqrt(kfac_eigen(k) + k$tau)                  # na x nf
+    Z <- matrix(stats::rnorm(na * draws * nf), na * draws, nf) *
+      sc[rep.int(seq_len(na), draws), , drop = FALSE]      # rows (k, s)
+    Y <- k$UA %*% matrix(Z %*% t(k$UG), na)                # na x (draws nf)
+    dim(Y) <- c(na, draws, nf)
+    Y <- aperm(Y, c(2L, 1L, 3L))
+    dim(Y) <- c(draws, na * nf)
     out[, k$index] <- out[, k$index] + Y
   }
   out

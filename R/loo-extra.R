@@ -59,8 +59,9 @@ loglik_at <- function(object, th, X, y, w = NULL) {
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
 #'                warmup = 150, iter = 100, seed = 42, progress = FALSE)
 #' lo <- suppressWarnings(loo::loo(fit, save_psis = TRUE))
-#' lo_mm <- loo::loo_moment_match(fit, lo)
-#' max(lo$diagnostics$pareto_k) - max(lo_mm$diagnostics$pareto_k)
+#' lo_mm <- suppressWarnings(loo::loo_moment_match(fit, lo))
+#' rbind(psis = lo$estimates[1, ], moment_matched = lo_mm$estimates[1, ])
+#' loo::pareto_k_table(lo_mm)
 #' }
 NULL
 
@@ -149,11 +150,18 @@ kfold.bnnfit <- function(x, K = 10, folds = NULL, save_fits = FALSE, ...) {
     K <- max(folds)
   }
   extras <- list(...)
+  env <- environment(x$formula) %||% parent.frame()
+  init_given <- if (!is.null(x$call$init) && is.null(extras$init))
+    tryCatch(eval(x$call$init, env), error = function(e) NULL)
+  if (inherits(init_given, "bnn_ensemble"))
+    stop(paste0("This fit started from a given bnn_ensemble, trained on all the data, so its ",
+                "refits would see the left-out folds. Pass init = \"ensemble\" (an ensemble ",
+                "trained on each fold) to kfold()."), call. = FALSE)
   base_call <- x$call
   base_call$progress <- FALSE
+  base_call$subset <- NULL          # the data are already the model's rows
   if (is.null(base_call$seed)) base_call$seed <- x$seed
   for (nm in names(extras)) base_call[nm] <- list(extras[[nm]])
-  env <- environment(x$formula) %||% parent.frame()
   one_fold <- function(k) {
     cl <- base_call
     cl$data <- data[folds != k, , drop = FALSE]

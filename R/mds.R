@@ -66,7 +66,8 @@ bnn_mds_map <- function(fits, space = c("weight", "function"), newdata = NULL, n
                    numeric(1))
   if (!is.numeric(size) || length(size) != length(fits))
     stop("'size' must be numeric, one value per fit.", call. = FALSE)
-  if (is.null(group)) group <- sub("[._ -]*[0-9.e+-]*$", "", labels)
+  if (is.null(group))
+    group <- sub("[._ -]*[0-9]+([.][0-9]+)?([eE][-+]?[0-9]+)?$", "", labels)
   if (length(group) != length(fits))
     stop("'group' must have one value per fit.", call. = FALSE)
   mds <- stats::cmdscale(sqrt(m2), k = k, eig = TRUE)
@@ -80,9 +81,11 @@ bnn_mds_map <- function(fits, space = c("weight", "function"), newdata = NULL, n
 #' @rdname bnn_mds_map
 #' @param x A `bnn_mds_map`.
 #' @param labels Write the fits' names next to the markers.
+#' @param main Title.
 #' @param ... Passed to [graphics::plot()].
 #' @export
-plot.bnn_mds_map <- function(x, labels = TRUE, ...) {
+plot.bnn_mds_map <- function(x, labels = TRUE, main = sprintf("MMD map, %s space", x$space),
+                             ...) {
   pts <- x$points
   if (ncol(pts) < 2L) pts <- cbind(pts, 0)
   s <- x$size
@@ -97,7 +100,7 @@ plot.bnn_mds_map <- function(x, labels = TRUE, ...) {
   graphics::plot(pts[, 1], pts[, 2], pch = 19, cex = cex,
                  col = grDevices::adjustcolor(cols[g], 0.75),
                  xlab = "MDS 1", ylab = "MDS 2",
-                 main = sprintf("MMD map, %s space", x$space), asp = 1, ...)
+                 main = main, asp = 1, ...)
   if (isTRUE(labels)) graphics::text(pts[, 1], pts[, 2], rownames(pts), pos = 3, cex = 0.7)
   if (nlevels(g) > 1L)
     graphics::legend("topright", legend = levels(g), col = cols, pch = 19, bty = "n")

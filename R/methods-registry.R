@@ -76,6 +76,26 @@ register_method("ensemble", function(formula, data, model, seed, s) {
 }, function() list(members = 10L, optimizer = bnn_optimizer_preset("dei")),
 "deep ensemble (bnn_ensemble()), an equal mixture of its members")
 
+# Stochastic-gradient MCMC (bnn_sgld(), bnn_psgld(), bnn_sghmc()): one
+# sampler settings object, run through bnn_fit().
+sg_method <- function(name, make) {
+  register_method(name, function(formula, data, model, seed, s) {
+    do.call(quiet_fit, c(list(formula = formula, data = data, sampler = s$sampler,
+                              chains = s$chains, warmup = s$warmup, iter = s$iter,
+                              thin = s$thin, seed = seed),
+                         if (!is.null(s$init)) list(init = s$init), fit_args(model)))
+  }, function() list(sampler = make(), chains = 1L, warmup = 1000L, iter = 1000L,
+                     thin = 1L, init = NULL),
+  sprintf("%s through bnn_fit(sampler = bnn_%s(...)); settings sampler, chains, warmup (burn-in), iter, thin, init",
+          toupper(name), name))
+}
+sg_method("sgld", function() bnn_sgld())
+sg_method("psgld", function() bnn_psgld())
+sg_method("sghmc", function() bnn_sghmc())
+
+# The approximations (Laplace, MC dropout, SWAG) are registered in
+# registry-approx.R.
+
 #' Inference methods for coverage studies
 #'
 #' A method by name with its settings, for [bnn_coverage_study()].  The
@@ -99,6 +119,17 @@ register_method("ensemble", function(formula, data, model, seed, s) {
 #'   [bnn_fit()] when `NULL`).
 #' * `"ensemble"`: a deep ensemble, `members = 10`,
 #'   `optimizer = bnn_optimizer_preset("dei")`.
+#' * `"sgld"`, `"psgld"`, `"sghmc"`: stochastic-gradient MCMC, `sampler =
+#'   bnn_sgld()` (resp. [bnn_psgld()], [bnn_sghmc()]) with its step size,
+#'   batch size, control variates and cycles, `chains = 1, warmup = 1000`
+#'   (burn-in), `iter = 1000, thin = 1, init = NULL` (the sampler's start).
+#' * `"laplace"`, `"mc_dropout"`, `"swag"`: [bnn_laplace()] (`hessian =
+#'   "kfac"`, `prior_precision = NULL`), [bnn_mc_dropout()] (`dropout =
+#'   0.1`, `input_dropout = 0`) and [bnn_swag()] (`rank = 20, epochs =
+#'   200, collect_every = 1, lr = 1e-3, momentum = 0, batch_size = 32`),
+#'   each with `draws = 2000` and the MAP (or dropout) training `optimizer
+#'   = bnn_optimizer(optimizer = "adam", lr = 1e-2, weight_decay = 0,
+#'   epochs = 1000, batch_size = 32, loss = "posterior")`.
 #'
 #' Any other method is given by `fit`, a function
 #' `function(formula, data, model, seed, settings)` that returns a

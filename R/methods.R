@@ -39,6 +39,7 @@ print.bnnfit <- function(x, digits = 3, ...) {
               format(sum(x$n_grad), big.mark = ","), format(round(mean(x$n_grad)), big.mark = ",")))
   cat(sprintf(" time:         %.1f s (warm-up %.1f s, sampling %.1f s, summed over chains)\n",
               x$elapsed, sum(x$timing$warmup), sum(x$timing$sampling)))
+  if (!is.null(x$ces)) cat(format_ces_record(x$ces), sep = "\n")
   cat(" observations:", nobs(x), "\n")
   invisible(x)
 }

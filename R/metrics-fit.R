@@ -37,7 +37,8 @@
 #'   `coverage_50`, `coverage_90`, `coverage_95` (regression), or the list of
 #'   [bnn_metrics_class()] plus `nll` and `n_draws` (classification); for
 #'   `by = "chain"` a data frame with one row per chain (member) and one
-#'   column per scalar metric.
+#'   column per scalar metric (and, for regression, `scale`: the scale of
+#'   the LPPD and RMSE).
 #' @export
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars[1:24, ], hidden = 3, chains = 2,
@@ -65,7 +66,9 @@ bnn_metrics.bnnfit <- function(object, newdata, scale = c("standardised", "origi
       sub$draws <- object$draws[, c, , drop = FALSE]
       sub$chain_status <- object$chain_status[c]
       m <- bnn_metrics(sub, newdata, scale = scale, levels = levels, ndraws = ndraws, ...)
-      data.frame(chain = c, metrics_row(m))
+      row <- data.frame(chain = c, metrics_row(m))
+      if (!is_classification(object)) row$scale <- scale   # say the LPPD's scale
+      row
     })
     return(do.call(rbind, rows))
   }

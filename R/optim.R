@@ -121,7 +121,9 @@
 #'   each unit of each training row is dropped independently with the
 #'   layer's rate and the kept ones are scaled by \eqn{1/(1-p)}, with masks
 #'   drawn from the optimiser's own random stream; the validation loss uses
-#'   the full network.  See [bnn_mc_dropout()].
+#'   the full network.  For example `dropout = c(0.2, 0), input_dropout =
+#'   0.1` on a network with two hidden layers drops the inputs and the
+#'   first hidden layer's outputs only.  See [bnn_mc_dropout()].
 #' @param input_dropout Dropout rate of the inputs, in `[0, 1)` (default 0).
 #'   (With `dropout = NULL` and `input_dropout = 0` training is exactly as
 #'   without these arguments.)

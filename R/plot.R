@@ -81,7 +81,10 @@ mode_value <- function(v) {
 #'   `mean_i log(mean_{s <= t} p(y_i | theta_s))` against the iteration
 #'   `t`, on `newdata` (the training data by default; the response is
 #'   needed), with the value for all chains pooled as a dashed line.  Flat
-#'   curves at the same level suggest the chains agree on predictions.
+#'   curves at the same level suggest the chains agree on predictions.  The
+#'   vertical range follows the chains that agree (after their first 10%
+#'   of iterations), so one bad chain does not squash the others; a chain
+#'   far below is named in the legend with its final value ("off scale").
 #' * `"coverage"`: empirical coverage of the equal-tailed predictive
 #'   intervals at nominal levels 0.05, 0.10, ..., 0.95 on `newdata`
 #'   (regression), with the exact mixture quantiles of
@@ -118,6 +121,10 @@ mode_value <- function(v) {
 #' @param ndraws Use this many draws, spread over the chains, for the
 #'   predictive plots (all by default).
 #' @param bins For `"reliability"`: number of equal-width confidence bins.
+#' @param scale For `"lppd"` (regression): the scale of the densities,
+#'   `"standardised"` (default, as [bnn_metrics()] and the papers report
+#'   LPPD) or `"original"` (the response's units; the two differ by
+#'   `log(sd(y))`).  The axis and title say which.
 #' @param ... Unused (a warning names them).
 #' @return Invisibly, the data drawn: a data frame for every type except
 #'   `"trace"` and `"pairs_layer"`, which return the draws array used.  For
@@ -147,15 +154,17 @@ mode_value <- function(v) {
 plot.bnnfit <- function(x, type = c("trace", "rhat_layer", "rhat_chain", "lppd", "coverage",
                                     "bands", "pairs_layer", "reliability"),
                         pars = NULL, newdata = NULL, covariate = NULL, level = c(0.5, 0.9),
-                        ndraws = NULL, bins = 10L, ...) {
+                        ndraws = NULL, bins = 10L, scale = c("standardised", "original"),
+                        ...) {
   warn_unused_dots(list(...), "plot")
+  scale <- match.arg(scale)
   if (identical(type, .plot_types)) type <- "trace"
   type <- match_choice(type, .plot_types, "type")
   switch(type,
          trace = plot_trace(x, pars),
          rhat_layer = plot_rhat(x, by = "layer"),
          rhat_chain = plot_rhat(x, by = "chain"),
-         lppd = plot_lppd(x, newdata, ndraws),
+         lppd = plot_lppd(x, newdata, ndraws, scale),
          coverage = plot_coverage(x, newdata, ndraws),
          bands = plot_bands(x, newdata, covariate, level, ndraws),
          pairs_layer = plot_pairs_layer(x, pars),
@@ -219,11 +228,17 @@ plot_rhat <- function(x, by) {
   invisible(d)
 }
 
-plot_lppd <- function(x, newdata, ndraws) {
+plot_lppd <- function(x, newdata, ndraws, scale = "standardised") {
   if (!is.null(ndraws))
     stop("'ndraws' cannot be used with type = \"lppd\", which follows every draw of each chain.",
          call. = FALSE)
   ll <- log_lik.bnnfit(x, newdata)
+  ll <- ll[, colSums(is.na(ll)) == 0L, drop = FALSE]   # na.exclude padding
+  # densities of the standardised response differ by the Jacobian y_scale
+  std <- !is_classification(x) && scale == "standardised"
+  if (std) ll <- ll + log(x$y_scale)
+  scale_lab <- if (is_classification(x)) "class probabilities" else
+    if (std) "standardised scale" else "original scale"
   ids <- draw_chain_ids(x)
   n_ch <- max(ids)
   n_it <- dim(x$draws)[1]
@@ -234,16 +249,30 @@ plot_lppd <- function(x, newdata, ndraws) {
   pooled <- mean(m + log(colMeans(exp(sweep(ll, 2L, m, "-")))))
   it <- x$warmup + 1L + (seq_len(n_it) - 1L) * x$thin
   cols <- chain_colours(n_ch)
-  graphics::matplot(it, cum, type = "l", lty = 1, col = cols, xlab = "iteration",
-                    ylab = "cumulative LPPD",
-                    main = sprintf("Cumulative LPPD per chain (%s)",
-                                   if (is.null(newdata)) "training data" else "newdata"))
-  graphics::abline(h = pooled, lty = 2, col = "grey30")
   ok_ids <- which(x$chain_status == "ok")
-  graphics::legend("bottomright", legend = c(paste("chain", ok_ids), "all chains"),
+  # vertical range from the chains that agree, after their first 10%
+  late <- cum[seq.int(max(1L, ceiling(0.1 * n_it)), n_it), , drop = FALSE]
+  med <- apply(late, 2L, stats::median)
+  dev <- abs(med - stats::median(med))
+  tol <- 5 * max(stats::mad(med), 0.25, 0.05 * abs(stats::median(med)))
+  good <- dev <= tol | !is.finite(dev)
+  if (!any(good)) good[] <- TRUE
+  ylim <- range(c(late[, good], pooled[is.finite(pooled)]), finite = TRUE)
+  if (!all(is.finite(ylim))) ylim <- NULL
+  off <- !good
+  labs <- paste("chain", ok_ids)
+  labs[off] <- sprintf("chain %d (off scale: final %s)", ok_ids[off],
+                       format(signif(cum[n_it, off], 3)))
+  graphics::matplot(it, cum, type = "l", lty = 1, col = cols, xlab = "iteration",
+                    ylab = sprintf("cumulative LPPD (%s)", scale_lab), ylim = ylim,
+                    main = sprintf("Cumulative LPPD per chain, %s (%s)",
+                                   if (is.null(newdata)) "training data" else "newdata",
+                                   scale_lab))
+  graphics::abline(h = pooled, lty = 2, col = "grey30")
+  graphics::legend("bottomright", legend = c(labs, "all chains"),
                    col = c(cols, "grey30"), lty = c(rep(1, n_ch), 2), bty = "n", cex = 0.7)
   invisible(data.frame(iteration = rep(it, n_ch), chain = rep(ok_ids, each = n_it),
-                       lppd = as.vector(cum)))
+                       lppd = as.vector(cum), scale = scale_lab))
 }
 
 plot_coverage <- function(x, newdata, ndraws) {

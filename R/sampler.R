@@ -152,6 +152,8 @@ format.bnn_sampler <- function(x, warmup = NULL, ...) {
                   fmt_num(x$int_time)),
     rwm = sprintf("random-walk Metropolis (scale %s%s)", fmt_num(x$stepsize),
                   if (x$adapt_stepsize) sprintf(", tuned to acceptance %s", x$target_accept) else ""),
+    pcn = format_pcn(x),
+    ces = format_ces(x),
     x$method)
 }
 
@@ -189,6 +191,8 @@ as_sampler <- function(x) {
       hmc = bnn_hmc(),
       rwm = bnn_rwm(),
       sgld = bnn_sgld(), psgld = bnn_psgld(), sghmc = bnn_sghmc(),
+      pcn = bnn_pcn(),
+      ces = bnn_ces(),
       mile = , mclmc = bnn_mclmc(),
       stop(sprintf("'sampler' must be one of \"nuts\", \"hmc\", \"dei\", \"mile\", \"mclmc\" or a settings object such as bnn_nuts(), not \"%s\".", x),
            call. = FALSE)))

@@ -31,10 +31,42 @@
 #' is 0 (sets of measure zero); draws near such boundaries may land in
 #' different orders, which shows up as a few outlying draws.
 #'
+#' `method = "paper"` is the method of Wiese et al. (2023), Appendix B
+#' (Algorithms 1-4), for tanh networks.  For each hidden layer, from the
+#' output side back, the neurons of all draws are pooled as vectors
+#' (incoming weights, outgoing weights, bias); (1) a hyperplane through the
+#' origin is fitted as an unsupervised SVM, \eqn{\min_\beta \frac12
+#' \|\beta\|^2 + C \sum \max(0, 1 - |\beta^\top\phi|)}, by minibatch SGD
+#' (32 epochs, batches of 16, learning rate 0.1 decayed by 0.8 per epoch, as
+#' the reference code) with `K_beta` random restarts, and neurons on its
+#' negative side are flipped; (2) after column-wise standardisation a
+#' `k`-nearest-neighbour graph with similarities
+#' \eqn{\exp(-\|a-b\|^2/(2\sigma^2))} is built (the paper's formula; the
+#' reference code used the unsquared distance), and for up to `iterations`
+#' rounds every neuron gets class probabilities from its neighbours' current
+#' labels and each draw's neurons are relabelled greedily under the
+#' constraint that no two share a label (a random half of the draws adopt
+#' their new labels per round, and the loop stops after 8 rounds without a
+#' change, as the reference code).  With more than one hidden layer the
+#' neuron vectors of a layer contain incoming weights that the symmetries of
+#' the layers below (processed later) still scramble, so some neurons can be
+#' mislabelled; the paper, whose experiments use one hidden layer, does not
+#' discuss this, and `"canonical"` does not have the problem (its keys avoid
+#' incoming weights).  The result depends on the draws
+#' (it is not a fixed map) and is defined for the whole set of draws.  Its
+#' cost grows with the square of the number of neuron vectors (G times the
+#' layer width): a few thousand are fine.
+#'
 #' @param x A `bnnfit`, or draws (a parameter vector, a matrix with one draw
 #'   per row, or a `[iteration, chain, parameter]` array).
-#' @param method `"canonical"` (see Details).
+#' @param method `"canonical"` or `"paper"` (see Details).
 #' @param sizes,activation Layer sizes and activation when `x` is not a fit.
+#' @param C,K_beta,k,sigma,iterations Settings of `method = "paper"`: the
+#'   SVM's penalty and number of restarts (the reference code: 1 and 2), the
+#'   neighbours, similarity scale and maximal rounds of the permutation step
+#'   (the paper: 1024, 1 and 256).
+#' @param seed Seed of the random parts of `method = "paper"` (the caller's
+#'   RNG is left alone).
 #' @return `x` with its draws mapped; a fit gets `$symmetries = "canonical"`.
 #'   Chains that failed (all draws `NA`) are left out with a warning.
 #' @references Wiese, J. G. et al. (2023).  Towards efficient MCMC sampling
@@ -52,8 +84,9 @@
 #' b <- bnn_remove_symmetries(th2, sizes = sizes, activation = "tanh")
 #' all.equal(a, b)
 bnn_remove_symmetries <- function(x, method = "canonical", sizes = NULL,
-                                  activation = NULL) {
-  method <- match_choice(method, "canonical", "method")
+                                  activation = NULL, C = 1, K_beta = 2, k = 1024,
+                                  sigma = 1, iterations = 256, seed = 0) {
+  method <- match_choice(method, c("canonical", "paper"), "method")
   if (!inherits(x, "bnnfit") && is.null(activation))
     stop("'activation' is needed when 'x' is not a bnnfit.", call. = FALSE)
   if (!is.null(activation))
@@ -67,8 +100,27 @@ bnn_remove_symmetries <- function(x, method = "canonical", sizes = NULL,
                         paste(which(st != "ok"), collapse = ", ")),
                 "bnnmc_chain_failure")
   }
-  out <- .Call(C_symmetry_canonical, inp$mat, inp$sizes, mode, TRUE)
-  attr(out, "n_skipped") <- NULL
+  if (method == "paper") {
+    if (inp$activation != "tanh")
+      stop("method = \"paper\" is for tanh networks (Wiese et al. 2023); use ",
+           "method = \"canonical\" for activation = \"", inp$activation, "\".", call. = FALSE)
+    check_positive(C, "C")
+    K_beta <- check_count(K_beta, "K_beta", 1L)
+    k <- check_count(k, "k", 1L)
+    check_positive(sigma, "sigma")
+    iterations <- check_count(iterations, "iterations", 1L)
+    seed <- check_count(seed, "seed", 0L)
+    n_net <- bnn_n_parameters(inp$sizes)
+    rows <- which(stats::complete.cases(inp$mat))
+    if (length(rows) < 2L) stop("method = \"paper\" needs at least 2 draws.", call. = FALSE)
+    out <- inp$mat
+    out[rows, seq_len(n_net)] <- with_seed(seed, remove_symmetries_paper(
+      inp$mat[rows, seq_len(n_net), drop = FALSE], inp$sizes, C, K_beta, k, sigma,
+      iterations))
+  } else {
+    out <- .Call(C_symmetry_canonical, inp$mat, inp$sizes, mode, TRUE)
+    attr(out, "n_skipped") <- NULL
+  }
   res <- inp$back(out)
   if (inp$fit) res$symmetries <- method
   res

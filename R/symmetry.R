@@ -168,7 +168,7 @@ check_layer <- function(layer, sizes) {
 }
 
 check_neuron <- function(neuron, M) {
-  if (!is.numeric(neuron) || length(neuron) < 1L || anyNA(neuron) ||
+  if (!is.numeric(neuron) || anyNA(neuron) ||
       any(neuron != round(neuron)) || any(neuron < 1) || any(neuron > M))
     stop(sprintf("'neuron' must be neuron numbers between 1 and %d, not %s.", M,
                  deparse1(neuron)), call. = FALSE)
@@ -211,7 +211,7 @@ check_activation_for <- function(activation, allowed, what) {
 #'   with one such vector per row, a 3-d draws array, or a `bnnfit`.
 #' @param layer Hidden layer number, from 1 (next to the inputs).
 #' @param perm A permutation of `1:M`, M the width of the layer.
-#' @param neuron Neuron number(s) within the layer.
+#' @param neuron Neuron number(s) within the layer (none: `x` unchanged).
 #' @param c Rescaling factor(s) > 0, recycled over `neuron`.
 #' @param sizes Layer sizes (inputs, hidden widths, outputs); taken from the
 #'   fit when `x` is a `bnnfit`.

@@ -56,8 +56,16 @@ SEXP C_chain_new(SEXP spec, SEXP init, SEXP seed, SEXP chain_id, SEXP settings) 
   s.t0 = bnn_get_double(settings, "t0", 10.0);
   s.int_time = bnn_get_double(settings, "int_time", 1.0);
   if (s.max_depth < 0 || s.max_depth > 30) Rf_error("'max_treedepth' must be in 0..30");
-  if (!(s.stepsize > 0)) Rf_error("'stepsize' must be positive");
+  if (!(s.stepsize > 0 && isfinite(s.stepsize))) Rf_error("'stepsize' must be positive and finite");
   if (s.num_warmup < 0) Rf_error("'warmup' must be >= 0");
+  /* the R constructors validate these; checked again so that a settings
+   * list edited by hand cannot freeze or break a chain */
+  if (!(s.delta > 0 && s.delta < 1)) Rf_error("'adapt_delta' must be in (0, 1)");
+  if (!(s.gamma > 0 && isfinite(s.gamma)) || !(s.kappa > 0 && isfinite(s.kappa)) ||
+      !(s.t0 > 0 && isfinite(s.t0)))
+    Rf_error("'gamma', 'kappa' and 't0' must be positive and finite");
+  if (s.init_buffer < 0 || s.term_buffer < 0 || s.window < 1)
+    Rf_error("'init_buffer' and 'term_buffer' must be >= 0 and 'window' >= 1");
   if (s.kernel == BNN_KERNEL_HMC &&
       !(s.int_time > 0 && s.int_time / s.stepsize < (double)INT_MAX))
     Rf_error("static HMC: 'trajectory_length' / 'stepsize' must be positive and below %d "

@@ -10,6 +10,9 @@
 #include "rwm.h"
 #include "sghmc.h"
 #include "sgld.h"
+#include "pcn.h"
+#include "reference.h"
+#include "api_ces.h"
 
 /* ---- settings readers ---------------------------------------------- */
 
@@ -57,14 +60,26 @@ static void parse_rwm(SEXP settings, int dim, void *out) {
   s->inv_metric = bnn_kset_inv_metric(settings, dim);
 }
 
+static void parse_pcn(SEXP settings, int dim, void *out) {
+  (void)dim;
+  bnn_pcn_settings *s = out;
+  s->beta = bnn_kset_real(settings, "beta", 0.1, 0, 1, 1);
+  s->adapt = bnn_kset_flag(settings, "adapt_beta", 1);
+  s->target_accept = bnn_kset_real(settings, "target_accept", 0.25, 0, 1, 1);
+  if (!(s->target_accept < 1)) Rf_error("'target_accept' must be below 1");
+  s->extra_stepsize = bnn_kset_real(settings, "extra_stepsize", 0.1, 0, 1e300, 1);
+}
+
 /* Add a kernel here (and its settings parser above or in its own api file). */
 static const bnn_kernel_entry kernel_registry[] = {
-    {"rwm", &bnn_kernel_rwm, sizeof(bnn_rwm_settings), parse_rwm},
+    {"rwm", &bnn_kernel_rwm, sizeof(bnn_rwm_settings), parse_rwm, 0},
     /* sgmcmc: parsers in api_sgmcmc.c */
-    {"sgld", &bnn_kernel_sgld, sizeof(bnn_sgld_settings), bnn_parse_sgld},
-    {"psgld", &bnn_kernel_psgld, sizeof(bnn_sgld_settings), bnn_parse_sgld},
-    {"sghmc", &bnn_kernel_sghmc, sizeof(bnn_sghmc_settings), bnn_parse_sghmc},
-    {NULL, NULL, 0, NULL}};
+    {"sgld", &bnn_kernel_sgld, sizeof(bnn_sgld_settings), bnn_parse_sgld, 0},
+    {"psgld", &bnn_kernel_psgld, sizeof(bnn_sgld_settings), bnn_parse_sgld, 0},
+    {"sghmc", &bnn_kernel_sghmc, sizeof(bnn_sghmc_settings), bnn_parse_sghmc, 0},
+    /* ces */
+    {"pcn", &bnn_kernel_pcn, sizeof(bnn_pcn_settings), parse_pcn, 1},
+    {NULL, NULL, 0, NULL, 0}};
 
 static const bnn_kernel_entry *find_kernel(SEXP name) {
   if (!Rf_isString(name) || Rf_length(name) != 1)
@@ -91,6 +106,7 @@ static int spec_is_gaussian(SEXP spec) {
 }
 
 static int spec_dim(SEXP spec) {
+  if (bnn_spec_is_emulated(spec)) return bnn_ces_spec_dim(spec);
   if (spec_is_gaussian(spec)) {
     SEXP mean = bnn_list_get(spec, "mean"), prec = bnn_list_get(spec, "prec");
     if (TYPEOF(mean) != REALSXP || TYPEOF(prec) != REALSXP ||
@@ -111,6 +127,12 @@ static int spec_dim(SEXP spec) {
  * chain id) in the minibatch domain. */
 static bnn_target build_target(SEXP spec, SEXP settings, uint64_t seed,
                                uint64_t stream, void (**free_fn)(void *)) {
+  if (bnn_spec_is_emulated(spec)) {
+    /* the emulator maps theta to all N outputs at once: no minibatches */
+    if (bnn_settings_minibatch(settings))
+      Rf_error("an emulated target is evaluated in full: 'batch_size' must be NULL");
+    return bnn_ces_build_target(spec, free_fn);
+  }
   bnn_target t;
   memset(&t, 0, sizeof t);
   if (bnn_settings_minibatch(settings)) {
@@ -129,6 +151,7 @@ static bnn_target build_target(SEXP spec, SEXP settings, uint64_t seed,
     bnn_model *m = bnn_model_from_spec(spec, 1, 1);
     if (!m) Rf_error("cannot allocate the model");
     bnn_target_bind(&t, m, NULL);
+    bnn_target_bind_reference(&t, m);
     *free_fn = free_model;
   }
   return t;
@@ -175,6 +198,12 @@ SEXP C_kchain_new(SEXP kernel, SEXP spec, SEXP init, SEXP seed, SEXP chain_id,
   R_RegisterCFinalizerEx(xp, kchain_finalizer, TRUE);
   void (*free_fn)(void *) = NULL;
   bnn_target t = build_target(spec, settings, (uint64_t)sd, (uint64_t)id, &free_fn);
+  if (e->needs_reference && !t.loglik) {
+    if (free_fn) free_fn(t.ctx);
+    Rf_error("the '%s' kernel needs a model with a Normal prior on the network's "
+             "weights (its proposal keeps that Gaussian prior invariant); "
+             "a Laplace prior or a Gaussian test target cannot be used", e->name);
+  }
   bnn_kchain *c = bnn_kchain_new(e->type, ks, t, free_fn, REAL(init), (uint64_t)sd,
                                  (uint64_t)id, warmup);
   if (!c) Rf_error("cannot allocate the chain workspace");
@@ -248,8 +277,9 @@ SEXP C_kchain_run(SEXP xp, SEXP n_iter, SEXP keep) {
   bnn_itimer_init(&timer, bnn_interrupt_period());
   int done = 0, row = 0;
   for (int it = 0; it < n; it++) {
-    if (bnn_kchain_step(c, draw, st) != BNN_K_OK) break;
-    if (!kp || (row < nk && kp[row] == it)) {
+    int want = !kp || (row < nk && kp[row] == it);
+    if (bnn_kchain_step(c, want ? draw : NULL, st) != BNN_K_OK) break;
+    if (want) {
       for (int j = 0; j < dim; j++) D[row + (size_t)j * nk] = draw[j];
       row++;
     }

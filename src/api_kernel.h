@@ -17,6 +17,9 @@ typedef struct {
    * argument.  Pointers written into `out` may refer to R's memory: the
    * kernel copies what it keeps in create(). */
   void (*parse)(SEXP settings, int dim, void *out);
+  /* nonzero: the kernel needs the target's Gaussian-reference split
+   * (target.h), e.g. pCN; other targets are refused with an error */
+  int needs_reference;
 } bnn_kernel_entry;
 
 /* Read a double / a logical / a diagonal inverse metric from a settings

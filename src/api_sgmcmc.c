@@ -9,6 +9,7 @@
 #include "minibatch.h"
 #include "sghmc.h"
 #include "sgld.h"
+#include "ziggurat.h"
 
 static int kset_int(SEXP settings, const char *name, int dflt, int lower) {
   SEXP v = bnn_list_get(settings, name);
@@ -157,4 +158,42 @@ void bnn_parse_sghmc(SEXP settings, int dim, void *out) {
   s->alpha = bnn_kset_real(settings, "friction", 0.01, 0, 1, 1);
   s->n_leapfrog = kset_int(settings, "n_leapfrog", 10, 1);
   s->batch_per_iter = bnn_kset_flag(settings, "batch_per_iteration", 0);
+}
+
+/* Evaluate a minibatch target n_rep times at theta (benchmarks: the cost
+ * of a minibatch gradient without R in between).  Returns the last value. */
+SEXP C_minibatch_grad_loop(SEXP spec, SEXP settings, SEXP theta, SEXP n_rep) {
+  if (TYPEOF(theta) != REALSXP) Rf_error("'theta' must be a double vector");
+  if (TYPEOF(settings) != VECSXP) Rf_error("'settings' must be a list");
+  int reps = Rf_asInteger(n_rep);
+  if (reps == NA_INTEGER || reps < 1) Rf_error("'n_rep' must be a positive integer");
+  bnn_model *probe;
+  bnn_model_protect(spec, 1, 0, &probe);
+  int dim = probe->dim;
+  UNPROTECT(1);
+  if (Rf_length(theta) != dim) Rf_error("'theta' must have length %d", dim);
+  double *g = (double *)R_alloc((size_t)dim, sizeof(double));
+  bnn_minibatch_settings s;
+  parse_minibatch(spec, settings, dim, &s);
+  void (*free_fn)(void *) = NULL;
+  bnn_target t = bnn_minibatch_target(spec, settings, 1, 0, &free_fn);
+  double lp = 0.0;
+  for (int r = 0; r < reps; r++) lp = bnn_target_eval(&t, REAL(theta), g);
+  free_fn(t.ctx);
+  return Rf_ScalarReal(lp);
+}
+
+/* n standard normal deviates of the ziggurat from the stream (seed, 0)
+ * (tests). */
+SEXP C_zig_draws(SEXP seed, SEXP n_) {
+  int n = Rf_asInteger(n_);
+  if (n == NA_INTEGER || n < 0) Rf_error("'n' must be a non-negative integer");
+  bnn_rng rng;
+  bnn_rng_seed(&rng, (uint64_t)Rf_asReal(seed), 0);
+  bnn_zig z;
+  bnn_zig_init(&z);
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, n));
+  for (int i = 0; i < n; i++) REAL(out)[i] = bnn_zig_norm(&rng, &z);
+  UNPROTECT(1);
+  return out;
 }

@@ -70,6 +70,11 @@ bnn_model *bnn_model_from_spec(SEXP spec, int with_data, int copy) {
     if (TYPEOF(sX) != REALSXP || TYPEOF(sy) != REALSXP)
       Rf_error("'spec$X' and 'spec$y' must be double");
     n = Rf_length(sy);
+    if (lik == BNN_LIK_MGAUSS) {   /* y is n x K */
+      int K = INTEGER(sizes)[L];
+      if (n % K != 0) Rf_error("'spec$y' must be a matrix with %d columns", K);
+      n /= K;
+    }
     if ((R_xlen_t)n * p != Rf_xlength(sX))
       Rf_error("'spec$X' must have %d columns and as many rows as 'spec$y'", p);
     X = REAL(sX);

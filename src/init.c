@@ -43,6 +43,8 @@ SEXP C_metrics_gmix_quantile(SEXP, SEXP, SEXP, SEXP, SEXP);
 /* sgmcmc */
 SEXP C_minibatch_eval(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP C_thin_mmd(SEXP, SEXP);
+SEXP C_minibatch_grad_loop(SEXP, SEXP, SEXP, SEXP);
+SEXP C_zig_draws(SEXP, SEXP);
 /* sgapprox: approximate posteriors (api_approx.c) */
 SEXP C_dropout_loglik(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP C_laplace_kfac(SEXP, SEXP);
@@ -51,6 +53,11 @@ SEXP C_mean_dist(SEXP);
 SEXP C_ksd(SEXP, SEXP, SEXP);
 /* symmetry */
 SEXP C_symmetry_canonical(SEXP, SEXP, SEXP, SEXP);
+
+/* ces */
+SEXP C_ces_loglik(SEXP, SEXP, SEXP);
+SEXP C_ces_emulate(SEXP, SEXP);
+SEXP C_ces_time(SEXP, SEXP, SEXP);
 
 /* through void (*)(void): the cast GCC accepts for any function pointer */
 #define CALLDEF(name, n) {#name, (DL_FUNC) (void (*)(void)) &name, n}
@@ -88,6 +95,8 @@ static const R_CallMethodDef CallEntries[] = {
     /* sgmcmc */
     CALLDEF(C_minibatch_eval, 6),
     CALLDEF(C_thin_mmd, 2),
+    CALLDEF(C_minibatch_grad_loop, 4),
+    CALLDEF(C_zig_draws, 2),
     /* sgapprox */
     CALLDEF(C_dropout_loglik, 5),
     CALLDEF(C_laplace_kfac, 2),
@@ -96,6 +105,10 @@ static const R_CallMethodDef CallEntries[] = {
     CALLDEF(C_ksd, 3),
     /* symmetry */
     CALLDEF(C_symmetry_canonical, 4),
+    /* ces */
+    CALLDEF(C_ces_loglik, 3),
+    CALLDEF(C_ces_emulate, 2),
+    CALLDEF(C_ces_time, 3),
     {NULL, NULL, 0}};
 
 void R_init_bnnmc(DllInfo *dll) {

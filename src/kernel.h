@@ -47,8 +47,9 @@ typedef struct bnn_kernel_type {
   int (*init)(void *state, bnn_target *target, bnn_rng *rng,
               const double *init, int n_warmup);
   /* Transition number iter (0-based).  Writes the position (dim values)
-   * and n_stats statistics.  Returns a status; on failure sets *reason to a
-   * static string. */
+   * to draw unless draw is NULL (a transition whose draw is not kept:
+   * thinning, burn-in), and n_stats statistics.  Returns a status; on
+   * failure sets *reason to a static string. */
   int (*step)(void *state, int iter, double *draw, double *stats,
               const char **reason);
   /* The current step size (NaN if the kernel has none). */
@@ -79,7 +80,9 @@ bnn_kchain *bnn_kchain_new(const bnn_kernel_type *kernel, const void *settings,
                            int n_warmup);
 void bnn_kchain_free(bnn_kchain *c);
 /* One transition; returns the chain's status.  After a failure the chain
- * stays failed and further calls do nothing. */
+ * stays failed and further calls do nothing.  draw may be NULL when the
+ * transition's position is not needed (it is then not checked here: a
+ * kernel reports a non-finite state itself). */
 int bnn_kchain_step(bnn_kchain *c, double *draw, double *stats);
 /* The position after the last transition is the last draw written; kernels
  * keep it, so the driver stores nothing per transition. */

@@ -59,6 +59,14 @@ bnn_minibatch *bnn_minibatch_new(bnn_model *full, const bnn_minibatch_settings *
     mb->batch->w = mb->wb;
   }
   mb->batch->lik_scale = (double)n / (double)B;
+  /* the prior's constant once, not a log per parameter per evaluation */
+  const double *ps = full->prior_scale;
+  for (int i = 0; i < full->n_net; i++)
+    mb->prior_const -= full->prior == BNN_PRIOR_NORMAL
+                           ? log(ps[i]) + 0.91893853320467274178   /* log sqrt(2 pi) */
+                           : log(2.0 * ps[i]);
+  mb->sigma_view = *full;
+  mb->sigma_view.n_net = 0;
   for (int i = 0; i < n; i++) mb->perm[i] = i;
   mb->pos = n;   /* the first batch shuffles */
   bnn_rng_seed(&mb->rng, seed, stream | BNN_MINIBATCH_STREAM_TAG);
@@ -109,6 +117,34 @@ static void draw_batch(bnn_minibatch *mb) {
   mb->n_batches += 1.0;
 }
 
+/* The log prior and its gradient (added to grad), as bnn_model_logprior
+ * (the same gradient, bit for bit) but with the constant cached: that
+ * function takes a log per parameter, which costs as much as the
+ * likelihood of a small batch. */
+static double logprior(const bnn_minibatch *mb, const double *theta, double *grad) {
+  const bnn_model *m = mb->full;
+  const double *s = m->prior_scale;
+  int n = m->n_net;
+  double q = 0.0;
+  if (m->prior == BNN_PRIOR_NORMAL) {
+    for (int i = 0; i < n; i++) {
+      double u = theta[i] / s[i];
+      q += u * u;
+      grad[i] -= u / s[i];
+    }
+    q *= 0.5;
+  } else {
+    for (int i = 0; i < n; i++) {
+      q += fabs(theta[i]) / s[i];
+      grad[i] -= (theta[i] > 0 ? 1.0 : (theta[i] < 0 ? -1.0 : 0.0)) / s[i];
+    }
+  }
+  double lp = mb->prior_const - q;
+  if (m->dim > n)   /* the likelihood's parameter (log sigma) */
+    lp += bnn_model_logprior(&mb->sigma_view, theta + n, grad + n);
+  return lp;
+}
+
 double bnn_minibatch_logdens(void *ctx, const double *theta, double *grad) {
   bnn_minibatch *mb = ctx;
   int B = mb->s.batch_size, d = mb->dim;
@@ -123,7 +159,7 @@ double bnn_minibatch_logdens(void *ctx, const double *theta, double *grad) {
   bnn_model *m = mb->batch;
   if (mb->s.estimator == BNN_GRAD_PLAIN) {
     double ll = bnn_model_loglik(m, theta, grad, 0, B);   /* scaled by N/|B| */
-    return ll + bnn_model_logprior(m, theta, grad);
+    return ll + logprior(mb, theta, grad);
   }
   double c = m->lik_scale;
   m->lik_scale = 1.0;
@@ -132,7 +168,7 @@ double bnn_minibatch_logdens(void *ctx, const double *theta, double *grad) {
   m->lik_scale = c;
   for (int j = 0; j < d; j++)
     grad[j] = c * (grad[j] - mb->g_tmp[j]) + mb->g_centre[j];
-  double lp = bnn_model_logprior(m, theta, grad);
+  double lp = logprior(mb, theta, grad);
   return c * (l1 - l0) + mb->ll_centre + lp;
 }
 

@@ -57,6 +57,10 @@ typedef struct {
   double *wb;            /* their observation weights, or NULL (unweighted) */
   double *centre, *g_centre, *g_tmp;   /* control variates */
   double ll_centre;      /* full-data log-likelihood at the centre */
+  double prior_const;    /* the network prior's normalising constant */
+  bnn_model sigma_view;  /* the model seen with no network parameters:
+                            bnn_model_logprior on it is the likelihood
+                            parameter's prior alone */
   int held, fresh;       /* bnn_target_hold state */
   double n_eval;         /* evaluations so far */
   double n_batches;      /* batches drawn so far */

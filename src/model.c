@@ -50,12 +50,13 @@ bnn_model *bnn_model_new(int n_layers, const int *sizes, int act, int lik,
   m->p = p;
   m->lik_scale = 1.0;
   m->owns_data = copy_data;
+  m->y_cols = lik == BNN_LIK_MGAUSS ? sizes[n_layers] : 1;
   if (copy_data && n > 0) {
     m->X = malloc(sizeof(double) * (size_t)n * (size_t)(p > 0 ? p : 1));
-    m->y = malloc(sizeof(double) * (size_t)n);
+    m->y = malloc(sizeof(double) * (size_t)n * (size_t)m->y_cols);
     if (!m->X || !m->y) goto fail;
     memcpy(m->X, X, sizeof(double) * (size_t)n * (size_t)p);
-    memcpy(m->y, y, sizeof(double) * (size_t)n);
+    memcpy(m->y, y, sizeof(double) * (size_t)n * (size_t)m->y_cols);
   } else {
     m->X = (double *)X;
     m->y = (double *)y;
@@ -187,6 +188,21 @@ static double lik_chunk(bnn_model *m, const double *theta,
           d[i + k * BNN_CHUNK] = (k == yi ? 1.0 : 0.0) - exp(o[i + k * BNN_CHUNK] - lse);
       }
     }
+    break;
+  }
+  case BNN_LIK_MGAUSS: {
+    /* y points at row r0 of column 0; column k is m->n further on */
+    int K = bnn_model_n_out(m);
+    double ls = log(m->sigma_fixed), prec = exp(-2.0 * ls), ss = 0.0;
+    for (int k = 0; k < K; k++) {
+      const double *yk = y + (size_t)k * m->n, *ok = o + (size_t)k * BNN_CHUNK;
+      for (i = 0; i < mrows; i++) {
+        double r = yk[i] - ok[i];
+        ss += r * r;
+        if (d) d[i + k * BNN_CHUNK] = r * prec;
+      }
+    }
+    ll = -(double)mrows * K * (HALF_LOG_2PI + ls) - 0.5 * ss * prec;
     break;
   }
   default:
@@ -360,4 +376,28 @@ void bnn_model_forward(bnn_model *m, const double *theta, const double *X,
       memcpy(out + (size_t)k * nx + r0, o + (size_t)k * BNN_CHUNK,
              sizeof(double) * (size_t)mrows);
   }
+}
+
+double bnn_model_loglik_outputs(bnn_model *m, const double *theta,
+                                const double *out, double *dout,
+                                double *g_extra) {
+  int K = bnn_model_n_out(m), n = m->n;
+  double ll = 0.0;
+  double *o = m->a;   /* BNN_CHUNK x (sum of layer widths) >= BNN_CHUNK x K */
+  for (int r0 = 0; r0 < n; r0 += BNN_CHUNK) {
+    int mrows = n - r0 < BNN_CHUNK ? n - r0 : BNN_CHUNK;
+    for (int k = 0; k < K; k++)
+      memcpy(o + (size_t)k * BNN_CHUNK, out + (size_t)k * n + r0,
+             sizeof(double) * (size_t)mrows);
+    if (m->w)   /* as bnn_model_loglik: the weighted path for weighted models */
+      ll += lik_chunk_weighted(m, theta, o, m->y + r0, m->w + r0, mrows,
+                               dout ? m->delta : NULL, g_extra);
+    else
+      ll += lik_chunk(m, theta, o, m->y + r0, mrows, dout ? m->delta : NULL, g_extra);
+    if (dout)
+      for (int k = 0; k < K; k++)
+        memcpy(dout + (size_t)k * n + r0, m->delta + (size_t)k * BNN_CHUNK,
+               sizeof(double) * (size_t)mrows);
+  }
+  return ll;
 }

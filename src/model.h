@@ -20,6 +20,9 @@ enum bnn_lik {
   BNN_LIK_GAUSS_FIXED,      /* output mu, sigma fixed */
   BNN_LIK_BERNOULLI,        /* output logit */
   BNN_LIK_CATEGORICAL,      /* K outputs, softmax */
+  BNN_LIK_MGAUSS,           /* K outputs, K responses per row (y is n x K,
+                               column-major), independent N(out_k, sigma^2)
+                               with sigma fixed: squared error (emulators) */
   BNN_LIK_COUNT
 };
 
@@ -51,6 +54,7 @@ typedef struct {
    * Rows [row_begin, row_end) are used (minibatch hook). */
   int n, p;
   double *X, *y;
+  int y_cols;        /* columns of y: K for BNN_LIK_MGAUSS, else 1 */
   double lik_scale;  /* multiplies the log-likelihood (n / batch size) */
   int owns_data;
   /* workspace, allocated once */
@@ -93,6 +97,16 @@ void bnn_model_forward(bnn_model *m, const double *theta, const double *X,
  * passes outside model.c (dropout.c, laplace.c). */
 double bnn_model_lik_chunk(bnn_model *m, const double *theta, const double *o,
                            const double *y, int mrows, double *d, double *g_extra);
+
+/* The log-likelihood of all rows from given network outputs out (n x K,
+ * column-major, as bnn_model_forward writes them); when dout is not NULL,
+ * dout <- d loglik / d out (n x K) and *g_extra accumulates the gradient
+ * of the likelihood's own parameter (log sigma).  Chunked exactly as
+ * bnn_model_loglik, so with the network's own outputs the value is the
+ * same to the last bit. */
+double bnn_model_loglik_outputs(bnn_model *m, const double *theta,
+                                const double *out, double *dout,
+                                double *g_extra);
 
 /* per-observation log-likelihood given network outputs */
 int bnn_model_n_out(const bnn_model *m);

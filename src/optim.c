@@ -99,7 +99,8 @@ static void shuffle_rows(bnn_optim *o) {
     double *dst = X + (size_t)k * n;
     for (int i = 0; i < n; i++) dst[i] = src[o->perm[i]];
   }
-  for (int i = 0; i < n; i++) y[i] = o->y0[o->perm[i]];
+  for (int k = 0; k < o->train->y_cols; k++)   /* 1 column except MGAUSS */
+    for (int i = 0; i < n; i++) y[i + (size_t)k * n] = o->y0[o->perm[i] + (size_t)k * n];
 }
 
 /* loss and gradient of the loss on rows [r0, r1) */

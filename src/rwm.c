@@ -99,7 +99,7 @@ static int rwm_step(void *state, int iter, double *draw, double *stats,
       }
     }
   }
-  memcpy(draw, r->q, sizeof(double) * (size_t)r->dim);
+  if (draw) memcpy(draw, r->q, sizeof(double) * (size_t)r->dim);
   return BNN_K_OK;
 }
 

@@ -27,6 +27,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ziggurat.h"
 #include "sghmc.h"
 
 static const char *const sghmc_stat_names[] = {"lp__", "stepsize__"};
@@ -36,6 +37,7 @@ typedef struct {
   bnn_sghmc_settings s;
   bnn_target *target;
   bnn_rng *rng;
+  bnn_zig zig;         /* normal deviates (ziggurat.h) */
   double *w, *v, *g;
   double lp, eps;
 } sghmc_state;
@@ -60,6 +62,7 @@ static void *sghmc_create(int dim, const void *settings) {
   }
   r->v = r->w + n;
   r->g = r->w + 2 * n;
+  bnn_zig_init(&r->zig);
   return r;
 }
 
@@ -84,27 +87,29 @@ static int sghmc_step(void *state, int iter, double *draw, double *stats,
   double eps = bnn_sg_stepsize(&r->s.schedule, iter);
   double a = r->s.alpha, sd_v = sqrt(eps), sd_xi = sqrt(2.0 * a * eps);
   r->eps = eps;
-  for (int j = 0; j < d; j++) r->v[j] = sd_v * bnn_rng_norm(r->rng);
+  for (int j = 0; j < d; j++) r->v[j] = sd_v * bnn_zig_norm(r->rng, &r->zig);
   if (r->s.batch_per_iter) bnn_target_hold(r->target, 1);
   int ok = 1;
   for (int l = 0; l < r->s.n_leapfrog && ok; l++) {
     r->lp = bnn_target_eval(r->target, r->w, r->g);
-    if (!isfinite(r->lp)) ok = 0;
+    /* chk: x * 0 is NaN exactly for Inf and NaN (a non-finite gradient
+     * shows in v), at the cost of an add in the update loop */
+    double chk = 0.0;
     for (int j = 0; j < d; j++) {
       r->w[j] += r->v[j];
-      r->v[j] = (1.0 - a) * r->v[j] + eps * r->g[j] + sd_xi * bnn_rng_norm(r->rng);
+      r->v[j] = (1.0 - a) * r->v[j] + eps * r->g[j] + sd_xi * bnn_zig_norm(r->rng, &r->zig);
+      chk += r->w[j] * 0.0 + r->v[j] * 0.0;
     }
+    ok = isfinite(r->lp) && chk == 0.0;
   }
   if (r->s.batch_per_iter) bnn_target_hold(r->target, 0);
-  for (int j = 0; j < d && ok; j++)
-    if (!isfinite(r->w[j]) || !isfinite(r->v[j])) ok = 0;
   if (!ok) {
     *reason = "non-finite position, momentum or gradient: the chain diverged (step size too large?)";
     return BNN_K_NONFINITE;
   }
   stats[0] = r->lp;
   stats[1] = eps;
-  memcpy(draw, r->w, sizeof(double) * (size_t)d);
+  if (draw) memcpy(draw, r->w, sizeof(double) * (size_t)d);
   return BNN_K_OK;
 }
 

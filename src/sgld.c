@@ -26,6 +26,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ziggurat.h"
 #include "sgld.h"
 
 static const char *const sgld_stat_names[] = {"lp__", "stepsize__"};
@@ -35,6 +36,7 @@ typedef struct {
   bnn_sgld_settings s;
   bnn_target *target;
   bnn_rng *rng;
+  bnn_zig zig;         /* normal deviates (ziggurat.h) */
   double *q, *g, *v;   /* position, gradient estimate there, pSGLD's V */
   double lp, eps;
 } sgld_state;
@@ -60,6 +62,7 @@ static void *sgld_create_impl(int dim, const void *settings, int precond) {
   }
   r->g = r->q + n;
   r->v = r->q + 2 * n;
+  bnn_zig_init(&r->zig);
   return r;
 }
 static void *sgld_create(int dim, const void *s) { return sgld_create_impl(dim, s, 0); }
@@ -92,26 +95,34 @@ static int sgld_step(void *state, int iter, double *draw, double *stats,
   int d = r->dim;
   double eps = bnn_sg_stepsize(&r->s.schedule, iter);
   r->eps = eps;
+  /* chk: x * 0 is NaN exactly for Inf and NaN, so chk != 0 flags a
+   * non-finite position (and so a non-finite gradient of the step before)
+   * at the cost of an add in the update loop */
+  double chk = 0.0;
   if (r->precond) {
     double a = r->s.alpha, lam = r->s.lambda;
     for (int j = 0; j < d; j++) {
       double D = 1.0 / (lam + sqrt(r->v[j]));
-      r->q[j] += eps * D * r->g[j] + sqrt(2.0 * eps * D) * bnn_rng_norm(r->rng);
+      r->q[j] += eps * D * r->g[j] + sqrt(2.0 * eps * D) * bnn_zig_norm(r->rng, &r->zig);
+      chk += r->q[j] * 0.0;
     }
     r->lp = bnn_target_eval(r->target, r->q, r->g);
     for (int j = 0; j < d; j++) r->v[j] = a * r->v[j] + (1.0 - a) * r->g[j] * r->g[j];
   } else {
     double sd = sqrt(2.0 * eps);
-    for (int j = 0; j < d; j++) r->q[j] += eps * r->g[j] + sd * bnn_rng_norm(r->rng);
+    for (int j = 0; j < d; j++) {
+      r->q[j] += eps * r->g[j] + sd * bnn_zig_norm(r->rng, &r->zig);
+      chk += r->q[j] * 0.0;
+    }
     r->lp = bnn_target_eval(r->target, r->q, r->g);
   }
-  if (!isfinite(r->lp) || !all_finite(r->g, d) || !all_finite(r->q, d)) {
+  if (!isfinite(r->lp) || chk != 0.0) {
     *reason = "non-finite position or gradient: the chain diverged (step size too large?)";
     return BNN_K_NONFINITE;
   }
   stats[0] = r->lp;
   stats[1] = eps;
-  memcpy(draw, r->q, sizeof(double) * (size_t)d);
+  if (draw) memcpy(draw, r->q, sizeof(double) * (size_t)d);
   return BNN_K_OK;
 }
 

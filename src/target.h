@@ -15,6 +15,16 @@ typedef struct {
   bnn_logdens_fn fn;   /* value and gradient (grad may not be NULL) */
   void *ctx;
   double n_grad;       /* gradient evaluations so far (kept by callers) */
+  /* Optional split of log pi into a Gaussian reference measure and the rest,
+   * for kernels whose proposals keep the reference invariant (pCN, ces.c):
+   * the first n_ref coordinates have independent N(0, ref_sd[j]^2) priors,
+   * and loglik(ctx, theta, grad) is log pi minus their log density (the
+   * likelihood, plus the priors of any further coordinates); grad may be
+   * NULL.  loglik == NULL: the target has no such split.  Targets built
+   * with memset/calloc leave these zero. */
+  bnn_logdens_fn loglik;
+  const double *ref_sd;
+  int n_ref;
   /* Optional (NULL for exact targets): a stochastic target, such as the
    * minibatch estimate of minibatch.h, draws fresh randomness (a batch) for
    * every evaluation; hold(ctx, 1) makes the next evaluation draw it and
@@ -26,6 +36,14 @@ static inline double bnn_target_eval(bnn_target *t, const double *theta,
                                      double *grad) {
   t->n_grad += 1.0;
   return t->fn(t->ctx, theta, grad);
+}
+
+/* The log density without the Gaussian reference (see above); counted as
+ * one evaluation. */
+static inline double bnn_target_loglik(bnn_target *t, const double *theta,
+                                       double *grad) {
+  t->n_grad += 1.0;
+  return t->loglik(t->ctx, theta, grad);
 }
 
 /* Share one draw of a stochastic target's randomness between evaluations

@@ -14,6 +14,9 @@
 #            80/20.  The paper's 10,000 warm-up and 8,000 draws do not fit a
 #            2-core machine; the budget used is written in each row
 #            (--warmup, --iter).
+#   s001_t1  Wiese et al. (2023) Table 1: many short chains ("ours", 1274
+#            chains x 1 draw) vs a single chain vs a 10-member RMSProp deep
+#            ensemble, f1 (1x3 tanh) or f2 (3x16 tanh); see s001_t1.R.
 #   s002_t4  Sommer et al. (2025) Table 4, ionosphere: 16-16 ReLU with 2
 #            softmax outputs (d = 850), 12 members trained with MILE's
 #            classification settings (AdamW, lr 0.01, patience 20; preset
@@ -31,6 +34,11 @@
 #            (MCP, MAE of CCP), Q^2 and function-space MMD to an HMC
 #            reference for HMC, NUTS, DEI, MILE and deep ensembles; see
 #            s003_coverage.R (--sets, --seed, --jobs).
+#   s003_boot the bootstrap coverage study on concrete (s003_coverage.R).
+#   s004_t1  Moslemi et al. (FBNN) Table A1, Boston and Wine (red) rows:
+#            BNN-pCN, FBNN (pCN-pCN), FBNN with NUTS calibration, the SGHMC
+#            rows once bnn_sghmc() exists, MILE; MSE, coverage with and
+#            without noise, time, ESS, min-ESS/s, spdup (see ces_table.R).
 # --baselines_only TRUE (s000_t3, s000_t4) writes the LM, DNN and DE rows
 # without running the sampler; --methods (s002_t1, default DE,MILE,BDE)
 # picks the rows of the MILE table to compute (the ensemble that starts
@@ -54,6 +62,15 @@ data_dir <- if (nzchar(opt$data)) opt$data else
   Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
 classif <- opt$table %in% c("s002_t4", "s002_t6")
 given <- sub("^--", "", a[seq(1, length(a), by = 2)])
+if (opt$table == "s004_t1") {
+  # Moslemi et al. (FBNN) Table A1, Boston and Wine rows: ces_table.R
+  here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1]))
+  source(file.path(here, "ces_table.R"))
+  opt$given <- given
+  if (!"splits" %in% given) opt$splits <- "1"
+  run_s004_t1(opt, data_dir)
+  quit(save = "no")
+}
 if (!"datasets" %in% given && opt$table == "s002_t4") opt$datasets <- "ionosphere"
 if (!"datasets" %in% given && opt$table == "s002_t6")
   opt$datasets <- "sonar,wine_red,wine_white,australian,heart,glass"
@@ -76,10 +93,18 @@ if (workers > 1 && requireNamespace("future", quietly = TRUE)) {
   on.exit(future::plan(oplan), add = TRUE)
 }
 `%||%` <- function(a, b) if (is.null(a) || length(a) == 0) b else a
-if (opt$table == "s003_t2") {
+if (opt$table %in% c("s003_t2", "s003_boot")) {
   # Staber and Da Veiga's coverage study: its own script, next to this one
   here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1]))
   source(file.path(here, "s003_coverage.R"))
+  quit(save = "no")
+}
+
+# Wiese et al. (2023), Table 1 (symmetry paper): its own script
+if (opt$table == "s001_t1") {
+  `%||%` <- function(a, b) if (is.null(a) || length(a) == 0) b else a
+  here <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+  source(file.path(dirname(here), "s001_t1.R"), local = TRUE)
   quit(save = "no")
 }
 

@@ -168,3 +168,39 @@ test_that("bad input to coverage studies gives clear errors", {
   expect_error(bnn_method("dei", fit = 3), "'fit' must be a function")
   expect_true(all(c("dei", "ensemble", "hmc", "mile", "nuts") %in% bnn_methods()$method))
 })
+
+test_that("the HMC reference method tunes its step size to acceptance >= 0.8", {
+  task <- bnn_task("AF1")
+  d <- bnn_task_data(task, n_sets = 1, seed = 4)
+  m <- bnn_method("hmc", trajectory_length = 0.3)
+  fit <- m$fit(y ~ x, d$train[[1]], list(hidden = 4L, activation = "relu",
+                                         likelihood = task$likelihood, prior = task$prior,
+                                         standardize = FALSE), 11L, m$settings)
+  expect_equal(dim(fit$draws)[1:2], c(100, 3))
+  expect_identical(fit$sampler$method, "hmc")
+  expect_gte(bnnmc:::method_cost(fit)$accept, 0.8)
+  # long trajectories: integration time / adapted step size leapfrog steps
+  expect_equal(unname(fit$sampler_stats[1, , "n_leapfrog__"]), floor(0.3 / fit$stepsize))
+  # the study records the function-space R-hat (chains started at different
+  # ensemble members may sit in different modes: it can exceed 1.1)
+  r <- bnn_function_rhat(fit, d$test)
+  expect_equal(bnnmc:::method_rhat(fit, d$test), c(max(r), median(r)))
+})
+
+test_that("stochastic-gradient and approximate methods enter a study by name", {
+  task <- bnn_task("AF1")
+  task$hidden <- 3
+  opt <- bnn_optimizer(optimizer = "adam", lr = 0.01, weight_decay = 0, epochs = 50,
+                       loss = "posterior")
+  st <- bnn_coverage_study(task, list(
+    bnn_method("sgld", sampler = bnn_sgld(stepsize = 1e-4), warmup = 50, iter = 50),
+    bnn_method("sghmc", sampler = bnn_sghmc(stepsize = 1e-5), warmup = 20, iter = 20),
+    bnn_method("swag", epochs = 10L, rank = 3L, draws = 30L, optimizer = opt),
+    bnn_method("mc_dropout", draws = 30L, optimizer = opt),
+    bnn_method("laplace", draws = 30L, optimizer = opt, hessian = "ggn")),
+    n_sets = 2, levels = c(0.5, 0.95), seed = 2, progress = FALSE)
+  expect_equal(st$jobs$status, rep("ok", 10), info = paste(st$jobs$message, collapse = "; "))
+  expect_equal(unname(st$jobs$n_draws), c(50, 50, 20, 20, 30, 30, 30, 30, 30, 30))
+  expect_true(all(is.finite(st$q2)))
+  expect_error(bnn_method("swag", learning_rate = 1), "Unknown setting")
+})

@@ -154,3 +154,10 @@ test_that("bnn_mds_map refuses fits of different models", {
   expect_equal(m$size, vapply(fits, function(z) mean(z$stepsize), 0))
   expect_error(bnn_mds_map(list(fits[[1]], fits[[2]], f(3, 1))), "same model")
 })
+
+test_that("bnn_mds_map groups labels by name without their numeric suffix", {
+  set.seed(1)
+  sets <- list(ensemble = matrix(rnorm(20), 10), hmc1 = matrix(rnorm(20), 10),
+               hmc_2 = matrix(rnorm(20), 10), `sgld_1e-05` = matrix(rnorm(20), 10))
+  expect_equal(bnn_mds_map(sets)$group, c("ensemble", "hmc", "hmc", "sgld"))
+})

@@ -92,6 +92,11 @@ test_that("bad inverse metrics are refused and a frozen chain is a failed chain 
   expect_error(bnn_fit(y ~ x, data = d, hidden = 2, chains = 1, warmup = 5, iter = 5,
                        sampler = s, seed = 1, progress = FALSE),
                "'inv_metric' must have positive finite entries; entry 10 is -1")
+  s2 <- bnn_nuts()
+  s2$adapt_delta <- 1.5          # other settings edited by hand: also checked in C
+  expect_error(bnn_fit(y ~ x, data = d, hidden = 2, chains = 1, warmup = 5, iter = 5,
+                       sampler = s2, seed = 1, progress = FALSE),
+               "'adapt_delta' must be in \\(0, 1\\)")
   # a step size so large that every transition is rejected: the chain never moves
   expect_warning(
     fit <- bnn_fit(y ~ x, data = d, hidden = 2, chains = 1, warmup = 0, iter = 10, seed = 1,

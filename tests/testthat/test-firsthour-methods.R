@@ -207,6 +207,12 @@ test_that("kfold() refits and gives the same result under any future plan", {
   ll <- log_lik(f1, newdata = fm_data[kf$fold == 1, ])
   expect_equal(unname(kf$pointwise[kf$fold == 1, "elpd_kfold"]),
                unname(log(colMeans(exp(ll)))))
+  # a fit started from an ensemble trained on all the data cannot be refitted fairly
+  ens <- bnn_ensemble(y ~ x, data = fm_data, hidden = 2, members = 2,
+                      optimizer = bnn_optimizer(epochs = 20), seed = 1, progress = FALSE)
+  fe <- suppressWarnings(bnn_fit(y ~ x, data = fm_data, hidden = 2, chains = 2, warmup = 10,
+                                 iter = 5, init = ens, seed = 1, progress = FALSE))
+  expect_error(loo::kfold(fe, K = 2), "started from a given bnn_ensemble")
   skip_if_not_installed("future")
   oplan <- future::plan(future::multisession, workers = 2)
   on.exit(future::plan(oplan))

@@ -44,6 +44,19 @@ test_that("a fit with near-zero predictive sd on training points warns, naming t
       invokeRestart("muffleWarning")
     })
   expect_match(got, "100 of 100 training points have a predictive sd below 0.001 times")
+  # without many ties the threshold is 1e-4 response sds (the collapse here is 6e-6)
+  d2 <- d
+  d2$y[d2$y == 0] <- rnorm(sum(d2$y == 0), 0, 0.01)
+  got2 <- NULL
+  withCallingHandlers(
+    bnn_fit(y ~ ., data = d2, hidden = 2, chains = 1, warmup = 0, iter = 5,
+            init = list(th), seed = 1, progress = FALSE,
+            sampler = bnn_hmc(stepsize = 1e-13, trajectory_length = 1e-12)),
+    warning = function(w) {
+      if (inherits(w, "bnnmc_sd_collapse")) got2 <<- conditionMessage(w)
+      invokeRestart("muffleWarning")
+    })
+  expect_match(got2, "below 1e-04 times")
   expect_match(got, "collapsing onto them.*0 makes up 49% of the data|hurdle model")
   # an ordinary fit does not warn
   fm <- suppressWarnings(bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 1, warmup = 50,

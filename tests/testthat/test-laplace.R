@@ -188,3 +188,20 @@ test_that("bad Laplace settings are errors naming the argument", {
   expect_error(bnn_laplace(y ~ ., d, map = 1:3), "'map'")
   expect_error(bnn_laplace(y ~ ., d, draws = 0), "'draws'")
 })
+
+test_that("an indefinite log-likelihood Hessian is projected, with a warning", {
+  d <- lin_data(30, 7)
+  expect_warning(
+    la <- bnn_laplace(y ~ ., d, hidden = 4, activation = "tanh", likelihood = "gaussian",
+                      newton = 0, draws = 3, seed = 1, prior_precision = "marglik",
+                      optimizer = bnn_optimizer(epochs = 3, loss = "posterior")),
+    class = "bnnmc_laplace_indefinite")
+  H <- la$approx$hessian
+  n_net <- bnn_n_parameters(c(3, 4, 1))
+  Hl <- H
+  i <- seq_len(n_net)
+  Hl[cbind(i, i)] <- Hl[cbind(i, i)] - la$approx$prior_precision
+  expect_gt(min(eigen(Hl, symmetric = TRUE)$values), -1e-8)
+  expect_true(is.finite(la$approx$log_marglik))
+  expect_equal(rownames(H)[n_net + 1], "log_sigma")
+})

@@ -66,3 +66,13 @@ test_that("progress is signalled by default and shown by the user's handlers", {
     progression = function(p) m <<- m + 1L)
   expect_gt(m, 0L)
 })
+
+test_that("removing symmetries from a fit with a failed chain warns and keeps its NA", {
+  fit <- short_fit(chains = 5)
+  fit$chain_status[2] <- "non-finite state (NaN/Inf): the chain diverged"
+  fit$draws[, 2, ] <- NA
+  expect_warning(can <- bnn_remove_symmetries(fit), class = "bnnmc_chain_failure")
+  expect_true(all(is.na(can$draws[, 2, ])))
+  expect_false(anyNA(can$draws[, -2, ]))
+  expect_equal(predict(can, mtcars[1:3, ]), predict(fit, mtcars[1:3, ]), tolerance = 1e-10)
+})

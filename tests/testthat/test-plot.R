@@ -54,7 +54,7 @@ test_that("R-hat plots use the layer table: pooled and chain-wise R-hat", {
 test_that("cumulative LPPD per chain matches a direct computation", {
   fit <- eco_fits("reg")
   n_it <- dim(fit$draws)[1]
-  d <- with_null_device(plot(fit, type = "lppd"))
+  d <- with_null_device(plot(fit, type = "lppd", scale = "original"))
   expect_identical(nrow(d), 3L * n_it)
   ll <- log_lik(fit)
   chain2 <- ll[n_it + 1:n_it, ]
@@ -67,7 +67,7 @@ test_that("cumulative LPPD per chain matches a direct computation", {
   big <- bnn_cumulative_lppd(matrix(c(-1000, -1001, -2000, -2000.5), 2))
   expect_equal(big[2], mean(c(-1000 + log((1 + exp(-1)) / 2),
                               -2000 + log((1 + exp(-0.5)) / 2))))
-  dn <- with_null_device(plot(fit, type = "lppd", newdata = mtcars[1:10, ]))
+  dn <- with_null_device(plot(fit, type = "lppd", newdata = mtcars[1:10, ], scale = "original"))
   expect_equal(dn$lppd[dn$chain == 1L][n_it],
                mean(log(colMeans(exp(log_lik(fit, newdata = mtcars[1:10, ])[1:n_it, ])))))
   expect_error(plot(fit, type = "lppd", ndraws = 10), "'ndraws'")
