@@ -158,7 +158,7 @@ static int pcn_step(void *state, int iter, double *draw, double *stats,
       }
     }
   }
-  memcpy(draw, p->u, bytes);
+  if (draw) memcpy(draw, p->u, bytes);   /* NULL: the driver keeps no draw */
   return BNN_K_OK;
 }
 
