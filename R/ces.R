@@ -53,17 +53,21 @@
 #' @examples
 #' \donttest{
 #' set.seed(1)
-#' d <- data.frame(x = runif(60, -2, 2))
-#' d$y <- sin(2 * d$x) + rnorm(60, sd = 0.2)
-#' ces <- bnn_ces(calibration = bnn_pcn(), calibration_iter = 100, J = 100,
+#' d <- data.frame(x1 = rnorm(60), x2 = rnorm(60))
+#' d$y <- d$x1 - 0.5 * d$x2 + rnorm(60, sd = 0.3)
+#' # a network without hidden layers: its forward map is linear in theta,
+#' # which an emulator learns from 100 calibration draws (a deeper
+#' # network's needs far more; see vignette("ces"))
+#' ces <- bnn_ces(calibration = bnn_nuts(), calibration_warmup = 100,
+#'                calibration_iter = 100, J = 100,
 #'                emulator = bnn_emulator(hidden = c(16, 16),
-#'                  optimizer = bnn_optimizer("adam", lr = 1e-3, weight_decay = 0,
-#'                                            epochs = 200, batch_size = 16)))
-#' fit <- bnn_fit(y ~ x, data = d, hidden = c(8, 8),
-#'                likelihood = bnn_likelihood("gaussian", sigma = 0.2),
+#'                  optimizer = bnn_optimizer("adam", lr = 3e-3, weight_decay = 0,
+#'                                            epochs = 300, batch_size = 16)))
+#' fit <- bnn_fit(y ~ x1 + x2, data = d, hidden = integer(0),
+#'                likelihood = bnn_likelihood("gaussian", sigma = 0.3),
 #'                sampler = ces, chains = 1, warmup = 300, iter = 500, seed = 1)
 #' fit
-#' bnn_ces_check(fit)
+#' head(bnn_ces_check(fit))
 #' }
 bnn_ces <- function(calibration = NULL, calibration_warmup = 100, calibration_iter = 200,
                     J = 200, emulator = bnn_emulator(), sampler = bnn_pcn()) {
