@@ -173,10 +173,21 @@ static int check_in_trajectory(void *ctx) {
 
 /* Re-raise a user interrupt caught inside a trajectory: SIGINT sets R's
  * pending-interrupt flag (R's own handler), so R_CheckUserInterrupt() raises
- * a genuine interrupt condition; an error if the signal cannot be sent. */
+ * a genuine interrupt condition; an error if the signal cannot be sent.
+ * Only when a SIGINT handler is installed: an R embedded without R's signal
+ * handlers would be terminated by the signal's default action.  Not on
+ * Windows, where R_CheckUserInterrupt() does not look at the flag (Ctrl-C
+ * comes through the console), which would stay set and interrupt some later
+ * computation: there, an error. */
 static void reraise_interrupt(void) {
-  raise(SIGINT);
-  R_CheckUserInterrupt();
+#ifndef _WIN32
+  struct sigaction sa;
+  if (sigaction(SIGINT, NULL, &sa) == 0 && sa.sa_handler != SIG_DFL &&
+      sa.sa_handler != SIG_IGN) {
+    raise(SIGINT);
+    R_CheckUserInterrupt();
+  }
+#endif
   Rf_error("interrupted by the user");
 }
 

@@ -203,8 +203,21 @@ SEXP C_cumulative_lppd(SEXP ll) {
   if (d[0] < 1 || d[1] < 1 || d[2] < 1)
     Rf_error("'loglik' must have at least one iteration, chain and observation");
   SEXP out = PROTECT(Rf_allocMatrix(REALSXP, d[0], d[1]));
-  bnn_cumulative_lppd(REAL(ll), d[0], d[1], d[2], REAL(out));
+  /* bnn_cumulative_lppd in blocks of observations (n_iter x n_chain x n_obs
+   * log-sum-exp terms can take many seconds), checking for interrupts */
   double *o = REAL(out);
+  size_t S = (size_t) d[0];
+  int block = (int) (1048576.0 / (double) S) + 1;
+  for (R_xlen_t k = 0; k < Rf_xlength(out); k++) o[k] = 0.0;
+  for (int c = 0; c < d[1]; c++) {
+    double *oc = o + S * c;
+    for (int i0 = 0; i0 < d[2]; i0 += block) {
+      int i1 = d[2] - i0 < block ? d[2] : i0 + block;
+      bnn_cumulative_lppd_add(REAL(ll), d[0], d[1], c, i0, i1, oc);
+      R_CheckUserInterrupt();
+    }
+    for (size_t s = 0; s < S; s++) oc[s] /= d[2];
+  }
   for (R_xlen_t k = 0; k < Rf_xlength(out); k++) o[k] = na_of(o[k]);
   UNPROTECT(1);
   return out;

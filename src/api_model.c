@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 #include "api_util.h"
+#include "interrupt.h"
 #include "kernels.h"
 
 /* theta: vector (one point) or matrix with one point per column.
@@ -21,12 +22,17 @@ SEXP C_model_logpost(SEXP spec, SEXP theta) {
   SEXP ll = PROTECT(Rf_allocVector(REALSXP, np));
   SEXP lpr = PROTECT(Rf_allocVector(REALSXP, np));
   SEXP grad = PROTECT(Rf_allocMatrix(REALSXP, d, np));
+  /* each column is a full-data gradient (R calls this with thousands of
+   * draws: KSD scores, approximations), so check for interrupts by time */
+  bnn_itimer timer;
+  bnn_itimer_init(&timer, bnn_interrupt_period());
   for (int j = 0; j < np; j++) {
     const double *th = REAL(theta) + (size_t)j * d;
     double *g = REAL(grad) + (size_t)j * d;
     REAL(ll)[j] = bnn_model_loglik(m, th, g, 0, m->n);
     REAL(lpr)[j] = bnn_model_logprior(m, th, g);
     REAL(lp)[j] = REAL(ll)[j] + REAL(lpr)[j];
+    if (bnn_itimer_due(&timer)) R_CheckUserInterrupt();
   }
   SEXP out = PROTECT(Rf_allocVector(VECSXP, 4));
   SEXP nms = PROTECT(Rf_allocVector(STRSXP, 4));

@@ -35,6 +35,10 @@ static void parse_minibatch(SEXP spec, SEXP settings, int dim,
                             bnn_minibatch_settings *s) {
   SEXP y = bnn_list_get(spec, "y");
   if (TYPEOF(y) != REALSXP) Rf_error("a minibatch target needs a model with data");
+  /* a batch holds one response per row (minibatch.c copies y[idx]) */
+  if (bnn_get_int(spec, "lik", 0) == BNN_LIK_MGAUSS)
+    Rf_error("a minibatch target needs one response per row, not the multi-output "
+             "Gaussian likelihood of an emulator");
   int n = Rf_length(y);
   memset(s, 0, sizeof *s);
   s->batch_size = kset_int(settings, "batch_size", n, 1);

@@ -1,6 +1,7 @@
 /* .Call entry of greedy MMD thinning (mmd_thin.h). */
 #include <math.h>
 #include "api_util.h"
+#include "interrupt.h"
 #include "mmd_thin.h"
 
 /* X: d x T double matrix (one draw per column); m: points to select.
@@ -32,9 +33,13 @@ SEXP C_thin_mmd(SEXP X, SEXP m_) {
     R_CheckUserInterrupt();
   }
   bnn_mmd_thin_finish(&s);
+  /* a selection costs O(T d): with many long draws 64 of them take
+   * seconds, so check by elapsed time (bnn_itimer) after each */
+  bnn_itimer timer;
+  bnn_itimer_init(&timer, bnn_interrupt_period());
   for (int i = 0; i < m; i++) {
     INTEGER(idx)[i] = bnn_mmd_thin_next(&s, REAL(mmd2) + i) + 1;
-    if (i % 64 == 63) R_CheckUserInterrupt();
+    if (bnn_itimer_due(&timer)) R_CheckUserInterrupt();
   }
   UNPROTECT(1);
   return out;

@@ -89,6 +89,12 @@ void bnn_diag_moments(bnn_diag_ws *ws, double *within, double *between,
  * computed with a running log-sum-exp per observation. */
 void bnn_cumulative_lppd(const double *ll, int n_iter, int n_chain, int n_obs,
                          double *out);
+/* Its pieces, for callers that check for interrupts in between: adds the
+ * terms of observations [i0, i1) of chain c to oc (n_iter values, zeroed
+ * first); bnn_cumulative_lppd is these over all observations in order, then
+ * oc / n_obs, so the results are identical. */
+void bnn_cumulative_lppd_add(const double *ll, int n_iter, int n_chain, int c,
+                             int i0, int i1, double *oc);
 
 /* Stopping rule, Eq. 9: the first l (1-based, l > window) with
  * |mean(lppd[l - window .. l - 1]) - lppd[l]| < eps, per chain; 0 if never. */

@@ -53,4 +53,9 @@ void bnn_target_bind(bnn_target *t, bnn_model *model, bnn_gauss_target *gauss) {
   }
   t->n_grad = 0.0;
   t->hold = NULL;
+  /* no Gaussian-reference split unless bnn_target_bind_reference() sets it
+   * (a target on the stack need not be zeroed first) */
+  t->loglik = NULL;
+  t->ref_sd = NULL;
+  t->n_ref = 0;
 }

@@ -4,32 +4,38 @@
 #include <stddef.h>
 #include "diagnostics.h"
 
+void bnn_cumulative_lppd_add(const double *ll, int n_iter, int n_chain, int c,
+                             int i0, int i1, double *oc) {
+  size_t S = (size_t) n_iter;
+  for (int i = i0; i < i1; i++) {
+    const double *l = ll + S * ((size_t) c + (size_t) n_chain * i);
+    double mx = -INFINITY, sum = 0.0; /* sum exp(l - mx) */
+    for (size_t s = 0; s < S; s++) {
+      double v = l[s];
+      if (isnan(v) || isnan(sum)) {
+        sum = NAN;
+      } else if (v == INFINITY) {
+        mx = INFINITY;
+        sum = 1.0;
+      } else if (v > mx) {
+        sum = sum * exp(mx - v) + 1.0;
+        mx = v;
+      } else if (v > -INFINITY && mx < INFINITY) {
+        sum += exp(v - mx);
+      }
+      double lse = mx == -INFINITY ? -INFINITY : mx + log(sum);
+      oc[s] += lse - log((double) (s + 1));
+    }
+  }
+}
+
 void bnn_cumulative_lppd(const double *ll, int n_iter, int n_chain, int n_obs,
                          double *out) {
   size_t S = (size_t) n_iter;
   for (size_t k = 0; k < S * n_chain; k++) out[k] = 0.0;
   for (int c = 0; c < n_chain; c++) {
     double *oc = out + S * c;
-    for (int i = 0; i < n_obs; i++) {
-      const double *l = ll + S * ((size_t) c + (size_t) n_chain * i);
-      double mx = -INFINITY, sum = 0.0; /* sum exp(l - mx) */
-      for (size_t s = 0; s < S; s++) {
-        double v = l[s];
-        if (isnan(v) || isnan(sum)) {
-          sum = NAN;
-        } else if (v == INFINITY) {
-          mx = INFINITY;
-          sum = 1.0;
-        } else if (v > mx) {
-          sum = sum * exp(mx - v) + 1.0;
-          mx = v;
-        } else if (v > -INFINITY && mx < INFINITY) {
-          sum += exp(v - mx);
-        }
-        double lse = mx == -INFINITY ? -INFINITY : mx + log(sum);
-        oc[s] += lse - log((double) (s + 1));
-      }
-    }
+    bnn_cumulative_lppd_add(ll, n_iter, n_chain, c, 0, n_obs, oc);
     for (size_t s = 0; s < S; s++) oc[s] /= n_obs;
   }
 }

@@ -39,3 +39,20 @@ test_that("interrupt checks of the generic driver do not change its draws", {
   expect_identical(a, run(3600))
   expect_equal(dim(a), c(100L, 2L))
 })
+
+test_that("minibatch targets refuse the emulators' multi-output likelihood", {
+  # code 5: K responses per row; a batch copies one response per row, so
+  # this would read past the batch's responses
+  set.seed(1)
+  n <- 40
+  sp <- list(sizes = c(2L, 3L, 2L), act = 0L, lik = 5L, prior = 0L, sigma_prior = 0L,
+             sigma_fixed = 1, sigma_prior_scale = 1, prior_scale = rep(1, 17),
+             X = rnorm(2 * n), y = rnorm(2 * n))
+  th <- matrix(rnorm(17), 17)
+  expect_true(is.finite(.Call(bnnmc:::C_model_logpost, sp, th)$lp))
+  expect_error(.Call(bnnmc:::C_minibatch_eval, sp, list(batch_size = 5L), 1, 1L, th, NULL),
+               "one response per row")
+  expect_error(.Call(bnnmc:::C_kchain_new, "sgld", sp, th[, 1], 1, 0L,
+                     list(stepsize = 1e-3, batch_size = 5L)),
+               "one response per row")
+})
