@@ -177,11 +177,8 @@ SEXP C_kchain_new(SEXP kernel, SEXP spec, SEXP init, SEXP seed, SEXP chain_id,
   const bnn_kernel_entry *e = find_kernel(kernel);
   if (TYPEOF(init) != REALSXP) Rf_error("'init' must be a double vector");
   if (TYPEOF(settings) != VECSXP) Rf_error("'settings' must be a list");
-  double sd = Rf_asReal(seed);
-  if (!(sd >= 0 && sd < 9007199254740992.0) || sd != floor(sd))
-    Rf_error("'seed' must be a whole number in [0, 2^53)");
-  int id = Rf_asInteger(chain_id);
-  if (id == NA_INTEGER || id < 0) Rf_error("'chain_id' must be a non-negative integer");
+  double sd = bnn_arg_seed(seed);
+  int id = bnn_arg_chain_id(chain_id);
   int warmup = bnn_get_int(settings, "warmup", 0);
   if (warmup == NA_INTEGER || warmup < 0) Rf_error("'warmup' must be a non-negative integer");
   int dim = spec_dim(spec);

@@ -89,11 +89,8 @@ SEXP C_minibatch_eval(SEXP spec, SEXP settings, SEXP seed, SEXP chain_id,
                       SEXP theta, SEXP hold) {
   if (TYPEOF(theta) != REALSXP) Rf_error("'theta' must be a double matrix");
   if (TYPEOF(settings) != VECSXP) Rf_error("'settings' must be a list");
-  double sd = Rf_asReal(seed);
-  if (!(sd >= 0 && sd < 9007199254740992.0) || sd != floor(sd))
-    Rf_error("'seed' must be a whole number in [0, 2^53)");
-  int id = Rf_asInteger(chain_id);
-  if (id == NA_INTEGER || id < 0) Rf_error("'chain_id' must be a non-negative integer");
+  double sd = bnn_arg_seed(seed);
+  int id = bnn_arg_chain_id(chain_id);
   bnn_model *probe;
   bnn_model_protect(spec, 1, 0, &probe);
   int dim = probe->dim;

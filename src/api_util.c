@@ -130,3 +130,16 @@ double bnn_interrupt_period(void) {
   double v = (Rf_isNull(o) || Rf_length(o) < 1) ? 0.2 : Rf_asReal(o);
   return (v >= 0 && v <= 3600) ? v : 0.2;
 }
+
+double bnn_arg_seed(SEXP seed) {
+  double sd = Rf_asReal(seed);
+  if (!(sd >= 0 && sd < 9007199254740992.0) || sd != floor(sd))
+    Rf_error("'seed' must be a whole number in [0, 2^53)");
+  return sd;
+}
+
+int bnn_arg_chain_id(SEXP chain_id) {
+  int id = Rf_asInteger(chain_id);
+  if (id == NA_INTEGER || id < 0) Rf_error("'chain_id' must be a non-negative integer");
+  return id;
+}

@@ -9,6 +9,10 @@ SEXP bnn_list_get(SEXP list, const char *name);       /* R_NilValue if absent */
 /* a list of n elements with the given names (returned unprotected) */
 SEXP bnn_named_list(int n, const char **names);
 int bnn_get_int(SEXP list, const char *name, int dflt);
+/* A chain's seed (a whole number in [0, 2^53)) and chain id (a
+ * non-negative integer), with errors that name the argument. */
+double bnn_arg_seed(SEXP seed);
+int bnn_arg_chain_id(SEXP chain_id);
 double bnn_get_double(SEXP list, const char *name, double dflt);
 /* Builds a model from the spec list made by R's bnn_spec_c(); data are
  * referenced, not copied, unless copy is nonzero.  with_data = 0 builds a
