@@ -54,14 +54,8 @@ format.bnn_approx_method <- function(x, ...) .approx_labels[[x$method]] %||% x$m
 
 #' @export
 print.bnn_approx <- function(x, digits = 3, ...) {
-  sizes <- x$spec$sizes
   cat(format(x$sampler), "of a Bayesian neural network\n")
-  cat(" formula:     ", deparse1(x$formula), "\n")
-  cat(" network:     ", paste(sizes, collapse = " - "),
-      sprintf("(%s hidden activation, %d parameters)",
-              if (length(x$hidden)) x$activation else "no", length(x$parameters)), "\n")
-  cat(" likelihood:  ", format(x$likelihood), "\n")
-  cat(" prior:       ", format(x$prior), "\n")
+  print_model_lines(x)
   a <- x$approx
   for (nm in names(a$summary %||% list()))
     cat(sprintf(" %-13s%s\n", paste0(nm, ":"), a$summary[[nm]]))

@@ -2,7 +2,6 @@
 
 #' @export
 print.bnnfit <- function(x, digits = 3, ...) {
-  sizes <- x$spec$sizes
   cat("Bayesian neural network fitted by",
       if (inherits(x$sampler, "bnn_sampler")) format(x$sampler, warmup = x$warmup)
       else format(x$sampler),
@@ -10,12 +9,7 @@ print.bnnfit <- function(x, digits = 3, ...) {
                                          if (identical(x$protocol, "mile")) "MILE"
                                          else if (identical(x$protocol, "dei")) "DEI-MCMC"
                                          else "user") else "", "\n")
-  cat(" formula:     ", deparse1(x$formula), "\n")
-  cat(" network:     ", paste(sizes, collapse = " - "),
-      sprintf("(%s hidden activation, %d parameters)",
-              if (length(x$hidden)) x$activation else "no", length(x$parameters)), "\n")
-  cat(" likelihood:  ", format(x$likelihood), "\n")
-  cat(" prior:       ", format(x$prior), "\n")
+  print_model_lines(x)
   ok <- x$chain_status == "ok"
   cat(sprintf(" chains:       %d x %d draws (warm-up %d, thin %d)%s\n", x$chains,
               dim(x$draws)[1], x$warmup, x$thin,
@@ -239,4 +233,17 @@ residuals.bnnfit <- function(object, type = c("response", "ordinary", "pearson")
 pad_excluded <- function(object, x) {
   if (is.null(object$na_action)) return(x)
   stats::naresid(object$na_action, x)
+}
+
+# The lines every fit's print() starts with after its title: formula,
+# network, likelihood and prior (sampler fits and approximations alike).
+print_model_lines <- function(x) {
+  sizes <- x$spec$sizes
+  cat(" formula:     ", deparse1(x$formula), "\n")
+  cat(" network:     ", paste(sizes, collapse = " - "),
+      sprintf("(%s hidden activation, %d parameters)",
+              if (length(x$hidden)) x$activation else "no", length(x$parameters)), "\n")
+  cat(" likelihood:  ", format(x$likelihood), "\n")
+  cat(" prior:       ", format(x$prior), "\n")
+  invisible(NULL)
 }
