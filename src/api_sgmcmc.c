@@ -184,9 +184,10 @@ SEXP C_minibatch_grad_loop(SEXP spec, SEXP settings, SEXP theta, SEXP n_rep) {
   return Rf_ScalarReal(lp);
 }
 
-/* n standard normal deviates of the ziggurat from the stream (seed, 0)
+/* n standard normal deviates of the ziggurat from the stream (seed, 0),
+ * one at a time (bnn_zig_norm) or by bnn_zig_fill, the kernels' path
  * (tests). */
-SEXP C_zig_draws(SEXP seed, SEXP n_) {
+SEXP C_zig_draws(SEXP seed, SEXP n_, SEXP fill_) {
   int n = Rf_asInteger(n_);
   if (n == NA_INTEGER || n < 0) Rf_error("'n' must be a non-negative integer");
   bnn_rng rng;
@@ -194,7 +195,10 @@ SEXP C_zig_draws(SEXP seed, SEXP n_) {
   bnn_zig z;
   bnn_zig_init(&z);
   SEXP out = PROTECT(Rf_allocVector(REALSXP, n));
-  for (int i = 0; i < n; i++) REAL(out)[i] = bnn_zig_norm(&rng, &z);
+  if (Rf_asLogical(fill_) == 1)
+    bnn_zig_fill(&rng, &z, REAL(out), n);
+  else
+    for (int i = 0; i < n; i++) REAL(out)[i] = bnn_zig_norm(&rng, &z);
   UNPROTECT(1);
   return out;
 }

@@ -44,7 +44,7 @@ SEXP C_metrics_gmix_quantile(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP C_minibatch_eval(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP C_thin_mmd(SEXP, SEXP);
 SEXP C_minibatch_grad_loop(SEXP, SEXP, SEXP, SEXP);
-SEXP C_zig_draws(SEXP, SEXP);
+SEXP C_zig_draws(SEXP, SEXP, SEXP);
 /* sgapprox: approximate posteriors (api_approx.c) */
 SEXP C_dropout_loglik(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP C_laplace_kfac(SEXP, SEXP);
@@ -96,7 +96,7 @@ static const R_CallMethodDef CallEntries[] = {
     CALLDEF(C_minibatch_eval, 6),
     CALLDEF(C_thin_mmd, 2),
     CALLDEF(C_minibatch_grad_loop, 4),
-    CALLDEF(C_zig_draws, 2),
+    CALLDEF(C_zig_draws, 3),
     /* sgapprox */
     CALLDEF(C_dropout_loglik, 5),
     CALLDEF(C_laplace_kfac, 2),

@@ -28,6 +28,15 @@ typedef struct {
   /* gW[k + j*fin] += sum_i a[k*lda + i] d[j*ldd + i];  gb[j] += sum_i d */
   void (*grad_w)(const double *a, int lda, const double *d, int ldd, int m,
                  int fin, int fout, double *gW, double *gb);
+  /* grad[i] -= theta[i] / s[i]^2 (as (theta[i] / s[i]) / s[i]); returns
+   * sum (theta[i] / s[i])^2 (prior_impl.h) */
+  double (*prior_normal)(const double *theta, const double *s, double *grad,
+                         int n);
+  /* the stochastic-gradient moves (sg_update_impl.h); 1 if non-finite */
+  int (*sgld_update)(double *q, const double *g, const double *z, double a,
+                     double b, int n);
+  int (*sghmc_update)(double *w, double *v, const double *g, const double *z,
+                      double c, double a, double b, int n);
 } bnn_kernels;
 
 extern const bnn_kernels bnn_kernels_generic;

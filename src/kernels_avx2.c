@@ -15,6 +15,8 @@
 
 #define KSUF(name) name##_avx2
 #include "vmath_impl.h"
+#include "prior_impl.h"
+#include "sg_update_impl.h"
 
 /* z = b + A W for a block of rows: 8 rows x 4 outputs in 8 accumulators */
 static void dense_avx2(const double *a, int lda, int m, int fin, int fout,
@@ -167,7 +169,8 @@ static void grad_w_avx2(const double *a, int lda, const double *d, int ldd,
 
 const bnn_kernels bnn_kernels_avx2 = {
   "avx2+fma", vexp_avx2, vtanh_avx2, vsigmoid_avx2,
-  act_forward_avx2, act_backward_avx2, dense_avx2, grad_w_avx2};
+  act_forward_avx2, act_backward_avx2, dense_avx2, grad_w_avx2, KSUF(prior_normal),
+  KSUF(sgld_update), KSUF(sghmc_update)};
 
 #if defined(__clang__)
 #pragma clang attribute pop

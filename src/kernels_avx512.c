@@ -26,6 +26,8 @@
 
 #define KSUF(name) name##_avx512v
 #include "vmath_impl.h"
+#include "prior_impl.h"
+#include "sg_update_impl.h"
 
 /* 2^(j/16), j = 0..15, correctly rounded */
 static const double exp2_16[16] = {
@@ -231,7 +233,8 @@ static void grad_w_avx512(const double *a, int lda, const double *d, int ldd,
 
 const bnn_kernels bnn_kernels_avx512 = {
   "avx512", vexp_avx512, vtanh_avx512, vsigmoid_avx512v,
-  act_forward_avx512, act_backward_avx512v, dense_avx512, grad_w_avx512};
+  act_forward_avx512, act_backward_avx512v, dense_avx512, grad_w_avx512, KSUF(prior_normal),
+  KSUF(sgld_update), KSUF(sghmc_update)};
 
 #if defined(__clang__)
 #pragma clang attribute pop

@@ -4,6 +4,8 @@
 
 #define KSUF(name) name##_generic
 #include "vmath_impl.h"
+#include "prior_impl.h"
+#include "sg_update_impl.h"
 
 static void dense_generic(const double *a, int lda, int m, int fin, int fout,
                           const double *W, int wk, int wj, const double *b,
@@ -63,4 +65,5 @@ static void grad_w_generic(const double *a, int lda, const double *d, int ldd,
 const bnn_kernels bnn_kernels_generic = {
   "generic", vexp_generic, vtanh_generic, vsigmoid_generic,
   act_forward_generic, act_backward_generic, dense_generic,
-  grad_w_generic};
+  grad_w_generic, KSUF(prior_normal),
+  KSUF(sgld_update), KSUF(sghmc_update)};

@@ -8,10 +8,6 @@ static uint64_t splitmix64(uint64_t *x) {
   return z ^ (z >> 31);
 }
 
-static inline uint64_t rotl(const uint64_t x, int k) {
-  return (x << k) | (x >> (64 - k));
-}
-
 void bnn_rng_seed(bnn_rng *r, uint64_t seed, uint64_t stream) {
   /* Mix the stream index through splitmix64 separately so that nearby
    * (seed, stream) pairs give unrelated states. */
@@ -21,24 +17,6 @@ void bnn_rng_seed(bnn_rng *r, uint64_t seed, uint64_t stream) {
   if ((r->s[0] | r->s[1] | r->s[2] | r->s[3]) == 0) r->s[0] = 1;
   r->has_spare = 0;
   r->spare = 0.0;
-}
-
-uint64_t bnn_rng_next(bnn_rng *r) {
-  uint64_t *s = r->s;
-  const uint64_t result = rotl(s[0] + s[3], 23) + s[0];
-  const uint64_t t = s[1] << 17;
-  s[2] ^= s[0];
-  s[3] ^= s[1];
-  s[1] ^= s[2];
-  s[0] ^= s[3];
-  s[2] ^= t;
-  s[3] = rotl(s[3], 45);
-  return result;
-}
-
-double bnn_rng_unif(bnn_rng *r) {
-  /* 53 random bits, shifted by half an ulp so 0 is impossible */
-  return ((double)(bnn_rng_next(r) >> 11) + 0.5) * 0x1.0p-53;
 }
 
 double bnn_rng_norm(bnn_rng *r) {

@@ -27,6 +27,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "kernels.h"
 #include "ziggurat.h"
 #include "sghmc.h"
 
@@ -39,6 +40,7 @@ typedef struct {
   bnn_rng *rng;
   bnn_zig zig;         /* normal deviates (ziggurat.h) */
   double *w, *v, *g;
+  double *z;           /* normal deviates of a leapfrog step */
   double lp, eps;
 } sghmc_state;
 
@@ -55,13 +57,14 @@ static void *sghmc_create(int dim, const void *settings) {
   r->dim = dim;
   r->s = *(const bnn_sghmc_settings *)settings;
   size_t n = dim > 0 ? (size_t)dim : 1;
-  r->w = malloc(3 * n * sizeof(double));
+  r->w = malloc(4 * n * sizeof(double));
   if (!r->w) {
     sghmc_destroy(r);
     return NULL;
   }
   r->v = r->w + n;
   r->g = r->w + 2 * n;
+  r->z = r->w + 3 * n;
   bnn_zig_init(&r->zig);
   return r;
 }
@@ -87,20 +90,17 @@ static int sghmc_step(void *state, int iter, double *draw, double *stats,
   double eps = bnn_sg_stepsize(&r->s.schedule, iter);
   double a = r->s.alpha, sd_v = sqrt(eps), sd_xi = sqrt(2.0 * a * eps);
   r->eps = eps;
-  for (int j = 0; j < d; j++) r->v[j] = sd_v * bnn_zig_norm(r->rng, &r->zig);
+  bnn_zig_fill(r->rng, &r->zig, r->z, d);
+  for (int j = 0; j < d; j++) r->v[j] = sd_v * r->z[j];
   if (r->s.batch_per_iter) bnn_target_hold(r->target, 1);
   int ok = 1;
   for (int l = 0; l < r->s.n_leapfrog && ok; l++) {
     r->lp = bnn_target_eval(r->target, r->w, r->g);
-    /* chk: x * 0 is NaN exactly for Inf and NaN (a non-finite gradient
-     * shows in v), at the cost of an add in the update loop */
-    double chk = 0.0;
-    for (int j = 0; j < d; j++) {
-      r->w[j] += r->v[j];
-      r->v[j] = (1.0 - a) * r->v[j] + eps * r->g[j] + sd_xi * bnn_zig_norm(r->rng, &r->zig);
-      chk += r->w[j] * 0.0 + r->v[j] * 0.0;
-    }
-    ok = isfinite(r->lp) && chk == 0.0;
+    /* bad flags a non-finite position or momentum (a non-finite gradient
+     * shows in v) */
+    bnn_zig_fill(r->rng, &r->zig, r->z, d);
+    int bad = bnn_kern()->sghmc_update(r->w, r->v, r->g, r->z, 1.0 - a, eps, sd_xi, d);
+    ok = isfinite(r->lp) && !bad;
   }
   if (r->s.batch_per_iter) bnn_target_hold(r->target, 0);
   if (!ok) {

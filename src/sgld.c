@@ -26,6 +26,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "kernels.h"
 #include "ziggurat.h"
 #include "sgld.h"
 
@@ -38,6 +39,7 @@ typedef struct {
   bnn_rng *rng;
   bnn_zig zig;         /* normal deviates (ziggurat.h) */
   double *q, *g, *v;   /* position, gradient estimate there, pSGLD's V */
+  double *z;           /* a step's normal deviates */
   double lp, eps;
 } sgld_state;
 
@@ -55,13 +57,14 @@ static void *sgld_create_impl(int dim, const void *settings, int precond) {
   r->precond = precond;
   r->s = *(const bnn_sgld_settings *)settings;
   size_t n = dim > 0 ? (size_t)dim : 1;
-  r->q = malloc(3 * n * sizeof(double));
+  r->q = malloc(4 * n * sizeof(double));
   if (!r->q) {
     sgld_destroy(r);
     return NULL;
   }
   r->g = r->q + n;
   r->v = r->q + 2 * n;
+  r->z = r->q + 3 * n;
   bnn_zig_init(&r->zig);
   return r;
 }
@@ -95,28 +98,24 @@ static int sgld_step(void *state, int iter, double *draw, double *stats,
   int d = r->dim;
   double eps = bnn_sg_stepsize(&r->s.schedule, iter);
   r->eps = eps;
-  /* chk: x * 0 is NaN exactly for Inf and NaN, so chk != 0 flags a
-   * non-finite position (and so a non-finite gradient of the step before)
-   * at the cost of an add in the update loop */
-  double chk = 0.0;
+  /* bad flags a non-finite position (and so a non-finite gradient of the
+   * step before) */
+  uint64_t bad = 0;
+  bnn_zig_fill(r->rng, &r->zig, r->z, d);
   if (r->precond) {
     double a = r->s.alpha, lam = r->s.lambda;
     for (int j = 0; j < d; j++) {
       double D = 1.0 / (lam + sqrt(r->v[j]));
-      r->q[j] += eps * D * r->g[j] + sqrt(2.0 * eps * D) * bnn_zig_norm(r->rng, &r->zig);
-      chk += r->q[j] * 0.0;
+      r->q[j] += eps * D * r->g[j] + sqrt(2.0 * eps * D) * r->z[j];
+      bad |= bnn_nonfinite(r->q[j]);
     }
     r->lp = bnn_target_eval(r->target, r->q, r->g);
     for (int j = 0; j < d; j++) r->v[j] = a * r->v[j] + (1.0 - a) * r->g[j] * r->g[j];
   } else {
-    double sd = sqrt(2.0 * eps);
-    for (int j = 0; j < d; j++) {
-      r->q[j] += eps * r->g[j] + sd * bnn_zig_norm(r->rng, &r->zig);
-      chk += r->q[j] * 0.0;
-    }
+    bad = (uint64_t)bnn_kern()->sgld_update(r->q, r->g, r->z, eps, sqrt(2.0 * eps), d);
     r->lp = bnn_target_eval(r->target, r->q, r->g);
   }
-  if (!isfinite(r->lp) || chk != 0.0) {
+  if (!isfinite(r->lp) || bad) {
     *reason = "non-finite position or gradient: the chain diverged (step size too large?)";
     return BNN_K_NONFINITE;
   }
