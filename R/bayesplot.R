@@ -86,7 +86,7 @@ fit_stats <- function(object, inc_warmup) {
 #' @name nuts_params.bnnfit
 #' @examplesIf requireNamespace("bayesplot", quietly = TRUE) && requireNamespace("posterior", quietly = TRUE)
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
-#'                warmup = 150, iter = 100, seed = 42, progress = FALSE)
+#'                warmup = 150, iter = 100, seed = 42, progress = FALSE, sampler = "nuts")
 #' np <- bayesplot::nuts_params(fit)
 #' head(np)
 #' head(bayesplot::log_posterior(fit))

@@ -40,7 +40,7 @@ ok_draws <- function(fit) {
 #' @export
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
-#'                warmup = 100, iter = 100, seed = 1, progress = FALSE)
+#'                warmup = 100, iter = 100, seed = 1, progress = FALSE, sampler = "nuts")
 #' head(bnn_diagnostics(fit))
 #' head(bnn_diagnostics(fit, symmetries = "remove"))
 bnn_diagnostics <- function(object, kappa = 4, symmetries = c("keep", "remove")) {
@@ -75,7 +75,7 @@ bnn_diagnostics <- function(object, kappa = 4, symmetries = c("keep", "remove"))
 #' @export
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
-#'                warmup = 100, iter = 100, seed = 1, progress = FALSE)
+#'                warmup = 100, iter = 100, seed = 1, progress = FALSE, sampler = "nuts")
 #' bnn_function_rhat(fit, mtcars, "rmse")
 bnn_function_rhat <- function(object, newdata = NULL, what = c("points", "rmse", "lpd")) {
   what <- match.arg(what)

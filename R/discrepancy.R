@@ -107,9 +107,9 @@ function_inputs <- function(objs, newdata) {
 #' bnn_mmd(a, b)
 #' bnn_mmd(a, a[sample(200), ])   # the same set: 0
 #' fit1 <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 3, chains = 1,
-#'                 warmup = 100, iter = 50, seed = 1, progress = FALSE)
+#'                 warmup = 100, iter = 50, seed = 1, progress = FALSE, sampler = "nuts")
 #' fit2 <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 3, chains = 1,
-#'                 warmup = 100, iter = 50, seed = 2, progress = FALSE)
+#'                 warmup = 100, iter = 50, seed = 2, progress = FALSE, sampler = "nuts")
 #' bnn_mmd(fit1, fit2, space = "function")
 bnn_mmd <- function(x, y, space = c("weight", "function"), newdata = NULL,
                     ndraws = NULL, squared = TRUE) {
@@ -171,7 +171,7 @@ bnn_mmd <- function(x, y, space = c("weight", "function"), newdata = NULL,
 #' bnn_ksd(w, score = -w)
 #' bnn_ksd(w + 1, score = -(w + 1))   # shifted draws: larger
 #' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 3, chains = 2,
-#'                warmup = 150, iter = 100, seed = 1, progress = FALSE)
+#'                warmup = 150, iter = 100, seed = 1, progress = FALSE, sampler = "nuts")
 #' bnn_ksd(fit)
 bnn_ksd <- function(x, score = NULL, model = NULL, lengthscale = NULL,
                     ndraws = NULL, max_median = 1000, seed = 1) {

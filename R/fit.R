@@ -37,7 +37,8 @@
 #'   points (and 2 of them) gets a warning of class `bnnmc_sd_collapse`
 #'   naming the cause.
 #' @param prior A [bnn_prior()] object or `"normal"` / `"laplace"`.
-#' @param sampler `"nuts"` (default), `"hmc"`, `"dei"`, `"mile"`, `"rwm"`,
+#' @param sampler `"mile"` (default; see "Defaults" below), `"nuts"`,
+#'   `"hmc"`, `"dei"`, `"rwm"`,
 #'   `"pcn"`, `"mclmc"`, `"sgld"`, `"psgld"`, `"sghmc"`, `"ces"`, or a
 #'   settings object from [bnn_nuts()], [bnn_hmc()], [bnn_rwm()],
 #'   [bnn_pcn()], [bnn_mclmc()], or for large data the stochastic-gradient
@@ -63,6 +64,23 @@
 #'   `sampler = bnn_mclmc(tuning = "naive", stepsize = 26)` and
 #'   `init = <bnn_ensemble>` (see [bnn_mclmc()], `safeguard`, and the
 #'   example below); `sampler = "mile"` with the same `init` is MILE.
+#' @section Defaults:
+#'   The default fit is MILE (`sampler = "mile"`: a deep ensemble, then one
+#'   MCLMC chain from each member with MILE's tuning) of a 16-16 tanh network
+#'   with the heteroscedastic Gaussian likelihood and 4 chains.  It was chosen
+#'   by measuring candidate defaults (sampler, width, activation,
+#'   likelihood) on the six UCI regression sets of the papers for test LPPD,
+#'   RMSE and time (`vignette("benchmarks")`, section "Defaults for a first
+#'   fit"; `inst/benchmarks/first_fit_defaults.R`): on data of a few hundred
+#'   rows MILE takes well under a minute and predicts about as well as NUTS,
+#'   whose fits of the same network took 3 to 7 minutes, hit the maximum tree
+#'   depth in most transitions and diverged on some data sets.  Wider
+#'   networks (32-32) were slower and worse.  The papers' protocols are one
+#'   argument away: `sampler = "nuts"` (Stan's defaults: 4 chains of 1000
+#'   warm-up and 1000 sampling iterations, as rstanarm and brms), `"dei"`
+#'   and `"mile"`.  For large data (tens of thousands of rows and more) the
+#'   stochastic-gradient samplers cost per step what a batch costs, not what
+#'   the data set costs.
 #' @param chains Number of chains.
 #' @param warmup Warm-up (adaptation) iterations per chain, not kept.  With
 #'   `warmup = 0` nothing is adapted: NUTS (and HMC with `adapt_stepsize`)
@@ -138,10 +156,14 @@
 #'   [bnn_model_size()]).
 #' @export
 #' @examples
-#' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 4, chains = 2,
-#'                warmup = 150, iter = 100, seed = 42)
+#' # the default: MILE (a deep ensemble, then MCLMC from each member)
+#' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 4, chains = 2, seed = 42)
 #' fit
 #' head(predict(fit, newdata = mtcars[1:5, ], type = "interval"))
+#' # NUTS, as rstanarm and brms (here with short runs)
+#' nuts <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 4, chains = 2,
+#'                 sampler = "nuts", warmup = 150, iter = 100, seed = 42)
+#' nuts
 #' \donttest{
 #' # Naive MCLMC (MILE's Table 5) versus MILE from the same deep ensemble,
 #' # with short runs; chains of the naive sampler may fail (a warning)
@@ -161,7 +183,7 @@
 #' mile$chain_status
 #' }
 bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
-                    likelihood = NULL, prior = bnn_prior(), sampler = "nuts",
+                    likelihood = NULL, prior = bnn_prior(), sampler = "mile",
                     chains = 4, warmup = 1000, iter = 1000, thin = 1,
                     init = "random", seed = NULL, subset, na.action,
                     standardize = TRUE, ensemble = NULL, valid_data = NULL,

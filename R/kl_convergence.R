@@ -31,7 +31,7 @@
 #' @export
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 20, warmup = 50,
-#'                iter = 1, seed = 1, progress = FALSE)
+#'                iter = 1, seed = 1, progress = FALSE, sampler = "nuts")
 #' kl <- bnn_kl_convergence(fit)
 #' tail(kl)
 #' plot(kl)

@@ -57,7 +57,7 @@ loglik_at <- function(object, th, X, y, w = NULL) {
 #' @examplesIf requireNamespace("loo", quietly = TRUE)
 #' \donttest{
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
-#'                warmup = 150, iter = 100, seed = 42, progress = FALSE)
+#'                warmup = 150, iter = 100, seed = 42, progress = FALSE, sampler = "nuts")
 #' lo <- suppressWarnings(loo::loo(fit, save_psis = TRUE))
 #' lo_mm <- suppressWarnings(loo::loo_moment_match(fit, lo))
 #' rbind(psis = lo$estimates[1, ], moment_matched = lo_mm$estimates[1, ])
@@ -124,7 +124,7 @@ loo_moment_match.bnnfit <- function(x, loo = NULL, ..., cores = getOption("mc.co
 #' @examplesIf requireNamespace("loo", quietly = TRUE)
 #' \donttest{
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
-#'                warmup = 150, iter = 100, seed = 42, progress = FALSE)
+#'                warmup = 150, iter = 100, seed = 42, progress = FALSE, sampler = "nuts")
 #' kf <- loo::kfold(fit, K = 4)
 #' kf
 #' }

@@ -63,7 +63,7 @@ need_pkg <- function(pkg, what) {
 #' @name loo.bnnfit
 #' @examplesIf requireNamespace("loo", quietly = TRUE)
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
-#'                warmup = 150, iter = 100, seed = 42, progress = FALSE)
+#'                warmup = 150, iter = 100, seed = 42, progress = FALSE, sampler = "nuts")
 #' lo <- loo::loo(fit)
 #' lo
 #' loo::pareto_k_table(lo)

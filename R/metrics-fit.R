@@ -42,12 +42,12 @@
 #' @export
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars[1:24, ], hidden = 3, chains = 2,
-#'                warmup = 150, iter = 100, seed = 1, progress = FALSE)
+#'                warmup = 150, iter = 100, seed = 1, progress = FALSE, sampler = "nuts")
 #' m <- bnn_metrics(fit, mtcars[25:32, ])
 #' c(rmse = m$rmse, lppd = m$lppd, coverage_90 = m$coverage_90)
 #' # classification, pooled and per chain
 #' cl <- bnn_fit(Species ~ ., data = iris[-(1:10 * 5), ], hidden = 3, chains = 2,
-#'               warmup = 150, iter = 100, seed = 1, progress = FALSE)
+#'               warmup = 150, iter = 100, seed = 1, progress = FALSE, sampler = "nuts")
 #' unlist(bnn_metrics(cl, iris[1:10 * 5, ])[c("accuracy", "lppd", "nll")])
 #' bnn_metrics(cl, iris[1:10 * 5, ], by = "chain")
 bnn_metrics.bnnfit <- function(object, newdata, scale = c("standardised", "original"),

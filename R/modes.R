@@ -57,7 +57,7 @@
 #' @examples
 #' \donttest{
 #' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 60, warmup = 100,
-#'                iter = 1, seed = 1, progress = FALSE)
+#'                iter = 1, seed = 1, progress = FALSE, sampler = "nuts")
 #' m <- bnn_modes(fit)
 #' m
 #' bnn_chains_needed(m$probs)

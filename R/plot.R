@@ -135,7 +135,7 @@ mode_value <- function(v) {
 #' @export
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
-#'                warmup = 150, iter = 100, seed = 42, progress = FALSE)
+#'                warmup = 150, iter = 100, seed = 42, progress = FALSE, sampler = "nuts")
 #' plot(fit)
 #' plot(fit, type = "lppd")
 #' cov <- plot(fit, type = "coverage")
@@ -148,7 +148,7 @@ mode_value <- function(v) {
 #' }
 #' # classification: reliability diagram on held-out rows
 #' cl <- bnn_fit(Species ~ ., data = iris[-(1:10 * 5), ], hidden = 3, chains = 2,
-#'               warmup = 150, iter = 100, seed = 1, progress = FALSE)
+#'               warmup = 150, iter = 100, seed = 1, progress = FALSE, sampler = "nuts")
 #' rel <- plot(cl, type = "reliability", newdata = iris[1:10 * 5, ], bins = 5)
 #' rel
 plot.bnnfit <- function(x, type = c("trace", "rhat_layer", "rhat_chain", "lppd", "coverage",

@@ -209,7 +209,7 @@ n_rows <- function(object, newdata) if (is.null(newdata)) nrow(object$X) else nr
 #' @export
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 4, chains = 2,
-#'                warmup = 150, iter = 100, seed = 42)
+#'                warmup = 150, iter = 100, seed = 42, sampler = "nuts")
 #' predict(fit, mtcars[1:3, ])
 #' predict(fit, mtcars[1:3, ], type = "interval", level = 0.8)
 #' dim(predict(fit, mtcars[1:3, ], type = "draws"))

@@ -171,7 +171,7 @@ softmax3 <- function(eta) {
 #' @name posterior_predict.bnnfit
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
-#'                warmup = 150, iter = 100, seed = 42, progress = FALSE)
+#'                warmup = 150, iter = 100, seed = 42, progress = FALSE, sampler = "nuts")
 #' yrep <- posterior_predict(fit, ndraws = 50, seed = 1)
 #' dim(yrep)
 #' all.equal(unname(colMeans(posterior_epred(fit))), predict(fit))

@@ -5,7 +5,7 @@ suppressMessages(library(bnnmc))
 args <- commandArgs(TRUE)
 n <- 1000
 f <- function(progress, ch = n, w = 10)
-  system.time(suppressWarnings(bnn_fit(mpg ~ wt, mtcars, hidden = 2, chains = ch, warmup = w,
+  system.time(suppressWarnings(bnn_fit(mpg ~ wt, mtcars, hidden = 2, sampler = "nuts", chains = ch, warmup = w,
                              iter = 1, seed = 1, progress = progress)))[["elapsed"]]
 progressr::handlers("void")
 t0 <- replicate(3, f(FALSE))

@@ -26,6 +26,9 @@ candidates <- list(
   nuts_short = list(warmup = 300, iter = 300),
   nuts_short_gaussian = list(warmup = 300, iter = 300, likelihood = "gaussian"),
   mile_default = list(sampler = "mile", activation = "relu"),  # the paper's MILE, 4 chains
+  mile_tanh = list(sampler = "mile"),                          # MILE with bnn_fit()'s tanh
+  mile_gaussian = list(sampler = "mile", activation = "relu", likelihood = "gaussian"),
+  mile_wide = list(sampler = "mile", activation = "relu", hidden = c(32, 32)),
   nuts_default = list()                                        # 16-16 tanh, 4 x (1000 + 1000)
 )
 cpu <- function() {

@@ -10,15 +10,15 @@ eco_fits <- local({
     if (is.null(cache[[what]])) {
       cache[[what]] <<- suppressWarnings(switch(what,
         reg = bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 3,
-                      warmup = 80, iter = 40, seed = 11, progress = FALSE),
+                      warmup = 80, iter = 40, seed = 11, progress = FALSE, sampler = "nuts"),
         gauss = bnn_fit(mpg ~ wt + factor(am), data = mtcars, hidden = 3,
                         likelihood = "gaussian", chains = 2, warmup = 80, iter = 29,
-                        thin = 2, seed = 12, progress = FALSE),
+                        thin = 2, seed = 12, progress = FALSE, sampler = "nuts"),
         bern = bnn_fit(am ~ wt + hp, data = transform(mtcars, am = am == 1), hidden = 3,
-                       chains = 2, warmup = 80, iter = 40, seed = 13, progress = FALSE),
+                       chains = 2, warmup = 80, iter = 40, seed = 13, progress = FALSE, sampler = "nuts"),
         cat = bnn_fit(Species ~ Sepal.Length + Petal.Length,
                       data = iris[c(1:12, 51:62, 101:112), ], hidden = 3, chains = 2,
-                      warmup = 80, iter = 40, seed = 14, progress = FALSE)))
+                      warmup = 80, iter = 40, seed = 14, progress = FALSE, sampler = "nuts")))
     }
     cache[[what]]
   }

@@ -43,7 +43,7 @@ binary_softmax_fit <- local({
     if (is.null(fit))
       fit <<- suppressWarnings(bnn_fit(am ~ wt + hp, data = transform(mtcars, am = factor(am)),
                                        hidden = 3, likelihood = "categorical", chains = 2,
-                                       warmup = 80, iter = 40, seed = 15, progress = FALSE))
+                                       warmup = 80, iter = 40, seed = 15, progress = FALSE, sampler = "nuts"))
     fit
   }
 })
@@ -125,7 +125,7 @@ test_that("a separable 2-D problem is classified with confident probabilities by
   g$cls <- factor(ifelse(g$x1 + g$x2 > 0, "pos", "neg"), levels = levels(toy$cls))
   fits <- suppressWarnings(list(
     nuts = bnn_fit(cls ~ x1 + x2, toy, hidden = 4, chains = 2, warmup = 150, iter = 100,
-                   seed = 1, progress = FALSE),
+                   seed = 1, progress = FALSE, sampler = "nuts"),
     dei = bnn_fit(cls ~ x1 + x2, toy, hidden = 4, sampler = "dei", chains = 2, iter = 100,
                   seed = 1, progress = FALSE),
     mclmc = bnn_fit(cls ~ x1 + x2, toy, hidden = 4, chains = 2, seed = 1, progress = FALSE,
@@ -175,7 +175,7 @@ test_that("unseen factor levels: a predictor in newdata, the response in bnn_met
   d <- data.frame(x = c(rnorm(30, -1), rnorm(30, 1)), f = factor(rep(c("u", "v"), 30)),
                   k = factor(rep(c("a", "b", "c"), each = 20)))
   fit <- suppressWarnings(bnn_fit(k ~ x + f, d, hidden = 2, chains = 1, warmup = 30,
-                                  iter = 10, seed = 1, progress = FALSE))
+                                  iter = 10, seed = 1, progress = FALSE, sampler = "nuts"))
   nd <- data.frame(x = 0, f = factor("w"), k = factor("a"))
   expect_error(predict(fit, nd, type = "prob"),
                "'newdata' has level\\(s\\) of factor 'f' not seen in training: w")

@@ -31,9 +31,9 @@ test_that("bnn_mmd on fits uses weight and function space draws", {
   d$y <- sin(2 * d$x) + 0.1 * cos(7 * d$x)
   lik <- bnn_likelihood("gaussian", sigma = 0.2)
   f1 <- bnn_fit(y ~ x, d, hidden = 3, likelihood = lik, chains = 2, warmup = 60, iter = 20,
-                seed = 1, progress = FALSE)
+                seed = 1, progress = FALSE, sampler = "nuts")
   f2 <- bnn_fit(y ~ x, d, hidden = 3, likelihood = lik, chains = 1, warmup = 60, iter = 30,
-                seed = 2, progress = FALSE)
+                seed = 2, progress = FALSE, sampler = "nuts")
   w1 <- t(bnnmc:::draws_matrix(f1)); w2 <- t(bnnmc:::draws_matrix(f2))
   expect_equal(bnn_mmd(f1, f2), mmd2_direct(w1, w2), tolerance = 1e-12)
   nd <- data.frame(x = c(-2, 0, 0.5, 3))
@@ -42,11 +42,11 @@ test_that("bnn_mmd on fits uses weight and function space draws", {
                tolerance = 1e-12)
   # different models are refused
   f3 <- suppressWarnings(bnn_fit(y ~ x, d, hidden = 4, likelihood = lik, chains = 1,
-                                 warmup = 20, iter = 10, seed = 1, progress = FALSE))
+                                 warmup = 20, iter = 10, seed = 1, progress = FALSE, sampler = "nuts"))
   expect_error(bnn_mmd(f1, f3), "same model.*architecture")
   d2 <- d; d2$y <- d2$y + 1
   f4 <- suppressWarnings(bnn_fit(y ~ x, d2, hidden = 3, likelihood = lik, chains = 1,
-                                 warmup = 20, iter = 10, seed = 1, progress = FALSE))
+                                 warmup = 20, iter = 10, seed = 1, progress = FALSE, sampler = "nuts"))
   expect_error(bnn_mmd(f1, f4, space = "function"), "training response")
   expect_error(bnn_mmd(w1, w2[, -1]), "same dimension")
   expect_error(bnn_mmd(w1, "a"), "'y' must be")
@@ -104,7 +104,7 @@ test_that("bnn_ksd takes scores from the fit's model (conjugate linear model)", 
   d$y <- 1 + 2 * d$x1 - d$x2 + rnorm(20, sd = 0.5)
   fit <- bnn_fit(y ~ x1 + x2, d, hidden = integer(0), standardize = FALSE,
                  likelihood = bnn_likelihood("gaussian", sigma = 0.5), chains = 1,
-                 warmup = 50, iter = 20, seed = 1, progress = FALSE)
+                 warmup = 50, iter = 20, seed = 1, progress = FALSE, sampler = "nuts")
   # exact posterior of (w1, w2, b) under N(0, 1) priors
   X <- cbind(d$x1, d$x2, 1)
   P <- crossprod(X) / 0.25 + diag(3)
@@ -147,7 +147,7 @@ test_that("bnn_mds_map refuses fits of different models", {
   d$y <- d$x^2
   f <- function(h, s, dd = d) suppressWarnings(bnn_fit(y ~ x, dd, hidden = h, chains = 1,
                                                        warmup = 30, iter = 10, seed = s,
-                                                       progress = FALSE))
+                                                       progress = FALSE, sampler = "nuts"))
   fits <- list(f(2, 1), f(2, 2), f(2, 3))
   m <- bnn_mds_map(fits, space = "function")
   expect_equal(m$mmd2[1, 2], bnn_mmd(fits[[1]], fits[[2]], space = "function"), tolerance = 1e-12)

@@ -293,7 +293,7 @@ test_that("update() refits from the stored call, where the data live", {
   make <- function() {
     local_cars <- mtcars[1:20, ]
     suppressWarnings(bnn_fit(mpg ~ wt, data = local_cars, hidden = 2, chains = 1,
-                             warmup = 30, iter = 10, seed = 1, progress = FALSE))
+                             warmup = 30, iter = 10, seed = 1, progress = FALSE, sampler = "nuts"))
   }
   inner <- make()
   expect_false(exists("local_cars"))
@@ -323,7 +323,7 @@ test_that("rstantools generics work after library(bnnmc) alone", {
   code <- paste(
     "library(bnnmc)",
     "fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 1, warmup = 20,",
-    "  iter = 10, seed = 1, progress = FALSE)",
+    "  iter = 10, seed = 1, progress = FALSE, sampler = \"nuts\")",
     "cat(dim(posterior_predict(fit, seed = 1)), 'rstantools' %in% search(), sep = ',')",
     sep = "\n")
   rscript <- file.path(R.home("bin"), "Rscript")

@@ -1,28 +1,28 @@
 test_that("bad input gets a clear error naming the argument", {
   d <- data.frame(y = rnorm(20), x = rnorm(20), z = rnorm(20),
                   f = factor(rep(c("a", "b"), 10)))
-  fit1 <- function(...) bnn_fit(y ~ x + z, data = d, chains = 1,
-                                warmup = 5, iter = 5, seed = 1, progress = FALSE, ...)
+  fit1 <- function(..., sampler = "nuts") bnn_fit(y ~ x + z, data = d, chains = 1,
+                                warmup = 5, iter = 5, seed = 1, progress = FALSE, ..., sampler = sampler)
   dm <- d; dm$x[3] <- NA
-  expect_error(bnn_fit(y ~ x, data = dm, chains = 1, warmup = 5, iter = 5),
+  expect_error(bnn_fit(y ~ x, data = dm, chains = 1, warmup = 5, iter = 5, sampler = "nuts"),
                "missing values.*na.action")
-  expect_error(bnn_fit(y ~ x, data = transform(d, y = as.character(y)), chains = 1),
+  expect_error(bnn_fit(y ~ x, data = transform(d, y = as.character(y)), chains = 1, sampler = "nuts"),
                "response must be a numeric")
-  expect_error(bnn_fit(y ~ x + k, data = transform(d, k = 1), chains = 1),
+  expect_error(bnn_fit(y ~ x + k, data = transform(d, k = 1), chains = 1, sampler = "nuts"),
                "Constant predictor.*k")
   expect_error(fit1(hidden = c(2.5)), "'hidden' must be")
   expect_error(fit1(hidden = -1), "'hidden' must be")
   expect_error(fit1(activation = "swish"), "'activation' must be one of")
   expect_error(fit1(likelihood = "poisson"), "'likelihood' must be one of")
   expect_error(fit1(sampler = "gibbs"), "'sampler' must be one of")
-  expect_error(bnn_fit(y ~ x, data = d, chains = 0), "'chains' must be")
-  expect_error(bnn_fit(y ~ x, data = d, warmup = -1), "'warmup' must be")
-  expect_error(bnn_fit(y ~ x, data = d, chains = 2, init = list(1:3)),
+  expect_error(bnn_fit(y ~ x, data = d, chains = 0, sampler = "nuts"), "'chains' must be")
+  expect_error(bnn_fit(y ~ x, data = d, warmup = -1, sampler = "nuts"), "'warmup' must be")
+  expect_error(bnn_fit(y ~ x, data = d, chains = 2, init = list(1:3), sampler = "nuts"),
                "'init' has 1 starting points but there are 2 chains")
-  expect_error(bnn_fit(y ~ x, data = d, hidden = 2, chains = 1, init = list(1:3)),
+  expect_error(bnn_fit(y ~ x, data = d, hidden = 2, chains = 1, init = list(1:3), sampler = "nuts"),
                "'init' for chain 1 must be a numeric vector of length 10")
-  expect_error(bnn_fit("y ~ x", data = d), "'formula' must be a formula")
-  expect_error(bnn_fit(y ~ x, data = as.list(d)), "'data' must be a data frame")
+  expect_error(bnn_fit("y ~ x", data = d, sampler = "nuts"), "'formula' must be a formula")
+  expect_error(bnn_fit(y ~ x, data = as.list(d), sampler = "nuts"), "'data' must be a data frame")
   expect_error(bnn_prior(scale = -1), "'scale' must be positive")
   expect_error(bnn_nuts(adapt_delta = 1.2), "'adapt_delta' must be")
 })
@@ -30,7 +30,7 @@ test_that("bad input gets a clear error naming the argument", {
 test_that("newdata problems are reported clearly", {
   d <- data.frame(y = rnorm(20), x = rnorm(20), f = factor(rep(c("a", "b"), 10)))
   fit <- suppressWarnings(bnn_fit(y ~ x + f, data = d, hidden = 2, chains = 1,
-                                  warmup = 10, iter = 10, seed = 1, progress = FALSE))
+                                  warmup = 10, iter = 10, seed = 1, progress = FALSE, sampler = "nuts"))
   expect_error(predict(fit, data.frame(x = 1)), "lacks column.*f")
   expect_error(predict(fit, data.frame(x = 1, f = "c")), "level.*'f'.*c")
   expect_error(predict(fit, d, type = "interval", level = 2), "'level'")
@@ -41,7 +41,7 @@ test_that("missing values are dropped with na.action = na.omit", {
   d <- data.frame(y = rnorm(20), x = rnorm(20)); d$x[2] <- NA
   fit <- suppressWarnings(bnn_fit(y ~ x, data = d, hidden = 2, chains = 1, warmup = 10,
                                   iter = 10, seed = 1, na.action = na.omit,
-                                  progress = FALSE))
+                                  progress = FALSE, sampler = "nuts"))
   expect_equal(nobs(fit), 19)
 })
 
@@ -53,7 +53,7 @@ test_that("an init with a non-finite log posterior fails that chain, reported", 
   bad <- rep(1e200, length(th))   # overflows to Inf in the likelihood
   expect_warning(suppressWarnings(
     fit <- bnn_fit(y ~ x, data = d, hidden = 2, chains = 2, warmup = 10, iter = 10,
-                   init = list(th, bad), seed = 1, progress = FALSE),
+                   init = list(th, bad), seed = 1, progress = FALSE, sampler = "nuts"),
     classes = c("bnnmc_divergence", "bnnmc_treedepth", "bnnmc_sd_collapse")),
     "Chain 2 failed: initial values")
   expect_true(all(is.na(fit$draws[, 2, ])))

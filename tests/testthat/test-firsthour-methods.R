@@ -18,9 +18,9 @@ fm_fits <- local({
     if (is.null(cache[[what]]))
       cache[[what]] <<- suppressWarnings(switch(what,
         reg = bnn_fit(y ~ x + z, data = fm_data, hidden = 3, chains = 2, warmup = 100,
-                      iter = 50, seed = 3, progress = FALSE),
+                      iter = 50, seed = 3, progress = FALSE, sampler = "nuts"),
         small = bnn_fit(y ~ x, data = fm_data, hidden = 2, chains = 2, warmup = 100,
-                        iter = 50, seed = 3, progress = FALSE)))
+                        iter = 50, seed = 3, progress = FALSE, sampler = "nuts")))
     cache[[what]]
   }
 })
@@ -74,7 +74,7 @@ test_that("moment matching agrees with the exact LOO of a conjugate linear model
   fit <- suppressWarnings(bnn_fit(y ~ x, data = d, hidden = integer(0),
                                   likelihood = bnn_likelihood("gaussian", sigma = sig),
                                   chains = 2, warmup = 200, iter = 400, seed = 7,
-                                  progress = FALSE))
+                                  progress = FALSE, sampler = "nuts"))
   # exact LOO: the posterior of (w, b) without observation i is Gaussian
   X <- cbind(fit$X[, 1], 1)
   ys <- fit$y_model
@@ -97,22 +97,22 @@ test_that("offset() in the formula shifts the mean exactly", {
   d$o <- round(d$o)
   d$y2 <- d$y + d$o
   fo <- suppressWarnings(bnn_fit(y2 ~ x + z + offset(o), data = d, hidden = 3, chains = 2,
-                                 warmup = 100, iter = 50, seed = 3, progress = FALSE))
+                                 warmup = 100, iter = 50, seed = 3, progress = FALSE, sampler = "nuts"))
   fit <- suppressWarnings(bnn_fit(y ~ x + z, data = d, hidden = 3, chains = 2,
-                                  warmup = 100, iter = 50, seed = 3, progress = FALSE))
+                                  warmup = 100, iter = 50, seed = 3, progress = FALSE, sampler = "nuts"))
   # the network models y2 - o = y: the same standardised data, the same draws
   expect_true(identical(unname(fo$draws), unname(fit$draws)))
   nd <- d[1:4, ]
   expect_equal(predict(fo, nd), predict(fit, nd) + nd$o)
   expect_equal(unname(log_lik(fo, newdata = nd)), unname(log_lik(fit, newdata = nd)))
   expect_error(bnn_fit(am ~ wt + offset(hp), data = transform(mtcars, am = factor(am)),
-                       chains = 1), "offset\\(\\) in the formula is supported for numeric")
+                       chains = 1, sampler = "nuts"), "offset\\(\\) in the formula is supported for numeric")
 })
 
 test_that("weights = is a weighted likelihood (new C path)", {
   fw <- suppressWarnings(bnn_fit(y ~ x + z, data = fm_data, weights = w, hidden = 3,
                                  chains = 1, warmup = 50, iter = 10, seed = 3,
-                                 progress = FALSE))
+                                 progress = FALSE, sampler = "nuts"))
   expect_equal(fw$weights, fm_data$w)
   spec <- bnnmc:::fit_spec(fw)
   th <- bnnmc:::draws_matrix(fw)[, 1:3]
@@ -140,14 +140,14 @@ test_that("weights = is a weighted likelihood (new C path)", {
   expect_equal(.Call(bnnmc:::C_model_logpost, s1, th), .Call(bnnmc:::C_model_logpost, s0, th))
   # log_lik() of the training data is weighted, as rstanarm's
   expect_equal(log_lik(fw)[, 2], 2 * bnnmc:::pointwise_loglik_unweighted(fw)[, 2])
-  expect_error(bnn_fit(y ~ x, data = fm_data, weights = -w, chains = 1), "'weights' must be")
+  expect_error(bnn_fit(y ~ x, data = fm_data, weights = -w, chains = 1, sampler = "nuts"), "'weights' must be")
 })
 
 test_that("valid_data ignored by the sampler warns; na.exclude pads", {
   got <- NULL
   withCallingHandlers(
     bnn_fit(y ~ x, data = fm_data, valid_data = fm_data, hidden = 2, chains = 1,
-            warmup = 10, iter = 5, seed = 1, progress = FALSE),
+            warmup = 10, iter = 5, seed = 1, progress = FALSE, sampler = "nuts"),
     warning = function(w) {
       if (inherits(w, "bnnmc_ignored_argument")) got <<- conditionMessage(w)
       invokeRestart("muffleWarning")
@@ -156,7 +156,7 @@ test_that("valid_data ignored by the sampler warns; na.exclude pads", {
   d <- fm_data
   d$x[3] <- NA
   fe <- suppressWarnings(bnn_fit(y ~ x + z, data = d, na.action = na.exclude, hidden = 2,
-                                 chains = 1, warmup = 30, iter = 10, seed = 3, progress = FALSE))
+                                 chains = 1, warmup = 30, iter = 10, seed = 3, progress = FALSE, sampler = "nuts"))
   expect_length(fitted(fe), 40L)
   expect_true(is.na(fitted(fe)[3]) && !anyNA(fitted(fe)[-3]))
   expect_true(is.na(residuals(fe)[3]))
@@ -185,7 +185,7 @@ test_that("bayes_R2, loo_R2, prior_summary, sigma, family, nsamples, vcov, logLi
   expect_output(print(ps), "standardised data")
   expect_equal(sigma(fit), sqrt(mean(pp$sd^2)))
   fg <- suppressWarnings(bnn_fit(y ~ x, data = fm_data, hidden = 2, likelihood = "gaussian",
-                                 chains = 1, warmup = 50, iter = 20, seed = 1, progress = FALSE))
+                                 chains = 1, warmup = 50, iter = 20, seed = 1, progress = FALSE, sampler = "nuts"))
   expect_equal(sigma(fg), median(fg$draws[, 1, "sigma"]) * fg$y_scale)
   expect_true(any(prior_summary(fg)$role == "sigma"))
   expect_identical(family(fg)$family, "gaussian")
@@ -203,7 +203,7 @@ test_that("kfold() refits and gives the same result under any future plan", {
   expect_identical(dim(kf$pointwise), c(40L, 3L))
   # fold 1 by hand
   f1 <- suppressWarnings(bnn_fit(y ~ x, data = fm_data[kf$fold != 1, ], hidden = 2, chains = 2,
-                                 warmup = 100, iter = 50, seed = 3, progress = FALSE))
+                                 warmup = 100, iter = 50, seed = 3, progress = FALSE, sampler = "nuts"))
   ll <- log_lik(f1, newdata = fm_data[kf$fold == 1, ])
   expect_equal(unname(kf$pointwise[kf$fold == 1, "elpd_kfold"]),
                unname(log(colMeans(exp(ll)))))
@@ -211,7 +211,7 @@ test_that("kfold() refits and gives the same result under any future plan", {
   ens <- bnn_ensemble(y ~ x, data = fm_data, hidden = 2, members = 2,
                       optimizer = bnn_optimizer(epochs = 20), seed = 1, progress = FALSE)
   fe <- suppressWarnings(bnn_fit(y ~ x, data = fm_data, hidden = 2, chains = 2, warmup = 10,
-                                 iter = 5, init = ens, seed = 1, progress = FALSE))
+                                 iter = 5, init = ens, seed = 1, progress = FALSE, sampler = "nuts"))
   expect_error(loo::kfold(fe, K = 2), "started from a given bnn_ensemble")
   skip_if_not_installed("future")
   oplan <- future::plan(future::multisession, workers = 2)

@@ -12,7 +12,7 @@ test_that("a response with many ties defaults to the homoscedastic Gaussian, wit
   d <- ties_data()
   expect_message(
     fit <- suppressWarnings(bnn_fit(y ~ ., data = d, hidden = 2, chains = 1, warmup = 20,
-                                    iter = 5, seed = 1, progress = FALSE)),
+                                    iter = 5, seed = 1, progress = FALSE, sampler = "nuts")),
     "many ties \\(49 of 100 values, 49%, equal 0\\).*likelihood = \"gaussian\"")
   expect_identical(fit$likelihood$family, "gaussian")
   # asking for it keeps the heteroscedastic likelihood
@@ -60,6 +60,6 @@ test_that("a fit with near-zero predictive sd on training points warns, naming t
   expect_match(got, "collapsing onto them.*0 makes up 49% of the data|hurdle model")
   # an ordinary fit does not warn
   fm <- suppressWarnings(bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 1, warmup = 50,
-                                 iter = 20, seed = 1, progress = FALSE))
+                                 iter = 20, seed = 1, progress = FALSE, sampler = "nuts"))
   expect_silent(bnnmc:::check_sd_collapse(fm))
 })

@@ -2,7 +2,7 @@ test_that("bnn_fit returns a complete bnnfit and the methods work", {
   set.seed(1)
   fit <- suppressWarnings(bnn_fit(mpg ~ wt + hp + factor(am), data = mtcars,
                                   hidden = c(4, 3), chains = 2, warmup = 100,
-                                  iter = 50, seed = 3, progress = FALSE))
+                                  iter = 50, seed = 3, progress = FALSE, sampler = "nuts"))
   expect_s3_class(fit, "bnnfit")
   expect_equal(dim(fit$draws), c(50, 2, bnn_n_parameters(c(3, 4, 3, 2))))
   expect_equal(dimnames(fit$sampler_stats)[[3]],
@@ -50,7 +50,7 @@ test_that("classification fits predict probabilities that sum to one", {
   d <- data.frame(x1 = rnorm(n), x2 = rnorm(n))
   d$cls <- factor(ifelse(d$x1 + d$x2 > 0, "pos", "neg"))
   fit <- suppressWarnings(bnn_fit(cls ~ x1 + x2, data = d, hidden = 3, chains = 1,
-                                  warmup = 100, iter = 50, seed = 1, progress = FALSE))
+                                  warmup = 100, iter = 50, seed = 1, progress = FALSE, sampler = "nuts"))
   expect_equal(fit$likelihood$family, "bernoulli")
   pr <- predict(fit, d, type = "prob")
   expect_equal(unname(rowSums(pr)), rep(1, n), tolerance = 1e-12)
@@ -60,7 +60,7 @@ test_that("classification fits predict probabilities that sum to one", {
   expect_true(all(dr %in% 1:2))
   d$k <- factor(sample(c("a", "b", "c"), n, TRUE))
   fit3 <- suppressWarnings(bnn_fit(k ~ x1 + x2, data = d, hidden = 2, chains = 1,
-                                   warmup = 30, iter = 10, seed = 1, progress = FALSE))
+                                   warmup = 30, iter = 10, seed = 1, progress = FALSE, sampler = "nuts"))
   expect_equal(fit3$likelihood$family, "categorical")
   expect_equal(unname(rowSums(predict(fit3, d, type = "prob"))), rep(1, n), tolerance = 1e-12)
 })

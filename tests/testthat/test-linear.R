@@ -10,7 +10,7 @@ test_that("no-hidden-layer BNN reproduces the conjugate linear-regression poster
   fit <- bnn_fit(y ~ x1 + x2, data = d, hidden = integer(0),
                  likelihood = bnn_likelihood("gaussian", sigma = sigma),
                  prior = bnn_prior(scale = s), chains = 4, warmup = 500,
-                 iter = 2000, seed = 1, progress = FALSE)
+                 iter = 2000, seed = 1, progress = FALSE, sampler = "nuts")
   Z <- cbind(fit$X, 1)
   yy <- fit$y_model
   A <- crossprod(Z) / sigma^2 + diag(3) / s^2
@@ -34,7 +34,7 @@ test_that("the sampled sigma of the homoscedastic likelihood is positive and sen
   d <- data.frame(x = rnorm(n))
   d$y <- d$x + rnorm(n, sd = 0.5)
   fit <- bnn_fit(y ~ x, data = d, hidden = integer(0), likelihood = "gaussian",
-                 chains = 2, warmup = 300, iter = 500, seed = 3, progress = FALSE)
+                 chains = 2, warmup = 300, iter = 500, seed = 3, progress = FALSE, sampler = "nuts")
   s <- fit$draws[, , "sigma"]
   expect_true(all(s > 0))
   # residual sd of the standardised response

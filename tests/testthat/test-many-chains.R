@@ -1,9 +1,9 @@
 # Many short chains (one draw per chain, Wiese et al. 2023) and diagnostics
 # with the symmetries removed.
 
-short_fit <- function(chains = 40, ...) {
+short_fit <- function(chains = 40, ..., sampler = "nuts") {
   suppressWarnings(bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = chains,
-                           warmup = 30, iter = 1, seed = 3, progress = FALSE, ...))
+                           warmup = 30, iter = 1, seed = 3, progress = FALSE, ..., sampler = sampler))
 }
 
 test_that("one draw per chain works downstream and diagnostics say what they cannot do", {
@@ -25,7 +25,7 @@ test_that("one draw per chain works downstream and diagnostics say what they can
 
 test_that("R-hat with symmetries removed ignores equioutput relabelling of chains", {
   fit <- suppressWarnings(bnn_fit(mpg ~ wt, data = mtcars, hidden = 3, chains = 3,
-                                  warmup = 60, iter = 20, seed = 9, progress = FALSE))
+                                  warmup = 60, iter = 20, seed = 9, progress = FALSE, sampler = "nuts"))
   moved <- fit
   a <- fit$draws[, 2, ]
   a <- bnn_permute_neurons(a, 1, c(3, 1, 2), sizes = fit$spec$sizes)
@@ -55,14 +55,14 @@ test_that("progress is signalled by default and shown by the user's handlers", {
   on.exit(options(op), add = TRUE)
   progressr::with_progress(
     suppressWarnings(bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 2, warmup = 20,
-                             iter = 5, seed = 1)),
+                             iter = 5, seed = 1, sampler = "nuts")),
     handlers = h)
   expect_gt(n, 0L)
   # without handlers around the call the conditions are still signalled
   m <- 0L
   withCallingHandlers(
     suppressWarnings(bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 2, warmup = 20,
-                             iter = 5, seed = 1)),
+                             iter = 5, seed = 1, sampler = "nuts")),
     progression = function(p) m <<- m + 1L)
   expect_gt(m, 0L)
 })

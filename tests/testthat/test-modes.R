@@ -4,7 +4,7 @@
 # each draw a random equioutput copy of a noisy mode centre.
 planted_fit <- function() {
   fit <- suppressWarnings(bnn_fit(mpg ~ wt, data = mtcars, hidden = 3, chains = 60,
-                                  warmup = 10, iter = 1, seed = 2, progress = FALSE))
+                                  warmup = 10, iter = 1, seed = 2, progress = FALSE, sampler = "nuts"))
   sizes <- fit$spec$sizes
   d <- bnn_n_parameters(sizes)
   set.seed(10)
@@ -57,7 +57,7 @@ test_that("bnn_modes() checks its input", {
 test_that("the KL convergence of the predictive density matches a direct computation", {
   fit <- suppressWarnings(bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 6,
                                   warmup = 20, iter = 1, seed = 5, progress = FALSE,
-                                  likelihood = bnn_likelihood("gaussian")))
+                                  likelihood = bnn_likelihood("gaussian"), sampler = "nuts"))
   xg <- c(2, 3, 4)
   yg <- seq(10, 35, length.out = 7)
   kl <- bnn_kl_convergence(fit, x_grid = xg, y_grid = yg)
@@ -78,5 +78,5 @@ test_that("the KL convergence of the predictive density matches a direct computa
   on.exit(grDevices::dev.off(), add = TRUE)
   expect_invisible(plot(kl))
   expect_error(bnn_kl_convergence(suppressWarnings(bnn_fit(mpg ~ wt + hp, data = mtcars,
-    hidden = 2, chains = 1, warmup = 5, iter = 2, seed = 1, progress = FALSE))), "one numeric")
+    hidden = 2, chains = 1, warmup = 5, iter = 2, seed = 1, progress = FALSE, sampler = "nuts"))), "one numeric")
 })

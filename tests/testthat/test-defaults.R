@@ -1,0 +1,26 @@
+# Issue #12 item 17: the default fit is MILE (measured on the papers' UCI
+# sets: vignette("benchmarks"), "Defaults for a first fit"); NUTS and the
+# papers' protocols are one argument away.
+test_that("the default fit is MILE from a deep ensemble, with the documented network", {
+  expect_identical(formals(bnn_fit)$sampler, "mile")
+  expect_equal(eval(formals(bnn_fit)$hidden), c(16, 16))
+  expect_identical(formals(bnn_fit)$activation, "tanh")
+  fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2, seed = 1,
+                 progress = FALSE)
+  expect_identical(fit$protocol, "mile")
+  expect_s3_class(fit$sampler, "bnn_mclmc")
+  expect_s3_class(fit$ensemble, "bnn_ensemble")
+  expect_identical(dim(fit$draws)[1:2], c(1000L, 2L))   # 10k steps thinned by 10
+  expect_true(all(fit$chain_status == "ok"))
+  expect_output(print(fit), "MCLMC")
+  # the default equals the explicit protocol, draw for draw
+  mile <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2, seed = 1,
+                  sampler = "mile", progress = FALSE)
+  expect_identical(fit$draws, mile$draws)
+  # NUTS with Stan's defaults is one argument away
+  nuts <- suppressWarnings(bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 1,
+                                   sampler = "nuts", warmup = 20, iter = 10, seed = 1,
+                                   progress = FALSE))
+  expect_identical(nuts$protocol, "nuts")
+  expect_true("treedepth__" %in% dimnames(nuts$sampler_stats)[[3]])
+})
