@@ -360,8 +360,10 @@ laplace_ggn <- function(spec, theta, fd_step) {
   if (d > n_net) {
     sg <- exp(theta[d])
     c0 <- spec$sigma_prior_scale
-    H[d, d] <- 2 * n + if (spec$sigma_prior == .sigma_priors[["half_normal"]])
-      2 * (sg / c0)^2 else c0 * sg
+    H[d, d] <- 2 * n + switch(names(.sigma_priors)[match(spec$sigma_prior, .sigma_priors)],
+      half_normal = 2 * (sg / c0)^2,
+      half_normal_variance = 8 * (sg^2 / c0)^2,
+      exponential = c0 * sg)
   }
   list(H = (H + t(H)) / 2, n_grad = 0)   # forward passes only
 }

@@ -7,7 +7,7 @@
 .likelihoods <- c(hetero_gaussian = 0L, gaussian = 1L, gaussian_fixed = 2L,
                   bernoulli = 3L, categorical = 4L)
 .priors <- c(normal = 0L, laplace = 1L)
-.sigma_priors <- c(half_normal = 0L, exponential = 1L)
+.sigma_priors <- c(half_normal = 0L, exponential = 1L, half_normal_variance = 2L)
 
 #' Activation functions available for hidden layers
 #'
@@ -36,24 +36,32 @@ bnn_activations <- function() names(.activations)
 #'   factor responses.
 #' @param sigma For `"gaussian"`: a fixed standard deviation on the scale of
 #'   the standardised response, or `NULL` (default) to sample it.
-#' @param sigma_prior Prior of a sampled `sigma`: `"half_normal"` or
-#'   `"exponential"`.
-#' @param sigma_prior_scale Scale of the half-normal prior, or rate of the
-#'   exponential prior.
+#' @param sigma_prior Prior of a sampled `sigma`: `"half_normal"` (on
+#'   `sigma`, the default), `"exponential"` (on `sigma`) or
+#'   `"half_normal_variance"` (half-normal on the variance `sigma^2`).  Wiese
+#'   et al. (2023) print "a half-normal prior on the variance" while their
+#'   reference code puts it on `sigma`; both readings are available, the
+#'   code's is the default.  Every prior is applied on `log sigma` with its
+#'   Jacobian.
+#' @param sigma_prior_scale Scale of the half-normal prior (of `sigma` or of
+#'   `sigma^2`), or rate of the exponential prior.
 #' @return An object of class `bnn_likelihood`.
 #' @export
 #' @examples
 #' bnn_likelihood()
 #' bnn_likelihood("gaussian", sigma_prior = "exponential", sigma_prior_scale = 1)
+#' bnn_likelihood("gaussian", sigma_prior = "half_normal_variance")
 #' bnn_likelihood("gaussian", sigma = 0.5)
 bnn_likelihood <- function(family = c("hetero_gaussian", "gaussian", "bernoulli",
                                       "categorical"),
-                           sigma = NULL, sigma_prior = c("half_normal", "exponential"),
+                           sigma = NULL,
+                           sigma_prior = c("half_normal", "exponential", "half_normal_variance"),
                            sigma_prior_scale = 1) {
   if (missing(family)) family <- "hetero_gaussian"
   family <- match_choice(family, c("hetero_gaussian", "gaussian", "bernoulli",
                                    "categorical"), "likelihood")
-  sigma_prior <- match.arg(sigma_prior)
+  sigma_prior <- match_choice(if (missing(sigma_prior)) "half_normal" else sigma_prior,
+                              names(.sigma_priors), "sigma_prior")
   check_positive(sigma_prior_scale, "sigma_prior_scale")
   if (!is.null(sigma)) {
     if (family != "gaussian")

@@ -347,14 +347,8 @@ double bnn_model_logprior(const bnn_model *m, const double *theta, double *grad)
   }
   if (m->lik == BNN_LIK_GAUSS) {
     /* sigma = exp(u); log p(sigma) + log |d sigma / d u| */
-    double u = theta[m->n_net], sg = exp(u), c = m->sigma_prior_scale;
-    if (m->sigma_prior == BNN_SIGMA_HALF_NORMAL) {
-      lp += -0.5 * (sg / c) * (sg / c) - log(c) + log(2.0) - HALF_LOG_2PI + u;
-      if (grad) grad[m->n_net] += -(sg / c) * (sg / c) + 1.0;
-    } else {
-      lp += log(c) - c * sg + u;
-      if (grad) grad[m->n_net] += -c * sg + 1.0;
-    }
+    lp += bnn_sigma_logprior(m->sigma_prior, m->sigma_prior_scale, theta[m->n_net],
+                             grad ? grad + m->n_net : NULL);
   }
   return lp;
 }

@@ -7,6 +7,7 @@
  *   (log sigma for the homoscedastic Gaussian with sampled sd). */
 #ifndef BNNMC_MODEL_H
 #define BNNMC_MODEL_H
+#include <math.h>
 
 enum bnn_act {
   BNN_ACT_TANH = 0, BNN_ACT_RELU, BNN_ACT_LEAKY_RELU, BNN_ACT_SILU,
@@ -27,8 +28,11 @@ enum bnn_lik {
 };
 
 enum bnn_prior { BNN_PRIOR_NORMAL = 0, BNN_PRIOR_LAPLACE, BNN_PRIOR_COUNT };
+/* Priors of a sampled Gaussian sigma: half-normal on sigma (the default,
+ * as the reference code of Wiese et al. 2023), exponential on sigma, and
+ * half-normal on the variance sigma^2 (Wiese et al.'s paper as printed). */
 enum bnn_sigma_prior { BNN_SIGMA_HALF_NORMAL = 0, BNN_SIGMA_EXPONENTIAL,
-                       BNN_SIGMA_PRIOR_COUNT };
+                       BNN_SIGMA_HALF_NORMAL_VAR, BNN_SIGMA_PRIOR_COUNT };
 
 #define BNN_CHUNK 256   /* rows processed together (cache blocking) */
 
@@ -111,4 +115,25 @@ double bnn_model_loglik_outputs(bnn_model *m, const double *theta,
 /* per-observation log-likelihood given network outputs */
 int bnn_model_n_out(const bnn_model *m);
 double bnn_act_apply1(int act, double x);
+/* log p(sigma) + log |d sigma / d u| at u = log sigma for the prior `prior`
+ * with scale (half-normal) or rate (exponential) c; adds its derivative in u
+ * to *g when g is not NULL.  One formula for the model's log prior and the
+ * Gaussian-reference split (reference.c). */
+static inline double bnn_sigma_logprior(int prior, double c, double u, double *g) {
+  const double half_log_2pi = 0.91893853320467274178;
+  double sg = exp(u);
+  if (prior == BNN_SIGMA_HALF_NORMAL) {
+    if (g) *g += -(sg / c) * (sg / c) + 1.0;
+    return -0.5 * (sg / c) * (sg / c) - log(c) + log(2.0) - half_log_2pi + u;
+  }
+  if (prior == BNN_SIGMA_HALF_NORMAL_VAR) {
+    /* v = sigma^2 = exp(2u): log p(v) + log |dv/du| = log p(v) + log 2 + 2u */
+    double v = sg * sg;
+    if (g) *g += -2.0 * (v / c) * (v / c) + 2.0;
+    return -0.5 * (v / c) * (v / c) - log(c) + log(2.0) - half_log_2pi + log(2.0) + 2.0 * u;
+  }
+  if (g) *g += -c * sg + 1.0;
+  return log(c) - c * sg + u;
+}
+
 #endif

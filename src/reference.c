@@ -3,19 +3,12 @@
 #include <stddef.h>
 #include "reference.h"
 
-#define HALF_LOG_2PI 0.91893853320467274178
-
-/* The same formula as the sigma part of bnn_model_logprior (model.c). */
+/* The sigma part of bnn_model_logprior (model.c), by the same function. */
 double bnn_model_extra_logprior(const bnn_model *m, const double *theta,
                                 double *grad) {
   if (m->lik != BNN_LIK_GAUSS) return 0.0;
-  double u = theta[m->n_net], sg = exp(u), c = m->sigma_prior_scale;
-  if (m->sigma_prior == BNN_SIGMA_HALF_NORMAL) {
-    if (grad) grad[m->n_net] += -(sg / c) * (sg / c) + 1.0;
-    return -0.5 * (sg / c) * (sg / c) - log(c) + log(2.0) - HALF_LOG_2PI + u;
-  }
-  if (grad) grad[m->n_net] += -c * sg + 1.0;
-  return log(c) - c * sg + u;
+  return bnn_sigma_logprior(m->sigma_prior, m->sigma_prior_scale, theta[m->n_net],
+                            grad ? grad + m->n_net : NULL);
 }
 
 double bnn_model_loglik_ref(void *ctx, const double *theta, double *grad) {
