@@ -72,9 +72,10 @@
 #'   likelihood) on the six UCI regression sets of the papers for test LPPD,
 #'   RMSE and time (`vignette("benchmarks")`, section "Defaults for a first
 #'   fit"; `inst/benchmarks/first_fit_defaults.R`): on data of a few hundred
-#'   rows MILE takes well under a minute and predicts about as well as NUTS,
-#'   whose fits of the same network took 3 to 7 minutes, hit the maximum tree
-#'   depth in most transitions and diverged on some data sets.  Wider
+#'   rows MILE takes well under a minute and predicts about as well as NUTS
+#'   (better test LPPD on two of four sets, worse on two, lower RMSE on all),
+#'   whose fits of the same network took 3 to 9 minutes, hit the maximum tree
+#'   depth in most transitions and diverged.  Wider
 #'   networks (32-32) were slower and worse.  The papers' protocols are one
 #'   argument away: `sampler = "nuts"` (Stan's defaults: 4 chains of 1000
 #'   warm-up and 1000 sampling iterations, as rstanarm and brms), `"dei"`
