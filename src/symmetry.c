@@ -201,27 +201,23 @@ static int perm_cmp(const perm_view *v, int a, int b) {
 
 /* stable sort of idx[0..n) = 0..n-1 by perm_cmp.  Biases almost never tie,
  * so narrow layers first rank the neurons by bias alone, counting without
- * branches; only if two biases are equal (then the ranks collide) does the
+ * branches; only if two biases are equal (then their counts collide: with
+ * distinct biases the counts are a permutation of 0..n-1) does the
  * insertion sort with the full comparison run.  Wide layers use the
  * bottom-up merge sort of sort_by_key(). */
 static void perm_sort(const perm_view *v, int *idx, int *tmp, int n) {
   if (n <= 64) {
     const double *bk = v->bk;
     int tie = 0;
+    for (int i = 0; i < n; i++) idx[i] = -1;
     for (int i = 0; i < n; i++) {
-      int lt = 0, eq = 0;
+      int lt = 0;
       double ki = bk[i];
-      for (int j = 0; j < n; j++) {
-        lt += bk[j] < ki;
-        eq += bk[j] == ki;
-      }
-      tie |= eq > 1;
-      tmp[i] = lt;
+      for (int j = 0; j < n; j++) lt += bk[j] < ki;
+      tie |= idx[lt] >= 0;      /* equal biases get equal counts */
+      idx[lt] = i;
     }
-    if (!tie) {
-      for (int i = 0; i < n; i++) idx[tmp[i]] = i;
-      return;
-    }
+    if (!tie) return;
     for (int i = 0; i < n; i++) idx[i] = i;
     for (int i = 1; i < n; i++) {
       int x = idx[i], j = i;
