@@ -95,24 +95,28 @@ SEXP C_symmetry_canonical(SEXP draws, SEXP sizes, SEXP mode, SEXP threads) {
       int *iwork = wsi + (size_t)th * nwi;
       R_xlen_t g0 = s0 + (R_xlen_t)k * BLOCK;
       int nb = (int)(s1 - g0 < BLOCK ? s1 - g0 : BLOCK);
-      for (size_t j = 0; j < n_net; j++) {
-        const double *src = x + g0 + (R_xlen_t)j * n;
-        for (int b = 0; b < nb; b++) in[(size_t)b * n_net + j] = src[b];
-      }
-      /* a draw with a non-finite entry is left as it is */
-      for (int b = 0; b < nb; b++) {
-        double *th_in = in + (size_t)b * n_net;
-        if (perm) {
-          skipped += bnn_sym_canonical_perm(L, sz, md, th_in, res + (size_t)b * n_net,
-                                            work, iwork);
-        } else {
-          skipped += bnn_sym_canonical(L, sz, md, th_in, work, iwork);
+      if (perm) {
+        /* the block parameter by parameter (in[j * BLOCK + b]): gathered
+         * and scattered by contiguous copies, the map reads with a stride */
+        for (size_t j = 0; j < n_net; j++)
+          memcpy(in + j * BLOCK, x + g0 + (R_xlen_t)j * n, (size_t)nb * sizeof(double));
+        /* a draw with a non-finite entry is left as it is */
+        for (int b = 0; b < nb; b++)
+          skipped += bnn_sym_canonical_perm(L, sz, md, in + b, res + b, BLOCK, work, iwork);
+        for (size_t j = 0; j < n_net; j++)
+          memcpy(o + g0 + (R_xlen_t)j * n, res + j * BLOCK, (size_t)nb * sizeof(double));
+      } else {
+        /* draw by draw (in[b * n_net + j]), mapped in place */
+        for (size_t j = 0; j < n_net; j++) {
+          const double *src = x + g0 + (R_xlen_t)j * n;
+          for (int b = 0; b < nb; b++) in[(size_t)b * n_net + j] = src[b];
         }
-      }
-      const double *from = perm ? res : in;
-      for (size_t j = 0; j < n_net; j++) {
-        double *dst = o + g0 + (R_xlen_t)j * n;
-        for (int b = 0; b < nb; b++) dst[b] = from[(size_t)b * n_net + j];
+        for (int b = 0; b < nb; b++)
+          skipped += bnn_sym_canonical(L, sz, md, in + (size_t)b * n_net, work, iwork);
+        for (size_t j = 0; j < n_net; j++) {
+          double *dst = o + g0 + (R_xlen_t)j * n;
+          for (int b = 0; b < nb; b++) dst[b] = in[(size_t)b * n_net + j];
+        }
       }
     }
     R_CheckUserInterrupt();

@@ -179,11 +179,12 @@ typedef struct {
   const double *Wout, *bk, *sg, *nsg;
   const int *src;
   int M, fout;
+  size_t S;   /* stride of the parameters in memory */
 } perm_view;
 
 static inline double out_w(const perm_view *v, int i, int t) {
-  double x = v->src ? v->Wout[i + (size_t)v->src[t] * v->M] * v->nsg[t]
-                    : v->Wout[i + (size_t)t * v->M];
+  double x = v->src ? v->Wout[(i + (size_t)v->src[t] * v->M) * v->S] * v->nsg[t]
+                    : v->Wout[(i + (size_t)t * v->M) * v->S];
   return x * v->sg[i];
 }
 
@@ -244,8 +245,8 @@ static void perm_sort(const perm_view *v, int *idx, int *tmp, int n) {
   }
 }
 
-int bnn_sym_canonical_perm(int n_layers, const int *sizes, int mode,
-                           const double *theta, double *out, double *work, int *iwork) {
+int bnn_sym_canonical_perm(int n_layers, const int *sizes, int mode, const double *theta,
+                           double *out, size_t S, double *work, int *iwork) {
   int n_net = 0, H = n_layers - 1, sum_m = 0, maxw = max_width(n_layers, sizes);
   int *w_off = iwork, *h_off = iwork + n_layers;
   for (int l = 0; l < n_layers; l++) {
@@ -262,17 +263,17 @@ int bnn_sym_canonical_perm(int n_layers, const int *sizes, int mode,
   for (; j + 4 <= n_net; j += 4) {
     for (int k = 0; k < 4; k++) {
       uint64_t u;
-      memcpy(&u, theta + j + k, sizeof u);
+      memcpy(&u, theta + (size_t)(j + k) * S, sizeof u);
       bad[k] |= (u & EXP) == EXP;
     }
   }
   for (; j < n_net; j++) {
     uint64_t u;
-    memcpy(&u, theta + j, sizeof u);
+    memcpy(&u, theta + (size_t)j * S, sizeof u);
     bad[0] |= (u & EXP) == EXP;
   }
   if (bad[0] | bad[1] | bad[2] | bad[3]) {
-    memcpy(out, theta, (size_t)n_net * sizeof(double));
+    for (int q = 0; q < n_net; q++) out[(size_t)q * S] = theta[(size_t)q * S];
     return 1;
   }
   /* hidden layer h: ord + h_off[h] (new neuron i = old ord[i]) and
@@ -282,7 +283,8 @@ int bnn_sym_canonical_perm(int n_layers, const int *sizes, int mode,
   double *bk = work, *sg = work + maxw, *nsg = work + 2 * (size_t)maxw;
   for (int h = H - 1; h >= 0; h--) {
     int fin = sizes[h], M = sizes[h + 1], fout = sizes[h + 2];
-    const double *b = theta + w_off[h] + (size_t)fin * M, *Wout = theta + w_off[h + 1];
+    const double *b = theta + (w_off[h] + (size_t)fin * M) * S;
+    const double *Wout = theta + (size_t)w_off[h + 1] * S;
     int *o = ord + h_off[h];
     const int *src = h + 1 < H ? ord + h_off[h + 1] : NULL;
     const double *ns = h + 1 < H ? nsg + h_off[h + 1] : NULL;
@@ -293,24 +295,24 @@ int bnn_sym_canonical_perm(int n_layers, const int *sizes, int mode,
       for (int i = 0; i < M; i++) sg[i] = 0.0;
       for (int t = 0; t < fout; t++) {
         if (src) {
-          const double *col = Wout + (size_t)src[t] * M;
+          const double *col = Wout + (size_t)src[t] * M * S;
           double st = ns[t];
-          for (int i = 0; i < M; i++) sg[i] += col[i] * st;
+          for (int i = 0; i < M; i++) sg[i] += col[i * S] * st;
         } else {
-          const double *col = Wout + (size_t)t * M;
-          for (int i = 0; i < M; i++) sg[i] += col[i];
+          const double *col = Wout + (size_t)t * M * S;
+          for (int i = 0; i < M; i++) sg[i] += col[i * S];
         }
       }
       for (int i = 0; i < M; i++) {
-        double s = sg[i] == 0.0 ? b[i] : sg[i];
+        double s = sg[i] == 0.0 ? b[i * S] : sg[i];
         sg[i] = s < 0.0 ? -1.0 : 1.0;
       }
     } else {
       for (int i = 0; i < M; i++) sg[i] = 1.0;
     }
     /* 2. order by (bias, outgoing weights) after the flips */
-    for (int i = 0; i < M; i++) bk[i] = b[i] * sg[i];
-    perm_view v = {Wout, bk, sg, ns, src, M, fout};
+    for (int i = 0; i < M; i++) bk[i] = b[i * S] * sg[i];
+    perm_view v = {Wout, bk, sg, ns, src, M, fout, S};
     perm_sort(&v, o, tmp, M);
     double *nsh = nsg + h_off[h];
     for (int i = 0; i < M; i++) nsh[i] = sg[o[i]];
@@ -323,19 +325,19 @@ int bnn_sym_canonical_perm(int n_layers, const int *sizes, int mode,
     const double *rs = l > 0 ? nsg + h_off[l - 1] : NULL;
     const int *co = l < H ? ord + h_off[l] : NULL;
     const double *cs = l < H ? nsg + h_off[l] : NULL;
-    const double *W = theta + w_off[l], *b = W + (size_t)rows * cols;
-    double *oW = out + w_off[l], *ob = oW + (size_t)rows * cols;
+    const double *W = theta + (size_t)w_off[l] * S, *b = W + (size_t)rows * cols * S;
+    double *oW = out + (size_t)w_off[l] * S, *ob = oW + (size_t)rows * cols * S;
     for (int i = 0; i < cols; i++) {
       int ci = co ? co[i] : i;
       double si = cs ? cs[i] : 1.0;
-      const double *src = W + (size_t)ci * rows;
-      double *dst = oW + (size_t)i * rows;
+      const double *src = W + (size_t)ci * rows * S;
+      double *dst = oW + (size_t)i * rows * S;
       if (ro) {
-        for (int j = 0; j < rows; j++) dst[j] = src[ro[j]] * (rs[j] * si);
+        for (int j = 0; j < rows; j++) dst[j * S] = src[ro[j] * S] * (rs[j] * si);
       } else {
-        for (int j = 0; j < rows; j++) dst[j] = src[j] * si;
+        for (int j = 0; j < rows; j++) dst[j * S] = src[j * S] * si;
       }
-      ob[i] = b[ci] * si;
+      ob[i * S] = b[ci * S] * si;
     }
   }
   return 0;
