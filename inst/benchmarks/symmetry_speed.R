@@ -108,7 +108,7 @@ rm(fit)
 
 # 3. bnn_modes() on 1274 one-draw chains of f1 (1274 x 3 neuron vectors)
 fit <- suppressWarnings(bnn_fit(y ~ x, bnn_symmetry_data("sinusoidal", seed = 1), hidden = 3,
-                                chains = G, warmup = 5, iter = 1, seed = 1,
+                                chains = G, warmup = 5, iter = 1, seed = 1, sampler = bnn_nuts(),
                                 likelihood = bnn_likelihood("gaussian"), progress = FALSE))
 ts <- lapply(seq_len(reps), function(i) {
   r <- timed(bnn_modes(fit))
