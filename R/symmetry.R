@@ -89,20 +89,15 @@ print.bnn_equioutput_count <- function(x, ...) {
 
 # ---- parameter containers -------------------------------------------------
 
-# Turns x (vector, matrix with one draw per row, [iteration, chain,
-# parameter] array, or bnnfit) into list(mat = n x d, sizes, activation,
-# back = function(mat) giving x's shape back).
-sym_input <- function(x, sizes, activation, what = "x") {
+# Checks x (vector, matrix with one draw per row, [iteration, chain,
+# parameter] array, or bnnfit) against the layer sizes without copying it:
+# list(sizes, activation, fit, n_net).  na_check = FALSE leaves the check
+# for missing values to the caller.
+sym_shape <- function(x, sizes, activation, what = "x", na_check = TRUE) {
   if (inherits(x, "bnnfit")) {
-    fit <- x
-    a <- fit$draws
-    d <- dim(a)
-    return(list(mat = matrix(a, d[1] * d[2], d[3]), sizes = fit$spec$sizes,
-                activation = fit$activation, fit = TRUE,
-                back = function(m) {
-                  fit$draws[] <- m
-                  fit
-                }))
+    sizes <- x$spec$sizes
+    return(list(sizes = sizes, activation = x$activation, fit = TRUE,
+                n_net = bnn_n_parameters(sizes)))
   }
   if (is.null(sizes))
     stop(sprintf("'sizes' (layer sizes: inputs, hidden widths, outputs) is needed when '%s' is not a bnnfit.",
@@ -115,8 +110,34 @@ sym_input <- function(x, sizes, activation, what = "x") {
   if (!is.numeric(x))
     stop(sprintf("'%s' must be a numeric vector, matrix, draws array or bnnfit.", what),
          call. = FALSE)
-  if (anyNA(x)) stop(sprintf("'%s' has missing (NA) values.", what), call. = FALSE)
+  if (na_check && anyNA(x)) stop(sprintf("'%s' has missing (NA) values.", what), call. = FALSE)
   n_net <- bnn_n_parameters(sizes)
+  dx <- dim(x)
+  if (length(dx) > 3L)
+    stop(sprintf("'%s' must be a vector, a matrix or a 3-d draws array.", what), call. = FALSE)
+  n_par <- if (is.null(dx)) length(x) else dx[length(dx)]
+  if (!(n_par %in% c(n_net, n_net + 1L)))
+    stop(sprintf("'%s' has %d parameters per draw; layer sizes (%s) need %d (or %d with sigma).",
+                 what, n_par, paste(sizes, collapse = ", "), n_net, n_net + 1L),
+         call. = FALSE)
+  list(sizes = sizes, activation = activation, fit = FALSE, n_net = n_net)
+}
+
+# Turns x (as for sym_shape()) into list(mat = n x d, sizes, activation,
+# back = function(mat) giving x's shape back).
+sym_input <- function(x, sizes, activation, what = "x") {
+  sh <- sym_shape(x, sizes, activation, what)
+  if (sh$fit) {
+    fit <- x
+    a <- fit$draws
+    d <- dim(a)
+    return(list(mat = matrix(a, d[1] * d[2], d[3]), sizes = sh$sizes,
+                activation = sh$activation, fit = TRUE,
+                back = function(m) {
+                  fit$draws[] <- m
+                  fit
+                }))
+  }
   dx <- dim(x)
   if (is.null(dx)) {
     mat <- matrix(as.double(x), 1L)
@@ -129,20 +150,14 @@ sym_input <- function(x, sizes, activation, what = "x") {
     mat <- x
     storage.mode(mat) <- "double"
     back <- function(m) m
-  } else if (length(dx) == 3L) {
+  } else {
     mat <- matrix(as.double(x), dx[1] * dx[2], dx[3])
     back <- function(m) {
       x[] <- m
       x
     }
-  } else {
-    stop(sprintf("'%s' must be a vector, a matrix or a 3-d draws array.", what), call. = FALSE)
   }
-  if (!(ncol(mat) %in% c(n_net, n_net + 1L)))
-    stop(sprintf("'%s' has %d parameters per draw; layer sizes (%s) need %d (or %d with sigma).",
-                 what, ncol(mat), paste(sizes, collapse = ", "), n_net, n_net + 1L),
-         call. = FALSE)
-  list(mat = mat, sizes = sizes, activation = activation, fit = FALSE, back = back)
+  list(mat = mat, sizes = sh$sizes, activation = activation, fit = FALSE, back = back)
 }
 
 # Column indices of neuron(s) `i` of hidden layer `l`.
