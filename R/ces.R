@@ -19,7 +19,10 @@
 #' The result is an ordinary `bnnfit` whose draws are the sampling stage's:
 #' predictions use the original network at each draw, so [predict()],
 #' [bnn_metrics()], [loo()][loo::loo] and the plots work unchanged.
-#' `$ces` records the time of each stage, the numbers of exact and
+#' `$ces` records the time of each stage (`times`: calibration including
+#' the forward passes of the `J` pairs, emulator training and its held-out
+#' check, sampling, and the check at sampled draws; their sum is the fit's
+#' elapsed time), the numbers of exact and
 #' emulated evaluations, the calibration draws and the emulator check
 #' ([bnn_ces_check()]).  The calibration run uses the seed `seed + 1`, the
 #' sampling stage `seed` itself, so with `emulator = "exact"` (the true
@@ -234,7 +237,7 @@ fit_ces <- function(model, ces, chains, warmup, iter, thin, init, seed, progress
   fit$spec$X <- NULL
   fit$spec$y <- NULL
   fit$ces <- list(
-    times = c(calibration = time_cal, emulator = time_em, sampling = st2$elapsed),
+    times = c(calibration = time_cal, emulator = time_em, sampling = st2$elapsed, check = 0),
     n_exact = n_exact, n_emulated = sum(fit$n_grad), J = J,
     calibration = cal_fit[c("draws", "sampler_stats", "n_grad", "stepsize", "chain_status",
                             "timing")],
@@ -243,7 +246,11 @@ fit_ces <- function(model, ces, chains, warmup, iter, thin, init, seed, progress
       model_spec$sigma_fixed else NULL)
   class(fit) <- "bnnfit"
   if (!is.null(emulator)) {
+    t_ck <- proc.time()[[3]]
     fit$ces$check_sampled <- sampled_check(fit, model_spec, emulator)
+    t_ck <- proc.time()[[3]] - t_ck
+    fit$ces$times[["check"]] <- t_ck
+    fit$elapsed <- fit$elapsed + t_ck
     fit$ces$n_exact <- fit$ces$n_exact + nrow(fit$ces$check_sampled$draws)
     cs <- fit$ces$check_sampled
     if (nrow(cs$draws) && is.finite(cs$bias) &&
@@ -382,8 +389,10 @@ bnn_ces_check <- function(object, draws = c("calibration", "sampled"), plot = FA
 # Lines of print.bnnfit() for a CES fit.
 format_ces_record <- function(x) {
   tm <- x$times
-  c(sprintf(" CES stages:   calibration %.1f s, emulator %.1f s, sampling %.1f s (J = %d pairs)",
-            tm[["calibration"]], tm[["emulator"]], tm[["sampling"]], x$J),
+  c(sprintf(" CES stages:   calibration %.1f s, emulator %.1f s, sampling %.1f s%s (J = %d pairs)",
+            tm[["calibration"]], tm[["emulator"]], tm[["sampling"]],
+            if (isTRUE(tm[["check"]] > 0)) sprintf(", check at sampled draws %.1f s", tm[["check"]])
+            else "", x$J),
     sprintf(" evaluations:  %s exact (calibration and checks), %s emulated",
             format(x$n_exact, big.mark = ","), format(x$n_emulated, big.mark = ",")),
     if (!is.null(x$check))

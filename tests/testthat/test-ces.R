@@ -110,7 +110,8 @@ test_that("the CES pipeline returns an ordinary bnnfit with its stage record", {
                  progress = FALSE)
   expect_s3_class(fit, "bnnfit")
   expect_true(all(fit$chain_status == "ok"))
-  expect_named(fit$ces$times, c("calibration", "emulator", "sampling"))
+  expect_named(fit$ces$times, c("calibration", "emulator", "sampling", "check"))
+  expect_gte(fit$ces$times[["check"]], 0)
   expect_equal(fit$elapsed, sum(fit$ces$times))
   # exact evaluations: calibration gradients + J forward passes + held-out checks
   expect_equal(fit$ces$n_exact, sum(fit$ces$calibration$n_grad) + 60 + 15 + 50)
@@ -171,7 +172,11 @@ test_that("bad CES input gives clear errors and a poor emulator a warning", {
   expect_error(bnn_emulator(hidden = c(3, 0)), "positive whole numbers")
   expect_identical(bnn_emulator(hidden = "8, 64,32")$hidden, c(8L, 64L, 32L))
   expect_identical(bnn_emulator(preset = "boston")$hidden, c(3L, 32L))
-  expect_identical(bnn_emulator(preset = "boston")$dropout, 0.7)
+  # Table 2's rate on the input layer only; none on the 3-unit first hidden layer
+  expect_identical(bnn_emulator(preset = "boston")$input_dropout, 0.7)
+  expect_identical(bnn_emulator(preset = "boston")$dropout, 0)
+  expect_identical(bnn_emulator(preset = "boston", dropout = 0.2)$dropout, 0.2)
+  expect_null(bnn_emulator()$optimizer$batch_size)
   expect_error(bnn_emulator(preset = "nope"), "'preset'")
   expect_error(bnn_ces(sampler = "nuts"), "kernel of the generic chain driver")
   expect_error(bnn_ces(emulator = "perfect"), "'emulator'")
