@@ -271,13 +271,18 @@ fit_ces <- function(model, ces, chains, warmup, iter, thin, init, seed, progress
 # draws cannot give, whether the sampling stage stayed where the emulator
 # is accurate.
 sampled_check <- function(fit, model_spec, emulator, n = 50L) {
-  d <- ok_draws(fit)
-  S <- dim(d)[1] * dim(d)[2]
+  ok <- if (is.null(fit$chain_status)) seq_len(dim(fit$draws)[2]) else
+    which(fit$chain_status == "ok")
+  n_it <- dim(fit$draws)[1]
+  S <- n_it * length(ok)
   if (S == 0L) return(list(draws = data.frame(true_loglik = numeric(0),
                                               emulated_loglik = numeric(0)),
                            bias = NA_real_, cor = NA_real_))
-  m <- matrix(d, nrow = S)
-  m <- m[unique(round(seq(1, S, length.out = min(n, S)))), , drop = FALSE]
+  # draw g of the iterations x chains order, without copying all draws
+  g <- unique(round(seq(1, S, length.out = min(n, S)))) - 1
+  P <- dim(fit$draws)[3]
+  m <- matrix(vapply(g, function(k) fit$draws[k %% n_it + 1, ok[k %/% n_it + 1], ],
+                     numeric(P)), ncol = P, byrow = TRUE)
   th <- bnn_unconstrain(fit, t(m))
   tl <- .Call(C_ces_loglik, emulated_spec(model_spec, NULL), th, FALSE)$loglik
   el <- .Call(C_ces_loglik, emulated_spec(model_spec, emulator), th, FALSE)$loglik
