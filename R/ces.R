@@ -39,6 +39,32 @@
 #' minibatch would save nothing).  A likelihood with a
 #' sampled `sigma` keeps `sigma` exact (it is not emulated).
 #'
+#' **When the emulator can work.** The sampling stage is only as good as
+#' the emulator where pCN goes, and pCN proposes moves in every direction
+#' of the prior.  The `J` pairs must therefore show the emulator how the
+#' outputs change in the directions the posterior allows, which 200 pairs
+#' of a network with thousands of weights rarely do:
+#' * from a start far from the data (`init = "random"`, uniform(-2, 2)), the
+#'   first 200 SGHMC iterations of the 3,009-weight Boston network are a
+#'   transient along which the outputs change along an almost
+#'   one-dimensional path; the paper's (3, 32) emulator learns it (held-out
+#'   \eqn{R^2} 0.99), but pCN leaves the path at once, where the emulated
+#'   likelihood stays high while the network's collapses;
+#' * from a start near the data (PyTorch's fan-in initialisation), the
+#'   calibration draws are posterior draws whose outputs vary through a few
+#'   stiff directions hidden among thousands of weakly identified weights;
+#'   160 training pairs do not identify them (held-out \eqn{R^2} at most
+#'   0.37 for the emulators tried, 0.43 for a linear least-squares map).
+#'
+#' In both cases pCN, whose tuned step stays large (\eqn{\beta} 0.18-0.32
+#' on Boston), leaves the calibration draws within a few dozen iterations
+#' for parameters where the emulated likelihood is far above the true one,
+#' and the test error of the original network at its draws is many times
+#' the exact samplers' (MSE 103-289 against 13-17 on Boston).  [bnn_ces_check()] with `draws = "sampled"` shows it,
+#' and `bnn_fit()` warns.  The figures are in
+#' `inst/benchmarks/results/s004_emulator.csv` (script
+#' `inst/benchmarks/ces_emulator.R`) and `vignette("ces")`.
+#'
 #' @param calibration Sampler of the calibration stage (a name or settings
 #'   object, see [bnn_fit()]); `NULL`: [bnn_sghmc()] with its defaults
 #'   (minibatches of 32), the paper's choice.

@@ -59,14 +59,15 @@
 #' probability 0.7 (Boston) leaves none of the 3 in 34\% of the training
 #' passes, and the emulator learns little more than the mean output.  On
 #' 200 SGHMC calibration pairs of the 3,009-parameter Boston network (160
-#' for training, 40 held out) the held-out \eqn{R^2} was 0.26 with both
-#' rates and 0.99 with input dropout only.
+#' for training, 40 held out) the held-out \eqn{R^2} was 0.20 with both
+#' rates and 0.99 with input dropout only
+#' (`inst/benchmarks/results/s004_emulator.csv`).
 #'
 #' **Optimiser.** The default is Adam with learning rate 0.01 on full
 #' batches (all training pairs) for the paper's 1000 epochs.  On the
 #' pairs above (without dropout) it reached the held-out \eqn{R^2} of
-#' minibatches of 32 at learning rate 0.001 (0.991 and 0.990) in a quarter
-#' of the time (1.9 s instead of 7.7 s on a 2-core test machine): an epoch
+#' minibatches of 32 at learning rate 0.001 (0.992 and 0.993) in about a
+#' third of the time (1.2 s instead of 3.2 s on a 2-core machine): an epoch
 #' costs a forward and backward pass per pair either way, but a full batch
 #' makes one weight update per epoch instead of \eqn{J/32}.  The paper
 #' gives no optimiser, learning rate or batch size.
