@@ -130,6 +130,9 @@ test_that("the CES pipeline returns an ordinary bnnfit with its stage record", {
   expect_equal(cs$true_loglik, bnn_log_posterior(fit, t(ths))$loglik)
   expect_equal(attr(cs, "bias"), mean(cs$emulated_loglik - cs$true_loglik))
   expect_true(all(ths[1, ] == fit$draws[1, 1, ]))
+  # the 50 draws are spread evenly over the run (sigma fixed: theta = draws)
+  idx <- unique(round(seq(1, 300, length.out = 50)))
+  expect_identical(unname(ths), unname(fit$draws[idx, 1, ]))
   expect_gt(attr(cs, "cor"), 0.9)
   expect_output(print(fit), "CES stages:.*calibration.*emulator.*sampling")
   expect_output(print(fit), "emulated")
@@ -293,4 +296,17 @@ test_that("the timing helper reports microseconds per log-likelihood evaluation"
   us <- .Call(bnnmc:::C_ces_time, es, th, 20L)
   expect_true(is.finite(us) && us > 0 && us < 1e5)
   expect_error(.Call(bnnmc:::C_ces_time, es, th, 0L), "'n_rep'")
+})
+
+test_that("the check at sampled draws takes its draws evenly over iterations and chains", {
+  d <- ces_data()
+  fit <- suppressWarnings(
+    bnn_fit(y ~ x1 + x2, data = d, hidden = integer(0),
+            likelihood = bnn_likelihood("gaussian", sigma = 0.3),
+            sampler = ces_small(), chains = 2, warmup = 50, iter = 40, seed = 3,
+            progress = FALSE))
+  # iterations vary fastest, then chains (the order of matrix(draws, nrow = 80))
+  m <- matrix(fit$draws, nrow = 80)
+  idx <- unique(round(seq(1, 80, length.out = 50)))
+  expect_identical(unname(fit$ces$check_sampled$theta), unname(m[idx, ]))
 })
