@@ -80,6 +80,18 @@ test_that("the emulated target's gradient equals finite differences", {
     ref <- .Call(bnnmc:::C_model_logpost, spec, th[, 1:5])
     expect_identical(ex$lp, ref$lp)
     expect_identical(ex$grad, ref$grad)
+    # without the gradient (one likelihood evaluation per draw): the same
+    # log-likelihood and log posterior as the gradient path's
+    for (e in list(NULL, em)) {
+      es <- bnnmc:::emulated_spec(spec, e)
+      a <- .Call(bnnmc:::C_ces_loglik, es, th[, 1:5], FALSE)
+      b <- .Call(bnnmc:::C_ces_loglik, es, th[, 1:5], TRUE)
+      expect_equal(a$loglik, b$loglik, tolerance = 1e-12)
+      expect_equal(a$lp, b$lp, tolerance = 1e-12)
+      expect_null(a$grad)
+    }
+    ll <- .Call(bnnmc:::C_ces_loglik, bnnmc:::emulated_spec(spec, NULL), th[, 1:5], FALSE)
+    expect_equal(ll$lp, ref$lp, tolerance = 1e-12)
   }
 })
 
