@@ -19,7 +19,10 @@
 #' The result is an ordinary `bnnfit` whose draws are the sampling stage's:
 #' predictions use the original network at each draw, so [predict()],
 #' [bnn_metrics()], [loo()][loo::loo] and the plots work unchanged.
-#' `$ces` records the time of each stage, the numbers of exact and
+#' `$ces` records the time of each stage (`times`: calibration including
+#' the forward passes of the `J` pairs, emulator training and its held-out
+#' check, sampling, and the check at sampled draws; their sum is the fit's
+#' elapsed time), the numbers of exact and
 #' emulated evaluations, the calibration draws and the emulator check
 #' ([bnn_ces_check()]).  The calibration run uses the seed `seed + 1`, the
 #' sampling stage `seed` itself, so with `emulator = "exact"` (the true
@@ -35,6 +38,32 @@
 #' emulator maps \eqn{\theta} to all \eqn{N} outputs at once, so a
 #' minibatch would save nothing).  A likelihood with a
 #' sampled `sigma` keeps `sigma` exact (it is not emulated).
+#'
+#' **When the emulator can work.** The sampling stage is only as good as
+#' the emulator where pCN goes, and pCN proposes moves in every direction
+#' of the prior.  The `J` pairs must therefore show the emulator how the
+#' outputs change in the directions the posterior allows, which 200 pairs
+#' of a network with thousands of weights rarely do:
+#' * from a start far from the data (`init = "random"`, uniform(-2, 2)), the
+#'   first 200 SGHMC iterations of the 3,009-weight Boston network are a
+#'   transient along which the outputs change along an almost
+#'   one-dimensional path; the paper's (3, 32) emulator learns it (held-out
+#'   \eqn{R^2} 0.99), but pCN leaves the path at once, where the emulated
+#'   likelihood stays high while the network's collapses;
+#' * from a start near the data (PyTorch's fan-in initialisation), the
+#'   calibration draws are posterior draws whose outputs vary through a few
+#'   stiff directions hidden among thousands of weakly identified weights;
+#'   160 training pairs do not identify them (held-out \eqn{R^2} at most
+#'   0.37 for the emulators tried, 0.43 for a linear least-squares map).
+#'
+#' In both cases pCN, whose tuned step stays large (\eqn{\beta} 0.18-0.32
+#' on Boston), leaves the calibration draws within a few dozen iterations
+#' for parameters where the emulated likelihood is far above the true one,
+#' and the test error of the original network at its draws is many times
+#' the exact samplers' (MSE 103-289 against 13-17 on Boston).  [bnn_ces_check()] with `draws = "sampled"` shows it,
+#' and `bnn_fit()` warns.  The figures are in
+#' `inst/benchmarks/results/s004_emulator.csv` (script
+#' `inst/benchmarks/ces_emulator.R`) and `vignette("ces")`.
 #'
 #' @param calibration Sampler of the calibration stage (a name or settings
 #'   object, see [bnn_fit()]); `NULL`: [bnn_sghmc()] with its defaults
@@ -234,7 +263,7 @@ fit_ces <- function(model, ces, chains, warmup, iter, thin, init, seed, progress
   fit$spec$X <- NULL
   fit$spec$y <- NULL
   fit$ces <- list(
-    times = c(calibration = time_cal, emulator = time_em, sampling = st2$elapsed),
+    times = c(calibration = time_cal, emulator = time_em, sampling = st2$elapsed, check = 0),
     n_exact = n_exact, n_emulated = sum(fit$n_grad), J = J,
     calibration = cal_fit[c("draws", "sampler_stats", "n_grad", "stepsize", "chain_status",
                             "timing")],
@@ -243,7 +272,11 @@ fit_ces <- function(model, ces, chains, warmup, iter, thin, init, seed, progress
       model_spec$sigma_fixed else NULL)
   class(fit) <- "bnnfit"
   if (!is.null(emulator)) {
+    t_ck <- proc.time()[[3]]
     fit$ces$check_sampled <- sampled_check(fit, model_spec, emulator)
+    t_ck <- proc.time()[[3]] - t_ck
+    fit$ces$times[["check"]] <- t_ck
+    fit$elapsed <- fit$elapsed + t_ck
     fit$ces$n_exact <- fit$ces$n_exact + nrow(fit$ces$check_sampled$draws)
     cs <- fit$ces$check_sampled
     if (nrow(cs$draws) && is.finite(cs$bias) &&
@@ -264,13 +297,18 @@ fit_ces <- function(model, ces, chains, warmup, iter, thin, init, seed, progress
 # draws cannot give, whether the sampling stage stayed where the emulator
 # is accurate.
 sampled_check <- function(fit, model_spec, emulator, n = 50L) {
-  d <- ok_draws(fit)
-  S <- dim(d)[1] * dim(d)[2]
+  ok <- if (is.null(fit$chain_status)) seq_len(dim(fit$draws)[2]) else
+    which(fit$chain_status == "ok")
+  n_it <- dim(fit$draws)[1]
+  S <- n_it * length(ok)
   if (S == 0L) return(list(draws = data.frame(true_loglik = numeric(0),
                                               emulated_loglik = numeric(0)),
                            bias = NA_real_, cor = NA_real_))
-  m <- matrix(d, nrow = S)
-  m <- m[unique(round(seq(1, S, length.out = min(n, S)))), , drop = FALSE]
+  # draw g of the iterations x chains order, without copying all draws
+  g <- unique(round(seq(1, S, length.out = min(n, S)))) - 1
+  P <- dim(fit$draws)[3]
+  m <- matrix(vapply(g, function(k) fit$draws[k %% n_it + 1, ok[k %/% n_it + 1], ],
+                     numeric(P)), ncol = P, byrow = TRUE)
   th <- bnn_unconstrain(fit, t(m))
   tl <- .Call(C_ces_loglik, emulated_spec(model_spec, NULL), th, FALSE)$loglik
   el <- .Call(C_ces_loglik, emulated_spec(model_spec, emulator), th, FALSE)$loglik
@@ -382,8 +420,10 @@ bnn_ces_check <- function(object, draws = c("calibration", "sampled"), plot = FA
 # Lines of print.bnnfit() for a CES fit.
 format_ces_record <- function(x) {
   tm <- x$times
-  c(sprintf(" CES stages:   calibration %.1f s, emulator %.1f s, sampling %.1f s (J = %d pairs)",
-            tm[["calibration"]], tm[["emulator"]], tm[["sampling"]], x$J),
+  c(sprintf(" CES stages:   calibration %.1f s, emulator %.1f s, sampling %.1f s%s (J = %d pairs)",
+            tm[["calibration"]], tm[["emulator"]], tm[["sampling"]],
+            if (isTRUE(tm[["check"]] > 0)) sprintf(", check at sampled draws %.1f s", tm[["check"]])
+            else "", x$J),
     sprintf(" evaluations:  %s exact (calibration and checks), %s emulated",
             format(x$n_exact, big.mark = ","), format(x$n_emulated, big.mark = ",")),
     if (!is.null(x$check))

@@ -126,8 +126,12 @@ SEXP C_ces_loglik(SEXP spec, SEXP theta, SEXP want_grad) {
   SET_VECTOR_ELT(out, 2, g);
   for (int s = 0; s < S; s++) {
     const double *th = REAL(theta) + (size_t)s * d;
-    REAL(ll)[s] = bnn_emul_loglik(t, th, NULL);
-    REAL(lp)[s] = bnn_emul_logpost(t, th, wg ? REAL(g) + (size_t)s * d : NULL);
+    if (wg) {
+      REAL(ll)[s] = bnn_emul_loglik(t, th, NULL);
+      REAL(lp)[s] = bnn_emul_logpost(t, th, REAL(g) + (size_t)s * d);
+    } else {
+      REAL(ll)[s] = bnn_emul_loglik_logpost(t, th, REAL(lp) + s);
+    }
     if (s % 64 == 63) R_CheckUserInterrupt();
   }
   UNPROTECT(2);

@@ -201,6 +201,12 @@ double bnn_emul_logpost(void *ctx, const double *theta, double *grad) {
   return ll + bnn_model_logprior(t->model, theta, grad);
 }
 
+double bnn_emul_loglik_logpost(bnn_emul_target *t, const double *theta, double *lp) {
+  double ll = emul_lik(t, theta, NULL);
+  *lp = ll + bnn_model_logprior(t->model, theta, NULL);
+  return ll + bnn_model_extra_logprior(t->model, theta, NULL);
+}
+
 void bnn_emul_target_bind(bnn_target *t, bnn_emul_target *et) {
   t->dim = et->model->dim;
   t->fn = bnn_emul_logpost;

@@ -80,6 +80,18 @@ test_that("the emulated target's gradient equals finite differences", {
     ref <- .Call(bnnmc:::C_model_logpost, spec, th[, 1:5])
     expect_identical(ex$lp, ref$lp)
     expect_identical(ex$grad, ref$grad)
+    # without the gradient (one likelihood evaluation per draw): the same
+    # log-likelihood and log posterior as the gradient path's
+    for (e in list(NULL, em)) {
+      es <- bnnmc:::emulated_spec(spec, e)
+      a <- .Call(bnnmc:::C_ces_loglik, es, th[, 1:5], FALSE)
+      b <- .Call(bnnmc:::C_ces_loglik, es, th[, 1:5], TRUE)
+      expect_equal(a$loglik, b$loglik, tolerance = 1e-12)
+      expect_equal(a$lp, b$lp, tolerance = 1e-12)
+      expect_null(a$grad)
+    }
+    ll <- .Call(bnnmc:::C_ces_loglik, bnnmc:::emulated_spec(spec, NULL), th[, 1:5], FALSE)
+    expect_equal(ll$lp, ref$lp, tolerance = 1e-12)
   }
 })
 
@@ -110,7 +122,8 @@ test_that("the CES pipeline returns an ordinary bnnfit with its stage record", {
                  progress = FALSE)
   expect_s3_class(fit, "bnnfit")
   expect_true(all(fit$chain_status == "ok"))
-  expect_named(fit$ces$times, c("calibration", "emulator", "sampling"))
+  expect_named(fit$ces$times, c("calibration", "emulator", "sampling", "check"))
+  expect_gte(fit$ces$times[["check"]], 0)
   expect_equal(fit$elapsed, sum(fit$ces$times))
   # exact evaluations: calibration gradients + J forward passes + held-out checks
   expect_equal(fit$ces$n_exact, sum(fit$ces$calibration$n_grad) + 60 + 15 + 50)
@@ -129,6 +142,9 @@ test_that("the CES pipeline returns an ordinary bnnfit with its stage record", {
   expect_equal(cs$true_loglik, bnn_log_posterior(fit, t(ths))$loglik)
   expect_equal(attr(cs, "bias"), mean(cs$emulated_loglik - cs$true_loglik))
   expect_true(all(ths[1, ] == fit$draws[1, 1, ]))
+  # the 50 draws are spread evenly over the run (sigma fixed: theta = draws)
+  idx <- unique(round(seq(1, 300, length.out = 50)))
+  expect_identical(unname(ths), unname(fit$draws[idx, 1, ]))
   expect_gt(attr(cs, "cor"), 0.9)
   expect_output(print(fit), "CES stages:.*calibration.*emulator.*sampling")
   expect_output(print(fit), "emulated")
@@ -171,7 +187,11 @@ test_that("bad CES input gives clear errors and a poor emulator a warning", {
   expect_error(bnn_emulator(hidden = c(3, 0)), "positive whole numbers")
   expect_identical(bnn_emulator(hidden = "8, 64,32")$hidden, c(8L, 64L, 32L))
   expect_identical(bnn_emulator(preset = "boston")$hidden, c(3L, 32L))
-  expect_identical(bnn_emulator(preset = "boston")$dropout, 0.7)
+  # Table 2's rate on the input layer only; none on the 3-unit first hidden layer
+  expect_identical(bnn_emulator(preset = "boston")$input_dropout, 0.7)
+  expect_identical(bnn_emulator(preset = "boston")$dropout, 0)
+  expect_identical(bnn_emulator(preset = "boston", dropout = 0.2)$dropout, 0.2)
+  expect_null(bnn_emulator()$optimizer$batch_size)
   expect_error(bnn_emulator(preset = "nope"), "'preset'")
   expect_error(bnn_ces(sampler = "nuts"), "kernel of the generic chain driver")
   expect_error(bnn_ces(emulator = "perfect"), "'emulator'")
@@ -288,4 +308,17 @@ test_that("the timing helper reports microseconds per log-likelihood evaluation"
   us <- .Call(bnnmc:::C_ces_time, es, th, 20L)
   expect_true(is.finite(us) && us > 0 && us < 1e5)
   expect_error(.Call(bnnmc:::C_ces_time, es, th, 0L), "'n_rep'")
+})
+
+test_that("the check at sampled draws takes its draws evenly over iterations and chains", {
+  d <- ces_data()
+  fit <- suppressWarnings(
+    bnn_fit(y ~ x1 + x2, data = d, hidden = integer(0),
+            likelihood = bnn_likelihood("gaussian", sigma = 0.3),
+            sampler = ces_small(), chains = 2, warmup = 50, iter = 40, seed = 3,
+            progress = FALSE))
+  # iterations vary fastest, then chains (the order of matrix(draws, nrow = 80))
+  m <- matrix(fit$draws, nrow = 80)
+  idx <- unique(round(seq(1, 80, length.out = 50)))
+  expect_identical(unname(fit$ces$check_sampled$theta), unname(m[idx, ]))
 })
