@@ -508,18 +508,16 @@ make_inits <- function(init, chains, dim, spec, prior, seed) {
 }
 
 assemble_fit <- function(res, pars, spec, sampler, warmup, iter, thin, seed, chains) {
-  n_keep <- nrow(res[[1]]$draws)
+  n_keep <- NROW(res[[1]]$draws)
   dim <- length(pars)
   dn <- list(iteration = NULL, chain = NULL, variable = pars)
-  if (chains == 1L) {
-    # one chain: its draws matrix becomes the array without a copy
-    draws <- res[[1L]]$draws
-    res[[1L]]$draws <- NULL
-    dim(draws) <- c(n_keep, 1L, dim)
-    dimnames(draws) <- dn
-  } else {
-    draws <- array(NA_real_, c(n_keep, chains, dim), dimnames = dn)
-  }
+  d1 <- res[[1L]]$draws
+  # one chain whose draws already have the fit's shape and names (the
+  # generic driver's, R/chains.R): taken as they are, without a copy
+  one <- chains == 1L && identical(dim(d1), c(n_keep, 1L, dim)) &&
+    identical(dimnames(d1), dn)
+  draws <- if (one) d1 else array(NA_real_, c(n_keep, chains, dim), dimnames = dn)
+  rm(d1)
   snames <- res[[1]]$stat_names %||% .stat_names
   nw <- nrow(res[[1]]$warmup_stats)
   stats <- array(NA_real_, c(n_keep, chains, length(snames)),
@@ -527,7 +525,7 @@ assemble_fit <- function(res, pars, spec, sampler, warmup, iter, thin, seed, cha
   wstats <- array(NA_real_, c(nw, chains, length(snames)),
                   dimnames = list(iteration = NULL, chain = NULL, variable = snames))
   for (c in seq_len(chains)) {
-    if (chains > 1L) draws[, c, ] <- res[[c]]$draws
+    if (!one) draws[, c, ] <- res[[c]]$draws
     stats[, c, ] <- res[[c]]$stats
     wstats[, c, ] <- res[[c]]$warmup_stats
   }

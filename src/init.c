@@ -33,6 +33,8 @@ SEXP C_mclmc_grads_per_step(SEXP);
 /* --- generic chain driver (api_kernel.c) --- */
 SEXP C_kchain_new(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP C_kchain_run(SEXP, SEXP, SEXP);
+SEXP C_kchain_sink(SEXP, SEXP);
+SEXP C_kchain_take(SEXP);
 SEXP C_kchain_info(SEXP);
 SEXP C_kchain_stat_names(SEXP);
 
@@ -87,6 +89,8 @@ static const R_CallMethodDef CallEntries[] = {
     /* generic chain driver */
     CALLDEF(C_kchain_new, 6),
     CALLDEF(C_kchain_run, 3),
+    CALLDEF(C_kchain_sink, 2),
+    CALLDEF(C_kchain_take, 1),
     CALLDEF(C_kchain_info, 1),
     CALLDEF(C_kchain_stat_names, 1),
     /* metrics */

@@ -281,7 +281,7 @@ test_that("the same seed gives the same SG draws whatever the block size or plan
   b <- bnnmc:::run_chain_kernel(spec, rep(0.1, d), 9, 2L, s, 20L, 60L, 1L, block = 60L)
   expect_identical(a$draws, b$draws)
   t3 <- bnnmc:::run_chain_kernel(spec, rep(0.1, d), 9, 2L, s, 20L, 60L, 3L, block = 11L)
-  expect_identical(t3$draws, a$draws[seq(1, 60, by = 3), ])
+  expect_identical(t3$draws, a$draws[seq(1, 60, by = 3), , , drop = FALSE])
   skip_if_not_installed("future")
   skip_if_not_installed("future.apply")
   f <- function() bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 2,
