@@ -250,7 +250,9 @@ SEXP C_kchain_sink(SEXP xp, SEXP n_keep) {
   /* not filled here: C_kchain_take fills the rows that were never written
    * with NA (a chain that failed), so each page is first touched by a
    * write of draws */
-  SET_VECTOR_ELT(sink, 0, Rf_allocMatrix(REALSXP, nk, c->dim));
+  SEXP m = Rf_allocMatrix(REALSXP, nk, c->dim);
+  SET_VECTOR_ELT(sink, 0, m);
+  bnn_hint_huge_pages(REAL(m), XLENGTH(m));
   SET_VECTOR_ELT(sink, 1, Rf_ScalarInteger(0));
   R_SetExternalPtrProtected(xp, sink);
   UNPROTECT(1);

@@ -4,9 +4,6 @@
 #endif
 #include <string.h>
 #include <stdint.h>
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
 #include "api_util.h"
 #include "symmetry.h"
 
@@ -60,16 +57,7 @@ SEXP C_symmetry_canonical(SEXP draws, SEXP sizes, SEXP mode, SEXP threads) {
   int *wsi = (int *)R_alloc((size_t)nth * nwi, sizeof(int));
 
   SEXP out = PROTECT(Rf_allocVector(REALSXP, len));
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  /* A large result is written to fresh pages, and on some (virtual)
-   * machines the first touch of every 4 KiB page costs microseconds, more
-   * than the work: ask for huge pages (a hint; nothing changes if refused). */
-  if (len >= (R_xlen_t)(1 << 22)) {
-    uintptr_t lo = ((uintptr_t)REAL(out) + 4095) & ~(uintptr_t)4095;
-    uintptr_t hi = ((uintptr_t)(REAL(out) + len)) & ~(uintptr_t)4095;
-    if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-  }
-#endif
+  bnn_hint_huge_pages(REAL(out), len);   /* a large result is written to fresh pages */
   DUPLICATE_ATTRIB(out, draws);
   const double *x = REAL(draws);
   double *o = REAL(out);

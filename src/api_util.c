@@ -1,6 +1,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 #include "api_util.h"
 
 SEXP bnn_list_get(SEXP list, const char *name) {
@@ -142,4 +146,17 @@ int bnn_arg_chain_id(SEXP chain_id) {
   int id = Rf_asInteger(chain_id);
   if (id == NA_INTEGER || id < 0) Rf_error("'chain_id' must be a non-negative integer");
   return id;
+}
+
+void bnn_hint_huge_pages(double *x, R_xlen_t len) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (len >= (R_xlen_t)(1 << 22)) {   /* 32 MB and more */
+    uintptr_t lo = ((uintptr_t)x + 4095) & ~(uintptr_t)4095;
+    uintptr_t hi = ((uintptr_t)(x + len)) & ~(uintptr_t)4095;
+    if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+  }
+#else
+  (void)x;
+  (void)len;
+#endif
 }

@@ -25,4 +25,9 @@ SEXP bnn_model_protect(SEXP spec, int with_data, int copy, bnn_model **out);
 /* Seconds of work between checks for a user interrupt: the option
  * bnnmc.interrupt_period (0.2 by default; 0 checks at every opportunity). */
 double bnn_interrupt_period(void);
+/* Ask the system to back a large fresh vector with huge pages: on some
+ * (virtual) machines the first touch of every 4 KiB page costs
+ * microseconds, more than writing the data.  A hint on Linux (nothing
+ * changes if it is refused), nothing elsewhere. */
+void bnn_hint_huge_pages(double *x, R_xlen_t len);
 #endif
