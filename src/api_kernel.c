@@ -269,6 +269,9 @@ SEXP C_kchain_take(SEXP xp) {
   double *D = REAL(m);
   for (R_xlen_t j = 0; j < dim; j++)
     for (R_xlen_t i = rows; i < nk; i++) D[i + j * nk] = NA_REAL;
+  /* let go of the sink's reference to the matrix, so that R can give it
+   * its shape without a copy */
+  SET_VECTOR_ELT(sink, 0, R_NilValue);
   R_SetExternalPtrProtected(xp, R_NilValue);
   UNPROTECT(1);
   return m;
