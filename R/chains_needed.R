@@ -59,7 +59,7 @@ bnn_mode_probs_halfnormal <- function(nu) {
 #'   `probs`, and for fits `modes` (the [bnn_modes()] result).
 #' @references Wiese, J. G. et al. (2023).  Towards efficient MCMC sampling
 #'   in Bayesian neural networks by exploiting symmetry.
-#'   <doi:10.48550/arXiv.2304.02902>
+#'   \doi{10.48550/arXiv.2304.02902}
 #' @export
 #' @examples
 #' bnn_chains_needed(bnn_mode_probs_halfnormal(3), p = 0.99)  # 1274

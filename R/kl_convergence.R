@@ -27,7 +27,7 @@
 #'   grid (`x`, `y`, `density`, a length(x) x length(y) matrix).
 #' @references Wiese, J. G. et al. (2023).  Towards efficient MCMC sampling
 #'   in Bayesian neural networks by exploiting symmetry.
-#'   <doi:10.48550/arXiv.2304.02902>
+#'   \doi{10.48550/arXiv.2304.02902}
 #' @export
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 20, warmup = 50,

@@ -51,7 +51,7 @@
 #'   `k_max + 1`), `space`, and what the plot method needs.
 #' @references Wiese, J. G. et al. (2023).  Towards efficient MCMC sampling
 #'   in Bayesian neural networks by exploiting symmetry.
-#'   <doi:10.48550/arXiv.2304.02902>
+#'   \doi{10.48550/arXiv.2304.02902}
 #' @seealso [bnn_chains_needed()], [plot.bnn_modes()]
 #' @export
 #' @examples

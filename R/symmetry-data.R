@@ -24,7 +24,7 @@
 #' @return A data frame with columns `x` (or `x1`, `x2`) and `y`.
 #' @references Wiese, J. G. et al. (2023).  Towards efficient MCMC sampling
 #'   in Bayesian neural networks by exploiting symmetry.
-#'   <doi:10.48550/arXiv.2304.02902>
+#'   \doi{10.48550/arXiv.2304.02902}
 #' @export
 #' @examples
 #' d <- bnn_symmetry_data("sinusoidal", seed = 1)

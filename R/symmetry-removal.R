@@ -75,7 +75,7 @@
 #'   Chains that failed (all draws `NA`) are left out with a warning.
 #' @references Wiese, J. G. et al. (2023).  Towards efficient MCMC sampling
 #'   in Bayesian neural networks by exploiting symmetry.
-#'   <doi:10.48550/arXiv.2304.02902>
+#'   \doi{10.48550/arXiv.2304.02902}
 #' @seealso [bnn_permute_neurons()], [bnn_diagnostics()] with
 #'   `symmetries = "remove"`, [bnn_modes()].
 #' @export

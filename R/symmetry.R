@@ -40,7 +40,7 @@ sym_mode <- function(activation) {
 #' @references Wiese, J. G., Wimmer, L., Papamarkou, T., Bischl, B.,
 #'   Günnemann, S. and Rügamer, D. (2023).  Towards efficient MCMC sampling
 #'   in Bayesian neural networks by exploiting symmetry.  ECML PKDD 2023.
-#'   <doi:10.48550/arXiv.2304.02902>
+#'   \doi{10.48550/arXiv.2304.02902}
 #' @export
 #' @examples
 #' bnn_equioutput_count(3, "tanh")             # 3! * 2^3 = 48

@@ -43,4 +43,12 @@ bad=$(grep -E "\.\.\. (ERROR|WARNING|NOTE)" "$log" | grep -v "CRAN incoming feas
 if [ -n "$bad" ]; then
   echo "R CMD check reported problems:"; echo "$bad"; exit 1
 fi
+# the incoming-feasibility NOTE may only say who maintains a new submission
+extra=$(awk '/checking CRAN incoming feasibility/ {on = 1; next}
+             on && /^\* checking/ {on = 0}
+             on && NF && !/^Maintainer:/ && !/^New submission/ {print}' "$log")
+if [ -n "$extra" ]; then
+  echo "R CMD check: the CRAN incoming feasibility NOTE says more than 'new submission':"
+  echo "$extra"; exit 1
+fi
 echo "R CMD check --as-cran: OK (no ERROR, WARNING or NOTE beyond the new submission)"
