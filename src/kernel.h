@@ -23,20 +23,9 @@
  *    is a failure with a short static reason string, never a draw. */
 #ifndef BNNMC_KERNEL_H
 #define BNNMC_KERNEL_H
-#include <stdint.h>
-#include <string.h>
+#include "nonfinite.h"
 #include "rng.h"
 #include "target.h"
-
-/* 1 if x is Inf or NaN (its exponent bits all set), else 0.  Kernels OR
- * this over a state in their update loops: an integer OR has no latency
- * chain to speak of, where summing x * 0.0 (NaN exactly for Inf and NaN)
- * put a floating-point add's latency on every parameter of every step. */
-static inline uint64_t bnn_nonfinite(double x) {
-  uint64_t b;
-  memcpy(&b, &x, sizeof b);
-  return (b & 0x7ff0000000000000ULL) == 0x7ff0000000000000ULL;
-}
 
 /* Chain status codes; the numbers match R's .chain_status (R/chains.R). */
 enum bnn_kstatus {

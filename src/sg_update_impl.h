@@ -6,7 +6,6 @@
  * do not depend on the instruction set.  Each returns 1 if any updated
  * value is Inf or NaN (its exponent bits all set), else 0. */
 #include <stdint.h>
-#include <string.h>
 
 /* GCC: a pragma, not an optimize attribute, so that these functions keep
  * the kernel file's other options (O3, its target) and inline each other */
@@ -14,12 +13,10 @@
 #pragma GCC push_options
 #pragma GCC optimize("fp-contract=off")
 #endif
+/* inside the pragma, so that bnn_nonfinite has these functions' options
+ * and is inlined into them */
+#include "nonfinite.h"
 
-static inline uint64_t KSUF(nonfinite)(double x) {
-  uint64_t b;
-  memcpy(&b, &x, sizeof b);
-  return (b & 0x7ff0000000000000ULL) == 0x7ff0000000000000ULL;
-}
 
 /* SGLD: q[j] += a g[j] + b z[j] */
 static int KSUF(sgld_update)(double *restrict q,
@@ -32,7 +29,7 @@ static int KSUF(sgld_update)(double *restrict q,
   uint64_t bad = 0;
   for (int j = 0; j < n; j++) {
     q[j] += a * g[j] + b * z[j];
-    bad |= KSUF(nonfinite)(q[j]);
+    bad |= bnn_nonfinite(q[j]);
   }
   return bad != 0;
 }
@@ -51,7 +48,7 @@ static int KSUF(sghmc_update)(double *restrict w,
   for (int j = 0; j < n; j++) {
     w[j] += v[j];
     v[j] = c * v[j] + a * g[j] + b * z[j];
-    bad |= KSUF(nonfinite)(w[j]) | KSUF(nonfinite)(v[j]);
+    bad |= bnn_nonfinite(w[j]) | bnn_nonfinite(v[j]);
   }
   return bad != 0;
 }

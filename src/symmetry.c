@@ -51,8 +51,11 @@ static int key_cmp(const double *key, int klen, int a, int b) {
   return 0;
 }
 
-/* stable bottom-up merge sort of idx[0..n) by key rows */
-static void sort_by_key(int *idx, int *tmp, int n, const double *key, int klen) {
+/* stable bottom-up merge sort of idx[0..n) = 0..n-1 by cmp(ctx, a, b);
+ * tmp holds n ints.  One sort for the key rows of canonical_layer() and the
+ * wide layers of perm_sort(). */
+typedef int (*idx_cmp)(const void *ctx, int a, int b);
+static void merge_sort_idx(int *idx, int *tmp, int n, idx_cmp cmp, const void *ctx) {
   for (int i = 0; i < n; i++) idx[i] = i;
   for (int width = 1; width < n; width *= 2) {
     for (int lo = 0; lo < n; lo += 2 * width) {
@@ -60,12 +63,28 @@ static void sort_by_key(int *idx, int *tmp, int n, const double *key, int klen) 
       int hi = lo + 2 * width < n ? lo + 2 * width : n;
       int i = lo, j = mid, k = lo;
       while (i < mid && j < hi)
-        tmp[k++] = key_cmp(key, klen, idx[j], idx[i]) < 0 ? idx[j++] : idx[i++];
+        tmp[k++] = cmp(ctx, idx[j], idx[i]) < 0 ? idx[j++] : idx[i++];
       while (i < mid) tmp[k++] = idx[i++];
       while (j < hi) tmp[k++] = idx[j++];
     }
     memcpy(idx, tmp, (size_t)n * sizeof(int));
   }
+}
+
+typedef struct {
+  const double *key;
+  int klen;
+} key_rows;
+
+static int key_rows_cmp(const void *ctx, int a, int b) {
+  const key_rows *k = ctx;
+  return key_cmp(k->key, k->klen, a, b);
+}
+
+/* stable sort of idx[0..n) by key rows */
+static void sort_by_key(int *idx, int *tmp, int n, const double *key, int klen) {
+  key_rows k = {key, klen};
+  merge_sort_idx(idx, tmp, n, key_rows_cmp, &k);
 }
 
 static void canonical_layer(int h, const int *sizes, const int *w_off, int mode,
@@ -200,12 +219,16 @@ static int perm_cmp(const perm_view *v, int a, int b) {
   return 0;
 }
 
+static int perm_cmp_ctx(const void *ctx, int a, int b) {
+  return perm_cmp(ctx, a, b);
+}
+
 /* stable sort of idx[0..n) = 0..n-1 by perm_cmp.  Biases almost never tie,
  * so narrow layers first rank the neurons by bias alone, counting without
  * branches; only if two biases are equal (then their counts collide: with
  * distinct biases the counts are a permutation of 0..n-1) does the
- * insertion sort with the full comparison run.  Wide layers use the
- * bottom-up merge sort of sort_by_key(). */
+ * insertion sort with the full comparison run.  Wide layers use
+ * merge_sort_idx(). */
 static void perm_sort(const perm_view *v, int *idx, int *tmp, int n) {
   if (n <= 64) {
     const double *bk = v->bk;
@@ -230,19 +253,7 @@ static void perm_sort(const perm_view *v, int *idx, int *tmp, int n) {
     }
     return;
   }
-  for (int i = 0; i < n; i++) idx[i] = i;
-  for (int width = 1; width < n; width *= 2) {
-    for (int lo = 0; lo < n; lo += 2 * width) {
-      int mid = lo + width < n ? lo + width : n;
-      int hi = lo + 2 * width < n ? lo + 2 * width : n;
-      int i = lo, j = mid, k = lo;
-      while (i < mid && j < hi)
-        tmp[k++] = perm_cmp(v, idx[j], idx[i]) < 0 ? idx[j++] : idx[i++];
-      while (i < mid) tmp[k++] = idx[i++];
-      while (j < hi) tmp[k++] = idx[j++];
-    }
-    memcpy(idx, tmp, (size_t)n * sizeof(int));
-  }
+  merge_sort_idx(idx, tmp, n, perm_cmp_ctx, v);
 }
 
 int bnn_sym_canonical_perm(int n_layers, const int *sizes, int mode, const double *theta,

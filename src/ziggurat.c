@@ -43,69 +43,37 @@ double bnn_zig_norm_slow(bnn_rng *rng, const bnn_zig *z, double u, int i) {
 
 /* bnn_zig_norm n times into out, the same deviates from the same draws in
  * the same order, with the generator's state held in local variables (not
- * address-taken, so they stay in registers): through a pointer, every draw
- * stored and reloaded the state, and that store-to-load chain, not the
- * arithmetic, set the speed of a stochastic-gradient step. */
-#define ZIG_NEXT(res)                                             \
-  do {                                                            \
-    (res) = bnn_rng_rotl(s0 + s3, 23) + s0;                       \
-    uint64_t t_ = s1 << 17;                                       \
-    s2 ^= s0;                                                     \
-    s3 ^= s1;                                                     \
-    s1 ^= s2;                                                     \
-    s0 ^= s3;                                                     \
-    s2 ^= t_;                                                     \
-    s3 = bnn_rng_rotl(s3, 45);                                    \
-  } while (0)
-#define ZIG_UNIF(res)                                             \
-  do {                                                            \
-    uint64_t b_;                                                  \
-    ZIG_NEXT(b_);                                                 \
-    (res) = ((double)(b_ >> 11) + 0.5) * 0x1.0p-53;               \
-  } while (0)
-
+ * address-taken, so they stay in registers) on the fast path: through a
+ * pointer, every draw stored and reloaded the state, and that store-to-load
+ * chain, not the arithmetic, set the speed of a stochastic-gradient step.
+ * The rare slow path (about 3% of the deviates) hands the state back to
+ * the generator and runs bnn_zig_norm_slow itself. */
 void bnn_zig_fill(bnn_rng *rng, const bnn_zig *z, double *out, int n) {
   uint64_t s0 = rng->s[0], s1 = rng->s[1], s2 = rng->s[2], s3 = rng->s[3];
   const double *zx = z->x, *zr = z->r;
   for (int j = 0; j < n; j++) {
-    uint64_t b;
-    ZIG_NEXT(b);
+    uint64_t b = bnn_rng_rotl(s0 + s3, 23) + s0, t = s1 << 17;
+    s2 ^= s0;
+    s3 ^= s1;
+    s1 ^= s2;
+    s0 ^= s3;
+    s2 ^= t;
+    s3 = bnn_rng_rotl(s3, 45);
     double u = 2.0 * (((double)(b >> 11) + 0.5) * 0x1.0p-53) - 1.0;
     int i = (int)(b & (BNN_ZIG_C - 1));
     if (fabs(u) < zr[i]) {
       out[j] = u * zx[i];
       continue;
     }
-    /* the slow path of bnn_zig_norm_slow, step for step */
-    for (;;) {
-      if (i == 0) {
-        double x, y, ux, uy;
-        do {
-          ZIG_UNIF(ux);
-          x = log(ux) / ZIG_R;
-          ZIG_UNIF(uy);
-          y = log(uy);
-        } while (-2.0 * y < x * x);
-        out[j] = u < 0 ? x - ZIG_R : ZIG_R - x;
-        break;
-      }
-      double x = u * zx[i];
-      double f0 = exp(-0.5 * (zx[i] * zx[i] - x * x));
-      double f1 = exp(-0.5 * (zx[i + 1] * zx[i + 1] - x * x));
-      double uu;
-      ZIG_UNIF(uu);
-      if (f1 + uu * (f0 - f1) < 1.0) {
-        out[j] = x;
-        break;
-      }
-      ZIG_NEXT(b);
-      u = 2.0 * (((double)(b >> 11) + 0.5) * 0x1.0p-53) - 1.0;
-      i = (int)(b & (BNN_ZIG_C - 1));
-      if (fabs(u) < zr[i]) {
-        out[j] = u * zx[i];
-        break;
-      }
-    }
+    rng->s[0] = s0;
+    rng->s[1] = s1;
+    rng->s[2] = s2;
+    rng->s[3] = s3;
+    out[j] = bnn_zig_norm_slow(rng, z, u, i);
+    s0 = rng->s[0];
+    s1 = rng->s[1];
+    s2 = rng->s[2];
+    s3 = rng->s[3];
   }
   rng->s[0] = s0;
   rng->s[1] = s1;
