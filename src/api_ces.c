@@ -124,13 +124,15 @@ SEXP C_ces_loglik(SEXP spec, SEXP theta, SEXP want_grad) {
   SET_VECTOR_ELT(out, 1, lp);
   SEXP g = wg ? Rf_allocMatrix(REALSXP, d, S) : R_NilValue;
   SET_VECTOR_ELT(out, 2, g);
+  const double *TH = REAL(theta);
+  double *LL = REAL(ll), *LP = REAL(lp), *G = wg ? REAL(g) : NULL;
   for (int s = 0; s < S; s++) {
-    const double *th = REAL(theta) + (size_t)s * d;
+    const double *th = TH + (size_t)s * d;
     if (wg) {
-      REAL(ll)[s] = bnn_emul_loglik(t, th, NULL);
-      REAL(lp)[s] = bnn_emul_logpost(t, th, REAL(g) + (size_t)s * d);
+      LL[s] = bnn_emul_loglik(t, th, NULL);
+      LP[s] = bnn_emul_logpost(t, th, G + (size_t)s * d);
     } else {
-      REAL(ll)[s] = bnn_emul_loglik_logpost(t, th, REAL(lp) + s);
+      LL[s] = bnn_emul_loglik_logpost(t, th, LP + s);
     }
     if (s % 64 == 63) R_CheckUserInterrupt();
   }
@@ -150,9 +152,11 @@ SEXP C_ces_emulate(SEXP spec, SEXP theta) {
   if (Rf_xlength(theta) % d != 0) Rf_error("'theta' must have %d rows", d);
   int S = (int)(Rf_xlength(theta) / d);
   SEXP out = PROTECT(Rf_allocMatrix(REALSXP, nk, S));
+  const double *TH = REAL(theta);
+  double *O = REAL(out);
   for (int s = 0; s < S; s++) {
-    const double *th = REAL(theta) + (size_t)s * d;
-    double *o = REAL(out) + (size_t)s * nk;
+    const double *th = TH + (size_t)s * d;
+    double *o = O + (size_t)s * nk;
     if (t->emul) bnn_emulator_forward(t->emul, th, o);
     else bnn_model_forward(m, th, m->X, m->n, o);
     if (s % 64 == 63) R_CheckUserInterrupt();
@@ -175,10 +179,11 @@ SEXP C_ces_time(SEXP spec, SEXP theta, SEXP n_rep) {
   if (Rf_xlength(theta) % d != 0 || Rf_xlength(theta) == 0)
     Rf_error("'theta' must have %d rows", d);
   int S = (int)(Rf_xlength(theta) / d);
+  const double *TH = REAL(theta);
   volatile double sink = 0.0;
   clock_t c0 = clock();
   for (int r = 0; r < reps; r++)
-    for (int s = 0; s < S; s++) sink += bnn_emul_loglik(t, REAL(theta) + (size_t)s * d, NULL);
+    for (int s = 0; s < S; s++) sink += bnn_emul_loglik(t, TH + (size_t)s * d, NULL);
   double us = (double)(clock() - c0) / CLOCKS_PER_SEC * 1e6 / ((double)reps * S);
   (void)sink;
   UNPROTECT(1);
