@@ -130,8 +130,49 @@ study_config <- function(ctx) {
        data = ctx$data, test = ctx$test, formula = deparse1(ctx$formula),
        model = ctx$model, levels = ctx$levels, interval = ctx$interval, seed = ctx$seed,
        keep_draws = ctx$keep_draws,
-       methods = lapply(ctx$methods, function(m) list(name = m$name, label = m$label,
-                                                      settings = m$settings)))
+       methods = method_configs(ctx$methods))
+}
+
+# The methods of a study keyed by label (name and settings), so that a
+# saved study can be extended by new methods while a label keeps its
+# settings.  Accepts the unnamed list of earlier versions.
+method_configs <- function(methods) {
+  m <- lapply(methods, function(m) list(name = m$name, label = m$label,
+                                        settings = complete_settings(m$settings)))
+  stats::setNames(m, vapply(m, function(x) x$label, ""))
+}
+
+# Optimiser settings saved by an earlier version of the package lack the
+# fields added since; they are read with those fields' defaults (the
+# values that reproduce the earlier behaviour), so that the saved study
+# compares equal to the same study made now.
+complete_settings <- function(x) {
+  if (inherits(x, "bnn_optimizer")) {
+    d <- bnn_optimizer(optimizer = x$optimizer)
+    miss <- setdiff(names(d), names(x))
+    if (length(miss)) x[miss] <- d[miss]
+    return(x[c(names(d), setdiff(names(x), names(d)))])
+  }
+  if (is.list(x) && !is.object(x)) x[] <- lapply(x, complete_settings)
+  x
+}
+
+# Merge the saved configuration `old` with the new one: everything but the
+# methods must be equal; a label present in both must have the same name
+# and settings.  Returns the union, or stops naming what differs.
+merge_study_config <- function(old, cfg, dir) {
+  om <- method_configs(old$methods)
+  same <- isTRUE(all.equal(old[setdiff(names(old), "methods")],
+                           cfg[setdiff(names(cfg), "methods")]))
+  if (!same)
+    stop(sprintf("'dir' (%s) holds a study of another task, data, model, levels or seed; use another directory.",
+                 dir), call. = FALSE)
+  for (lab in intersect(names(om), names(cfg$methods)))
+    if (!isTRUE(all.equal(om[[lab]], cfg$methods[[lab]])))
+      stop(sprintf("'dir' (%s) holds method '%s' with other settings; give it another label or use another directory.",
+                   dir, lab), call. = FALSE)
+  cfg$methods <- c(om, cfg$methods[setdiff(names(cfg$methods), names(om))])
+  cfg
 }
 
 fmt_eta <- function(s) {
@@ -297,10 +338,8 @@ bnn_coverage_study <- function(task, methods, n_sets = 50, levels = seq(0.05, 0.
     cfg_file <- file.path(dir, "study.rds")
     cfg <- study_config(ctx)
     if (file.exists(cfg_file)) {
-      old <- readRDS(cfg_file)
-      if (!isTRUE(all.equal(old, cfg)))
-        stop(sprintf("'dir' (%s) holds a study with other settings; use another directory.", dir),
-             call. = FALSE)
+      merged <- merge_study_config(readRDS(cfg_file), cfg, dir)
+      if (length(merged$methods) > length(readRDS(cfg_file)$methods)) saveRDS(merged, cfg_file)
     } else saveRDS(cfg, cfg_file)
     ctx$dir <- dir
   }

@@ -121,7 +121,22 @@ test_that("a study resumes from its directory and refuses other settings", {
   # the saved jobs are read, not recomputed
   expect_identical(b$jobs$seconds[1:2], a$jobs$seconds)
   expect_error(bnn_coverage_study("AF2", list(counting(0.5)), n_sets = 3, seed = 1, dir = dir,
-                                  progress = FALSE), "other settings")
+                                  progress = FALSE), "method 'line' with other settings")
+  expect_error(bnn_coverage_study("AF2", list(counting(0.3)), n_sets = 3, seed = 2, dir = dir,
+                                  progress = FALSE), "another task, data, model, levels or seed")
+  # a new method extends the saved study; the old jobs are still read
+  wide <- counting(0.5)
+  wide$label <- "wide"
+  c3 <- bnn_coverage_study("AF2", list(counting(0.3), wide), n_sets = 3, seed = 1, dir = dir,
+                           progress = FALSE)
+  expect_length(list.files(dir, "^job_"), 6)
+  expect_identical(c3$jobs$seconds[c3$jobs$method == "line"], b$jobs$seconds)
+  expect_identical(c3$inside[, "line", , , drop = FALSE], b$inside)
+  expect_setequal(names(readRDS(file.path(dir, "study.rds"))$methods), c("line", "wide"))
+  # and the first method alone still resumes from the extended directory
+  d <- bnn_coverage_study("AF2", list(counting(0.3)), n_sets = 3, seed = 1, dir = dir,
+                          progress = FALSE)
+  expect_identical(d$jobs$seconds, b$jobs$seconds)
 })
 
 test_that("failed jobs are reported, not turned into coverage", {
@@ -203,4 +218,16 @@ test_that("stochastic-gradient and approximate methods enter a study by name", {
   expect_equal(unname(st$jobs$n_draws), c(50, 50, 20, 20, 30, 30, 30, 30, 30, 30))
   expect_true(all(is.finite(st$q2)))
   expect_error(bnn_method("swag", learning_rate = 1), "Unknown setting")
+})
+
+test_that("a study saved before the optimiser gained fields still resumes", {
+  m <- bnn_method("hmc", trajectory_length = 0.2)
+  old <- m
+  # an optimiser saved by an earlier version: without the later fields
+  old$settings$ensemble <- structure(unclass(m$settings$ensemble)[1:12], class = "bnn_optimizer")
+  expect_equal(bnnmc:::method_configs(list(old)), bnnmc:::method_configs(list(m)))
+  changed <- m
+  changed$settings$ensemble$lr <- 0.1
+  expect_false(isTRUE(all.equal(bnnmc:::method_configs(list(changed)),
+                                bnnmc:::method_configs(list(m)))))
 })
