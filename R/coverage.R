@@ -204,10 +204,11 @@ fmt_eta <- function(s) {
 #' adds Monte Carlo noise); `"gaussian"` is mean +- z sqrt(variance of the
 #' means + mean noise variance), as the authors' Laplace intervals.
 #'
-#' **Reproducibility.**  The (set, method) jobs run through
-#' \pkg{future.apply} under the user's [future::plan()] when \pkg{future}
-#' and \pkg{future.apply} are installed, in waves of as many jobs as there
-#' are workers.  Training set j is drawn from a seed derived from `seed` and
+#' **Reproducibility.**  The (set, method) jobs run as futures under the
+#' user's [future::plan()] when \pkg{future} is installed: each worker
+#' takes the next job (in the order set by set, method by method) as soon
+#' as it is free, so one long job (an HMC reference) does not hold the
+#' other workers.  Training set j is drawn from a seed derived from `seed` and
 #' j; each job's fit gets a seed derived from `seed`, j and the method's
 #' label; nothing depends on R's RNG state or on where and in which order a
 #' job runs, so the results are the same under any plan.
@@ -215,7 +216,9 @@ fmt_eta <- function(s) {
 #' **Resuming.**  With `dir`, every finished job is saved there as one file
 #' (`job_set<j>_<label>.rds`), with the study's settings (`study.rds`).  A
 #' study re-run with the same `dir` and settings skips the saved jobs; a
-#' larger `n_sets` adds sets; other settings are an error.
+#' larger `n_sets` adds sets; methods with new labels are added to the
+#' saved study; a saved label with other settings, or another task, data,
+#' model, levels or seed, is an error.
 #'
 #' @param task A [bnn_task()] or its name (`"AF1"`, ...), or a data frame to
 #'   resample (bootstrap study; give `formula` and `test`).
@@ -360,30 +363,51 @@ bnn_coverage_study <- function(task, methods, n_sets = 50, levels = seq(0.05, 0.
   # complete sets
   idx <- which(todo)
   idx <- idx[order(jobs$set[idx], jobs$method[idx])]
-  use_future <- requireNamespace("future.apply", quietly = TRUE) &&
-    requireNamespace("future", quietly = TRUE)
+  use_future <- requireNamespace("future", quietly = TRUE)
   wave <- if (use_future) max(1L, as.integer(future::nbrOfWorkers())) else 1L
   run_all <- function() {
     p <- if (isTRUE(progress) && requireNamespace("progressr", quietly = TRUE))
       progressr::progressor(steps = max(1L, length(idx))) else NULL
     t0 <- proc.time()[[3]]
     n_done <- 0L
-    for (w0 in seq(1L, length(idx), by = wave)) {
-      rows <- idx[w0:min(length(idx), w0 + wave - 1L)]
-      f <- function(r) run_coverage_job(jobs$set[r], jobs$method[r], ctx)
-      out <- if (use_future)
-        future.apply::future_lapply(rows, f, future.seed = FALSE, future.packages = "bnnmc",
-                                    future.chunk.size = 1L, future.label = "bnnmc-job-%d")
-      else lapply(rows, f)
-      done[rows] <<- out
-      n_done <- n_done + length(rows)
+    finished <- function(r, value) {
+      done[[r]] <<- value
+      n_done <<- n_done + 1L
       if (!is.null(p)) {
         el <- proc.time()[[3]] - t0
-        p(amount = length(rows),
-          message = sprintf("%d/%d jobs (set %d, %s), ETA %s", n_done, length(idx),
-                            jobs$set[rows[length(rows)]], labels[jobs$method[rows[length(rows)]]],
+        p(message = sprintf("%d/%d jobs (set %d, %s), ETA %s", n_done, length(idx),
+                            jobs$set[r], labels[jobs$method[r]],
                             fmt_eta(el / n_done * (length(idx) - n_done))))
       }
+    }
+    if (!use_future || wave < 2L) {
+      for (r in idx) finished(r, run_coverage_job(jobs$set[r], jobs$method[r], ctx))
+      return(invisible())
+    }
+    # Load-balanced: each worker takes the next job as soon as it is free
+    # (a job's result depends only on its set and method, not on when or
+    # where it runs).  At most `wave` futures are pending at a time.
+    pending <- list()
+    keys <- integer(0)
+    nxt <- 1L
+    while (nxt <= length(idx) || length(pending)) {
+      while (length(pending) < wave && nxt <= length(idx)) {
+        r <- idx[nxt]
+        nxt <- nxt + 1L
+        pending[[length(pending) + 1L]] <- future::future(
+          quote(FUN(set, method, ctx)), substitute = FALSE, seed = FALSE, packages = "bnnmc",
+          globals = list(FUN = run_coverage_job, set = jobs$set[r], method = jobs$method[r],
+                         ctx = ctx), label = sprintf("bnnmc-job-%d", r))
+        keys <- c(keys, r)
+      }
+      ready <- which(vapply(pending, future::resolved, logical(1)))
+      if (!length(ready)) {
+        Sys.sleep(0.05)
+        next
+      }
+      for (i in ready) finished(keys[i], future::value(pending[[i]]))
+      pending <- pending[-ready]
+      keys <- keys[-ready]
     }
   }
   if (length(idx)) {
