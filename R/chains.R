@@ -375,7 +375,10 @@ make_progress <- function(enabled, chains, total, phases = NULL, render = TRUE) 
     if (is.null(state$p)) return(invisible(NULL))
     now <- progress_clock()
     if (is.na(state$local_t0)) state$local_t0 <- now
-    step <- done - state$done[chain]
+    # chains are numbered from 1 in a fit, from the first id of a wave on in
+    # bnn_fit(chains = bnn_waves())
+    prev <- state$done[chain]
+    step <- done - (if (is.na(prev)) 0 else prev)
     state$done[chain] <- done
     state$pending <- state$pending + step
     state$local_done <- state$local_done + step

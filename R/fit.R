@@ -82,7 +82,9 @@
 #'   and `"mile"`.  For large data (tens of thousands of rows and more) the
 #'   stochastic-gradient samplers cost per step what a batch costs, not what
 #'   the data set costs.
-#' @param chains Number of chains.
+#' @param chains Number of chains, or [bnn_waves()] settings: chains are
+#'   then run in waves until the number run meets the chain-count bound
+#'   for the mode probabilities estimated from them.
 #' @param warmup Warm-up (adaptation) iterations per chain, not kept.  With
 #'   `warmup = 0` nothing is adapted: NUTS (and HMC with `adapt_stepsize`)
 #'   starts from the step size of Stan's initial heuristic (one leapfrog step
@@ -202,6 +204,18 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
   mf <- mf[c(1L, m)]
   protocol <- if (is.character(sampler) && length(sampler) == 1L) sampler else NA_character_
   sampler <- as_sampler(sampler)
+  waves <- NULL
+  if (inherits(chains, "bnn_waves")) {
+    waves <- chains
+    chains <- waves$max_chains
+    if (inherits(sampler, "bnn_ces"))
+      stop("'chains = bnn_waves()' is not available for sampler = \"ces\".", call. = FALSE)
+    if (identical(init, "ensemble") || inherits(init, "bnn_ensemble") ||
+        (protocol %in% c("dei", "mile") && !given[["init"]]))
+      stop(paste0("'chains = bnn_waves()' needs starting points that do not depend on the ",
+                  "number of chains: init = \"random\", \"prior\", a function, or a list ",
+                  "of max_chains vectors (not a deep ensemble)."), call. = FALSE)
+  }
   chains <- check_count(chains, "chains", 1L)
   warmup <- check_count(warmup, "warmup", 0L)
   iter <- check_count(iter, "iter", 1L)
@@ -257,17 +271,36 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
   pars <- bnn_parameter_names(spec$sizes, sigma = has_sigma(spec))
   phases <- if (is_mclmc) c(tuning = warmup, sampling = iter) else
     c("warm-up" = warmup, sampling = iter)
-  prog <- make_progress(!isFALSE(progress), chains, warmup + iter, phases = phases,
-                        render = isTRUE(progress %||% interactive()))
   lr <- if (!is.null(ens)) ens$optimizer$lr else NULL
+  render <- isTRUE(progress %||% interactive())
+  run_ids <- function(ids) {
+    prog <- make_progress(!isFALSE(progress), length(ids), warmup + iter, phases = phases,
+                          render = render)
+    dispatch_chains(ids, function(cid) {
+      run_chain_any(spec, inits[[cid]], seed, cid, sampler, warmup, iter, thin,
+                    progress = prog, lr = lr)
+    })
+  }
+  finish <- function(res) {
+    fit <- assemble_fit(res, pars, spec, sampler, warmup, iter, thin, seed, length(res))
+    fit <- c(fit, model[setdiff(names(model), c("spec", names(fit)))])
+    class(fit) <- "bnnfit"
+    fit
+  }
   t_start <- proc.time()[[3]]
-  res <- dispatch_chains(seq_len(chains), function(cid) {
-    run_chain_any(spec, inits[[cid]], seed, cid, sampler, warmup, iter, thin,
-                  progress = prog, lr = lr)
-  })
+  if (is.null(waves)) {
+    res <- run_ids(seq_len(chains))
+    wave_log <- NULL
+  } else {
+    wv <- run_waves(waves, run_ids, finish, verbose = render)
+    res <- wv$res
+    wave_log <- wv$log
+    chains <- length(res)
+    inits <- inits[seq_len(chains)]
+  }
   elapsed <- proc.time()[[3]] - t_start
-  fit <- assemble_fit(res, pars, spec, sampler, warmup, iter, thin, seed, chains)
-  fit <- c(fit, model[setdiff(names(model), c("spec", names(fit)))])
+  fit <- finish(res)
+  if (!is.null(wave_log)) fit$waves <- list(log = wave_log, settings = waves)
   fit$call <- call
   fit$protocol <- protocol
   fit$inits <- inits

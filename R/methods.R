@@ -14,6 +14,16 @@ print.bnnfit <- function(x, digits = 3, ...) {
   cat(sprintf(" chains:       %d x %d draws (warm-up %d, thin %d)%s\n", x$chains,
               dim(x$draws)[1], x$warmup, x$thin,
               if (all(ok)) "" else sprintf(", %d failed", sum(!ok))))
+  if (!is.null(x$waves)) {
+    lg <- x$waves$log
+    last <- lg[nrow(lg), ]
+    cat(sprintf(" waves:        %d (up to %d chains each); %s\n", nrow(lg), x$waves$settings$wave,
+                if (is.na(last$bound)) "the chain-count bound was not estimated" else
+                  sprintf("%d mode(s), %s bound for p = %s: %d chains (%s)", last$modes,
+                          if (identical(x$waves$settings$bound, "exact")) "exact" else "Markov",
+                          format(x$waves$settings$p), last$bound,
+                          if (x$chains >= last$bound) "met" else "not met")))
+  }
   st <- x$sampler_stats
   if ("divergent__" %in% dimnames(st)[[3]]) {
     div <- colSums(st[, , "divergent__", drop = FALSE] > 0, na.rm = TRUE)
