@@ -341,8 +341,9 @@ bnn_coverage_study <- function(task, methods, n_sets = 50, levels = seq(0.05, 0.
     cfg_file <- file.path(dir, "study.rds")
     cfg <- study_config(ctx)
     if (file.exists(cfg_file)) {
-      merged <- merge_study_config(readRDS(cfg_file), cfg, dir)
-      if (length(merged$methods) > length(readRDS(cfg_file)$methods)) saveRDS(merged, cfg_file)
+      old <- readRDS(cfg_file)
+      merged <- merge_study_config(old, cfg, dir)
+      if (length(merged$methods) > length(old$methods)) saveRDS(merged, cfg_file)
     } else saveRDS(cfg, cfg_file)
     ctx$dir <- dir
   }
