@@ -33,7 +33,9 @@
 #   s003_t2  Staber and Da Veiga Table 2 (AF#1): coverage over training sets
 #            (MCP, MAE of CCP), Q^2 and function-space MMD to an HMC
 #            reference for HMC, NUTS, DEI, MILE and deep ensembles; see
-#            s003_coverage.R (--sets, --seed, --jobs).
+#            s003_coverage.R (--sets, --seed, --jobs, --families).
+#   s003_t4, s003_t5, s003_t6  Tables 4-6 (AF#2-AF#4) with NUTS, MILE and
+#            deep ensembles (s003_coverage.R).
 #   s003_boot the bootstrap coverage study on concrete (s003_coverage.R).
 #   s004_t1  Moslemi et al. (FBNN) Table A1, Boston and Wine (red) rows:
 #            BNN-pCN, FBNN (pCN-pCN), FBNN with NUTS calibration, the SGHMC
@@ -93,7 +95,7 @@ if (workers > 1 && requireNamespace("future", quietly = TRUE)) {
   on.exit(future::plan(oplan), add = TRUE)
 }
 `%||%` <- function(a, b) if (is.null(a) || length(a) == 0) b else a
-if (opt$table %in% c("s003_t2", "s003_boot")) {
+if (opt$table %in% c("s003_t2", "s003_t4", "s003_t5", "s003_t6", "s003_boot")) {
   # Staber and Da Veiga's coverage study: its own script, next to this one
   here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1]))
   source(file.path(here, "s003_coverage.R"))

@@ -1,7 +1,8 @@
 # Staber and Da Veiga's Table 2 (AF#1) with the samplers of bnnmc: coverage
 # over many training sets (MCP with its Monte Carlo SE, MAE of CCP), Q^2,
 # function-space MMD^2 to a per-set HMC reference, and cost.  Sourced by
-# reproduce.R for --table s003_t2:
+# reproduce.R for --table s003_t2 (and s003_t4, s003_t5, s003_t6: the
+# paper's Tables 4-6, AF#2-AF#4, with NUTS, MILE and deep ensembles):
 #
 #   nice -n 10 Rscript inst/benchmarks/reproduce.R --table s003_t2 --sets 50 \
 #       --workers 1 [--jobs DIR] [--seed 2022] [--families exact,sg,approx] [--note TEXT]
@@ -62,18 +63,26 @@ if (opt$table == "s003_boot") {
   quit(save = "no")
 }
 seed <- as.integer(opt$seed %||% "2022")
-jobs_dir <- opt$jobs %||% "s003_t2_jobs"
-task <- bnn_task("AF1")
+jobs_dir <- opt$jobs %||% paste0(opt$table, "_jobs")
+af <- c(s003_t2 = "AF1", s003_t4 = "AF2", s003_t5 = "AF3", s003_t6 = "AF4")[[opt$table]]
+task <- bnn_task(af)
+# Tables 4-6 (AF#2-AF#4): NUTS, MILE and deep ensembles over every third
+# value of the learning-rate grid, no HMC reference (no MMD column), unless
+# --families asks for more
+t2 <- af == "AF1"
+reference <- if (t2) "hmc" else NULL
 lr_grid <- 10^seq(-4, -1, length.out = 10)
+if (!t2) lr_grid <- lr_grid[c(1, 4, 7, 10)]
 methods <- c(list(
-  bnn_method("hmc", trajectory_length = 0.2),
+  if (t2) bnn_method("hmc", trajectory_length = 0.2),
   bnn_method("nuts", chains = 2L, warmup = 150L, iter = 100L, max_treedepth = 7L),
-  bnn_method("dei", chains = 4L, warmup = 100L, iter = 100L, max_treedepth = 7L,
-             ensemble = bnn_optimizer_preset("dei", epochs = 1000)),
+  if (t2) bnn_method("dei", chains = 4L, warmup = 100L, iter = 100L, max_treedepth = 7L,
+                     ensemble = bnn_optimizer_preset("dei", epochs = 1000)),
   bnn_method("mile", chains = 4L, warmup = 2000L, iter = 1000L, thin = 10L)),
   lapply(lr_grid, function(lr)
     bnn_method("ensemble", members = 10L, label = sprintf("ensemble_lr%.2e", lr),
                optimizer = bnn_optimizer_preset("dei", epochs = 1000, lr = lr))))
+methods <- Filter(Negate(is.null), methods)
 # The stochastic-gradient family and the approximations (Table 2's other
 # rows), on every 3rd value of the paper's 10-value grids (values 1, 4, 7,
 # 10 of Table 3), with a budget of 10^4 gradients per run (paper 10^5):
@@ -88,7 +97,7 @@ methods <- c(list(
 # epochs of batch-32 SGD from the MAP; MC dropout at rates 0.1, 0.2, 0.3
 # over the Adam grid; LA-KFAC with the prior precision by marginal
 # likelihood (the paper's LA "step size" grid has no stated meaning).
-fams <- strsplit(opt$families %||% "exact,sg,approx", ",")[[1]]
+fams <- strsplit(opt$families %||% (if (t2) "exact,sg,approx" else "exact"), ",")[[1]]
 if (!all(fams %in% c("exact", "sg", "approx"))) stop("--families: exact, sg and/or approx")
 grid4 <- function(a, b) 10^seq(a, b, length.out = 10)[c(1, 4, 7, 10)]
 sg_runs <- function(label, make, eps, sghmc = grepl("sghmc", label)) {
@@ -122,13 +131,14 @@ approx_methods <- if ("approx" %in% fams) c(
                                          loss = "posterior")))), recursive = FALSE),
   list(bnn_method("laplace", label = "la-kfac", draws = 500L)))
 # the HMC reference (methods[[1]]) is always part of the study
-methods <- c(if ("exact" %in% fams) methods else methods[1], sg_methods, approx_methods)
+methods <- c(if ("exact" %in% fams) methods else if (t2) methods[1], sg_methods,
+             approx_methods)
 family <- function(lab) sub("_lr.*$", "", lab)
 
 if (requireNamespace("progressr", quietly = TRUE)) progressr::handlers(global = FALSE)
 t0 <- proc.time()
 st <- bnn_coverage_study(task, methods, n_sets = n_sets, seed = seed, dir = jobs_dir,
-                         reference = "hmc", progress = TRUE)
+                         reference = reference, progress = TRUE)
 cat(sprintf("study: %.0f s elapsed\n", (proc.time() - t0)[["elapsed"]]))
 print(st)
 
@@ -138,7 +148,7 @@ s$accept <- tapply(st$jobs$accept, st$jobs$method, mean, na.rm = TRUE)[s$method]
 s$stepsize <- tapply(st$jobs$stepsize, st$jobs$method, mean, na.rm = TRUE)[s$method]
 s$cpu_seconds_total <- tapply(st$jobs$seconds, st$jobs$method, sum)[s$method]
 paper <- utils::read.csv(file.path(here, "paper_tables.csv"))
-paper <- paper[paper$table == "s003_t2", ]
+paper <- paper[paper$table == opt$table, ]
 pv <- function(method, metric) {
   v <- paper$value[paper$method == method & paper$metric == metric]
   if (length(v)) v[1] else NA_real_
@@ -153,9 +163,9 @@ rows <- list()
 add <- function(r, config, note) {
   pm <- paper_name[r$family]
   rows[[length(rows) + 1L]] <<- data.frame(
-    table = "s003_t2", task = "AF1", method = r$family, config = config, n_sets = r$n_sets,
+    table = opt$table, task = af, method = r$family, config = config, n_sets = r$n_sets,
     level = r$level, mcp = r$mcp, mcp_se = r$mcp_se, mae_ccp = r$mae_ccp, picp_sd = r$picp_sd,
-    q2 = r$q2, q2_se = r$q2_se, width = r$width, mmd2_f_hmc = r$mmd_ref,
+    q2 = r$q2, q2_se = r$q2_se, width = r$width, mmd2_f_hmc = r$mmd_ref %||% NA_real_,
     accept = r$accept, stepsize = r$stepsize, rhat_f_max = r$rhat_max,
     seconds = r$seconds, grads = r$n_grad,
     paper_best_mcp = if (is.na(pm)) NA else pv(pm, "best_mcp"),
