@@ -203,6 +203,13 @@ pts <- do.call(rbind, lapply(seq_along(st$methods), function(k) {
         data.frame(method = st$methods[k], kind = "ccp", index = seq_along(cm$ccp),
                    x = st$test$x, value = cm$ccp))
 }))
+# PICP and CCP of the methods without a grid and of each family's best-MCP
+# configuration (all 89 configurations would make the installed package
+# too large), to 4 decimals
+best_cfg <- sub("^best MCP: ", "", res$config[grepl("^best MCP", res$config)])
+pts <- pts[!grepl("_lr", pts$method) | pts$method %in% best_cfg, ]
+pts$x <- round(pts$x, 4)
+pts$value <- round(pts$value, 4)
 utils::write.csv(pts, sub("\\.csv$", "_points.csv", out_file), row.names = FALSE)
 print(res[, c("method", "config", "n_sets", "mcp", "mcp_se", "mae_ccp", "q2", "mmd2_f_hmc",
               "seconds", "paper_best_mcp", "paper_best_q2")], row.names = FALSE)
