@@ -128,12 +128,8 @@ SEXP C_ces_loglik(SEXP spec, SEXP theta, SEXP want_grad) {
   double *LL = REAL(ll), *LP = REAL(lp), *G = wg ? REAL(g) : NULL;
   for (int s = 0; s < S; s++) {
     const double *th = TH + (size_t)s * d;
-    if (wg) {
-      LL[s] = bnn_emul_loglik(t, th, NULL);
-      LP[s] = bnn_emul_logpost(t, th, G + (size_t)s * d);
-    } else {
-      LL[s] = bnn_emul_loglik_logpost(t, th, LP + s);
-    }
+    /* one likelihood evaluation per draw, with or without the gradient */
+    LL[s] = bnn_emul_loglik_logpost(t, th, LP + s, wg ? G + (size_t)s * d : NULL);
     if (s % 64 == 63) R_CheckUserInterrupt();
   }
   UNPROTECT(2);

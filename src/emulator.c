@@ -201,9 +201,10 @@ double bnn_emul_logpost(void *ctx, const double *theta, double *grad) {
   return ll + bnn_model_logprior(t->model, theta, grad);
 }
 
-double bnn_emul_loglik_logpost(bnn_emul_target *t, const double *theta, double *lp) {
-  double ll = emul_lik(t, theta, NULL);
-  *lp = ll + bnn_model_logprior(t->model, theta, NULL);
+double bnn_emul_loglik_logpost(bnn_emul_target *t, const double *theta, double *lp,
+                               double *grad) {
+  double ll = emul_lik(t, theta, grad);
+  *lp = ll + bnn_model_logprior(t->model, theta, grad);
   return ll + bnn_model_extra_logprior(t->model, theta, NULL);
 }
 

@@ -49,9 +49,11 @@ void bnn_emul_target_free(bnn_emul_target *t);
 double bnn_emul_loglik(void *ctx, const double *theta, double *grad);
 /* that plus the network's prior: the emulated log posterior */
 double bnn_emul_logpost(void *ctx, const double *theta, double *grad);
-/* both at once without a gradient: the likelihood is evaluated once;
- * returns bnn_emul_loglik's value and puts bnn_emul_logpost's in *lp */
-double bnn_emul_loglik_logpost(bnn_emul_target *t, const double *theta, double *lp);
+/* both at once, the likelihood evaluated once: returns bnn_emul_loglik's
+ * value and puts bnn_emul_logpost's in *lp, and its gradient in grad
+ * (unless NULL) */
+double bnn_emul_loglik_logpost(bnn_emul_target *t, const double *theta, double *lp,
+                               double *grad);
 /* bind to the target interface, with the Gaussian-reference split when
  * the model's prior is Normal */
 void bnn_emul_target_bind(bnn_target *t, bnn_emul_target *et);
