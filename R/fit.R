@@ -138,6 +138,18 @@
 #'   and brms.  Finite and non-negative.  A deep ensemble trained for the
 #'   chains' starts is trained unweighted (it only gives starting points).
 #'   `log_lik()` of the training data is weighted too.
+#' @param chain_id Optional ids of the chains this call runs (distinct whole
+#'   numbers >= 1, one per chain; `chains` defaults to their number), as
+#'   rstan's `chain_id`.  Chain \eqn{k} of a seed has its own random numbers
+#'   and the start it has in a fit of \eqn{k} or more chains (random and
+#'   prior starts are drawn for all chains up to `max(chain_id)`, a deep
+#'   ensemble trains `max(chain_id)` members; pass a trained [bnn_ensemble()]
+#'   as `init` to train it once).  A long run can so be split over calls,
+#'   sessions or machines and joined by [bnn_combine_chains()] into the fit
+#'   one call over all ids would give, draw for draw.  A list or matrix
+#'   `init` gives the starts of this call's chains, in `chain_id` order; an
+#'   `init` function is called with the chain id.  Not with
+#'   `chains = bnn_waves()` nor `sampler = "ces"`.
 #' @param ... Ignored; a warning names unused arguments.
 #' @return An object of class `bnnfit` with the draws as an array
 #'   `[iteration, chain, parameter]` (`$draws`), sampler statistics with
@@ -190,7 +202,7 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
                     chains = 4, warmup = 1000, iter = 1000, thin = 1,
                     init = "random", seed = NULL, subset, na.action,
                     standardize = TRUE, ensemble = NULL, valid_data = NULL,
-                    progress = NULL, weights = NULL, ...) {
+                    progress = NULL, weights = NULL, chain_id = NULL, ...) {
   call <- match.call()
   # which settings the user gave (missing() is FALSE once reassigned)
   given <- c(warmup = !missing(warmup), iter = !missing(iter),
@@ -216,7 +228,18 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
                   "number of chains: init = \"random\", \"prior\", a function, or a list ",
                   "of max_chains vectors (not a deep ensemble)."), call. = FALSE)
   }
+  if (!is.null(chain_id)) {
+    if (!is.null(waves))
+      stop("'chain_id' cannot be combined with 'chains = bnn_waves()'.", call. = FALSE)
+    if (inherits(sampler, "bnn_ces"))
+      stop("'chain_id' is not available for sampler = \"ces\".", call. = FALSE)
+    chain_id <- check_chain_id(chain_id)
+    if (missing(chains)) chains <- length(chain_id)
+  }
   chains <- check_count(chains, "chains", 1L)
+  if (!is.null(chain_id) && length(chain_id) != chains)
+    stop(sprintf("'chain_id' must have one id per chain (%d), not %d.", chains,
+                 length(chain_id)), call. = FALSE)
   warmup <- check_count(warmup, "warmup", 0L)
   iter <- check_count(iter, "iter", 1L)
   thin <- check_count(thin, "thin", 1L)
@@ -247,12 +270,18 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
 
   spec <- model$spec
   dim <- spec_dim(spec)
+  # chain k of this fit is chain ids[k] of the seed: its RNG stream and its
+  # start are those it has in a fit of max(ids) chains (random and prior
+  # inits come from one stream, an ensemble's member k from (seed, k))
+  ids <- chain_id %||% seq_len(chains)
+  n_gen <- max(ids)
+  pick <- function(x) if (is.null(chain_id)) x else x[ids]
   ens <- NULL
   if (inherits(init, "bnn_ensemble")) {
     ens <- init
   } else if (identical(init, "ensemble")) {
     opt <- ensemble %||% protocol_preset(protocol, model$likelihood)
-    ens <- train_ensemble(model, chains, opt, valid_data, NULL, seed,
+    ens <- train_ensemble(model, n_gen, opt, valid_data, NULL, seed,
                           progress %||% interactive())
   }
   if (!is.null(valid_data) && !(identical(init, "ensemble") && !inherits(init, "bnn_ensemble")))
@@ -260,8 +289,10 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
                      "trained here (init = \"ensemble\", sampler = \"dei\" or \"mile\"); ",
                      "it is ignored by this fit. Evaluate held-out data with ",
                      "bnn_metrics(fit, newdata = ...) instead."), "bnnmc_ignored_argument")
-  inits <- if (!is.null(ens)) ensemble_inits(ens, chains, dim, spec) else
-    make_inits(init, chains, dim, spec, model$prior, seed)
+  inits <- if (!is.null(ens)) pick(ensemble_inits(ens, n_gen, dim, spec)) else
+    if (is.character(init) || is.function(init))
+      pick(make_inits(init, n_gen, dim, spec, model$prior, seed)) else
+        make_inits(init, chains, dim, spec, model$prior, seed)
   if (inherits(sampler, "bnn_sgmcmc")) {
     prep <- sg_prepare(sampler, spec, inits, seed, warmup, iter, given[["init"]])
     sampler <- prep$sampler
@@ -273,16 +304,18 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
     c("warm-up" = warmup, sampling = iter)
   lr <- if (!is.null(ens)) ens$optimizer$lr else NULL
   render <- isTRUE(progress %||% interactive())
-  run_ids <- function(ids) {
-    prog <- make_progress(!isFALSE(progress), length(ids), warmup + iter, phases = phases,
+  # run_ids(pos) runs the chains at positions `pos` of this fit
+  run_ids <- function(pos) {
+    prog <- make_progress(!isFALSE(progress), length(pos), warmup + iter, phases = phases,
                           render = render)
-    dispatch_chains(ids, function(cid) {
-      run_chain_any(spec, inits[[cid]], seed, cid, sampler, warmup, iter, thin,
+    dispatch_chains(pos, function(k) {
+      run_chain_any(spec, inits[[k]], seed, ids[k], sampler, warmup, iter, thin,
                     progress = prog, lr = lr)
     })
   }
   finish <- function(res) {
-    fit <- assemble_fit(res, pars, spec, sampler, warmup, iter, thin, seed, length(res))
+    fit <- assemble_fit(res, pars, spec, sampler, warmup, iter, thin, seed, length(res),
+                        ids[seq_along(res)])
     fit <- c(fit, model[setdiff(names(model), c("spec", names(fit)))])
     class(fit) <- "bnnfit"
     fit
@@ -304,6 +337,7 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
   fit$call <- call
   fit$protocol <- protocol
   fit$inits <- inits
+  fit$chain_id <- ids[seq_len(chains)]
   fit$elapsed <- elapsed
   fit$ensemble <- ens
   fit$spec$X <- NULL
@@ -540,7 +574,8 @@ make_inits <- function(init, chains, dim, spec, prior, seed) {
   })
 }
 
-assemble_fit <- function(res, pars, spec, sampler, warmup, iter, thin, seed, chains) {
+assemble_fit <- function(res, pars, spec, sampler, warmup, iter, thin, seed, chains,
+                         ids = seq_len(chains)) {
   n_keep <- NROW(res[[1]]$draws)
   dim <- length(pars)
   dn <- list(iteration = NULL, chain = NULL, variable = pars)
@@ -566,7 +601,7 @@ assemble_fit <- function(res, pars, spec, sampler, warmup, iter, thin, seed, cha
   status <- vapply(res, function(r) r$status, integer(1))
   fa <- lapply(res, function(r) r$failed_at)
   failed_at <- data.frame(
-    chain = seq_len(chains),
+    chain = ids,
     phase = vapply(fa, function(f) f$phase %||% NA_character_, character(1)),
     step = vapply(fa, function(f) as.double(f$step %||% NA_real_), numeric(1)),
     reason = vapply(fa, function(f) f$reason %||% NA_character_, character(1)),
@@ -578,13 +613,13 @@ assemble_fit <- function(res, pars, spec, sampler, warmup, iter, thin, seed, cha
     L = vapply(res, function(r) r$L %||% NA_real_, numeric(1)),
     n_reverted = vapply(res, function(r) r$n_reverted %||% NA_real_, numeric(1)),
     inv_metric = do.call(rbind, lapply(res, function(r) r$inv_metric)),
-    timing = data.frame(chain = seq_len(chains),
+    timing = data.frame(chain = ids,
                         warmup = vapply(res, function(r) r$time_warmup, numeric(1)),
                         sampling = vapply(res, function(r) r$time_sampling, numeric(1))),
     chain_status = factor(.chain_status[status + 1L], levels = .chain_status),
     failed_at = failed_at,
     spec = spec, sampler = sampler, warmup = warmup, iter = iter, thin = thin,
-    seed = seed, chains = chains, parameters = pars),
+    seed = seed, chains = chains, chain_id = ids, parameters = pars),
     class = "bnnfit")
 }
 
@@ -597,7 +632,7 @@ report_failures <- function(fit) {
     if (!is.null(fa) && !is.na(fa$reason[c]) && why == .chain_status[6L])
       why <- sprintf("%s (%s, step %s)", fa$reason[c], fa$phase[c],
                      format(fa$step[c], scientific = FALSE, trim = TRUE))
-    warn_cond(sprintf("Chain %d failed: %s. Its draws are NA.", c, why),
+    warn_cond(sprintf("Chain %d failed: %s. Its draws are NA.", fit$chain_id[c] %||% c, why),
               "bnnmc_chain_failure")
   }
   # chains that turned non-finite (MCLMC with safeguard = "blackjax"): one
@@ -612,7 +647,8 @@ report_failures <- function(fit) {
                              "diverged: chain%s %s. Their draws are NA."),
                       length(div_ch), length(fit$chain_status),
                       if (length(div_ch) > 1L) "s" else "",
-                      paste0(div_ch, where, collapse = ", ")),
+                      paste0((fit$chain_id %||% seq_along(fit$chain_status))[div_ch], where,
+                             collapse = ", ")),
               "bnnmc_chain_failure")
   }
   ok <- fit$chain_status == "ok"   # failed chains were reported above

@@ -33,6 +33,19 @@ check_count <- function(x, name, min = 0L) {
   as.integer(x)
 }
 
+# chain ids of bnn_fit(chain_id = ): distinct whole numbers >= 1
+check_chain_id <- function(x) {
+  ok <- is.numeric(x) && length(x) >= 1L && !anyNA(x) && all(x == round(x)) &&
+    all(x >= 1) && all(x <= .Machine$integer.max)
+  if (!ok)
+    stop(sprintf("'chain_id' must be a vector of whole numbers >= 1 (one per chain), not %s.",
+                 deparse1(x, nlines = 1L)), call. = FALSE)
+  if (anyDuplicated(x))
+    stop(sprintf("'chain_id' must not repeat an id (%s is given twice).",
+                 format(x[anyDuplicated(x)])), call. = FALSE)
+  as.integer(x)
+}
+
 check_prob <- function(x, name, open = TRUE) {
   ok <- is.numeric(x) && length(x) == 1L && !is.na(x) && x > 0 && x < 1
   if (!ok) stop(sprintf("'%s' must be a single number in (0, 1), not %s.", name,

@@ -25,6 +25,17 @@
 # When fewer chains than the bound are run (--chains), the row says which
 # probability p the chain count guarantees under Proposition 2 for the
 # paper's mode probabilities (0.5665, 0.3505, 0.0830).
+#
+# Long runs in pieces (--chunk K [--max_chunks M] [--chunk_dir DIR]): "ours"
+# runs chains 1..K, K+1..2K, ... as separate bnn_fit(chain_id = ) calls,
+# each saved to DIR (default <out>/chunks) as soon as it finishes; a piece
+# already there is read, not run again, so a run that is stopped (or that
+# ran its M new pieces) resumes where it stopped, in this session or a
+# later one.  The pieces are joined by bnn_combine_chains(), which gives the
+# draws of one bnn_fit(chains = G) call bit for bit.  When not all G chains
+# are done, the row is written for the chains done so far, labelled PARTIAL
+# with the p their number guarantees; "seconds" is then the sum of the
+# pieces' elapsed times.
 
 s001 <- local({
   net <- if (nzchar(opt$net %||% "")) opt$net else "f1"
@@ -35,6 +46,9 @@ s001 <- local({
   if (!"datasets" %in% given)
     datasets <- c("sinusoidal", "izmailov", "airfoil", "concrete", "energy", "yacht")
   warm <- if (nzchar(opt$warmup)) as.integer(opt$warmup) else 1024L
+  chunk <- if (nzchar(opt$chunk %||% "")) as.integer(opt$chunk) else NA_integer_
+  max_chunks <- if (nzchar(opt$max_chunks %||% "")) as.integer(opt$max_chunks) else Inf
+  chunk_dir <- if (nzchar(opt$chunk_dir %||% "")) opt$chunk_dir else file.path(opt$out, "chunks")
   de_lr <- if (nzchar(opt$de_lr %||% "")) as.numeric(strsplit(opt$de_lr, ",")[[1]]) else
     c(1e-2, 1e-4)
   pi3 <- bnn_mode_probs_halfnormal(3)
@@ -95,21 +109,52 @@ yacht,f2,3.31,0.21,0.15,0.09,-2.18,0.03,-2.69,0.00")
     test <- st$test
     y <- test$y
     if ("ours" %in% meth) {
+      ours_fit <- function(ids) suppressWarnings(bnn_fit(
+        y ~ ., train, hidden = hidden, activation = "tanh", likelihood = lik,
+        prior = bnn_prior(), sampler = bnn_nuts(max_treedepth = 10), chain_id = ids,
+        warmup = warm, iter = 1, seed = 0, standardize = FALSE, progress = FALSE))
       t0 <- proc.time()[["elapsed"]]
-      fit <- suppressWarnings(bnn_fit(y ~ ., train, hidden = hidden, activation = "tanh",
-                                      likelihood = lik, prior = bnn_prior(),
-                                      sampler = bnn_nuts(max_treedepth = 10),
-                                      chains = G, warmup = warm, iter = 1, seed = 0,
-                                      standardize = FALSE, progress = FALSE))
-      secs <- proc.time()[["elapsed"]] - t0
+      if (is.na(chunk)) {
+        fit <- ours_fit(seq_len(G))
+        secs <- proc.time()[["elapsed"]] - t0
+      } else {
+        dir.create(chunk_dir, showWarnings = FALSE, recursive = TRUE)
+        starts <- seq(1L, G, by = chunk)
+        pieces <- list()
+        n_new <- 0L
+        for (a in starts) {
+          ids <- a:min(G, a + chunk - 1L)
+          f <- file.path(chunk_dir, sprintf("s001_t1_%s_%s_w%d_%d-%d.rds", net, ds, warm,
+                                            ids[1], ids[length(ids)]))
+          if (file.exists(f)) {
+            pieces[[length(pieces) + 1L]] <- readRDS(f)
+            next
+          }
+          if (n_new >= max_chunks) break
+          message(sprintf("%s %s: chains %d-%d of %d (%s)", net, ds, ids[1], ids[length(ids)],
+                          G, format(Sys.time(), "%H:%M:%S")))
+          fp <- ours_fit(ids)
+          saveRDS(fp, paste0(f, ".tmp"))
+          file.rename(paste0(f, ".tmp"), f)
+          pieces[[length(pieces) + 1L]] <- fp
+          n_new <- n_new + 1L
+        }
+        if (!length(pieces)) next
+        fit <- bnn_combine_chains(pieces)
+        rm(pieces)
+        secs <- fit$elapsed
+      }
       pp <- pp_fit(fit, test)
       lp <- lppd_points(pp$mu, pp$sd, y)
       ok <- sum(fit$chain_status == "ok")
+      run <- fit$chains
       pbound <- 1 - EG / ok
-      note <- if (G >= 1274L) "all 1274 chains (the paper's bound for p = 0.99)" else
+      note <- if (run >= 1274L && ok >= 1274L) "all 1274 chains (the paper's bound for p = 0.99)" else
         sprintf("PARTIAL: %d chains, i.e. the Proposition 2 bound for p = %.3f (paper: 1274, p = 0.99)",
                 ok, pbound)
-      if (ok < G) note <- paste0(note, sprintf("; %d chain(s) failed", G - ok))
+      if (!is.na(chunk))
+        note <- paste0(note, sprintf("; run in pieces of %d chains (bnn_combine_chains), seconds summed", chunk))
+      if (ok < run) note <- paste0(note, sprintf("; %d chain(s) failed", run - ok))
       if (warm != 1024L) note <- paste0(note, sprintf("; warm-up %d (paper 1024)", warm))
       write1(out_row(ds, "ours", lp, y, colMeans(pp$mu), secs, ok, nrow(pp$mu),
                      mean(fit$n_grad), note))

@@ -1,0 +1,116 @@
+#' Combine chains run in separate fits
+#'
+#' Binds the chains of fits of one model that were run separately, for
+#' example on several machines, in several sessions, or in pieces of a long
+#' many-chains run, into one fit, as `rstan::sflist2stanfit()` and
+#' `brms::combine_models()` do.  The fits must come from [bnn_fit()] with
+#' the same data, model, sampler settings and `seed`, and distinct chain ids
+#' (argument `chain_id` of [bnn_fit()]).  Chain `k` of a seed has the same
+#' random numbers and the same start whichever call runs it, so the combined
+#' fit has the draws, sampler statistics and step sizes of one
+#' `bnn_fit(chains = n)` call over the same ids, bit for bit (`identical()`);
+#' only the timings and `$call` differ.
+#'
+#' @param ... `bnnfit` objects, or one list of them.
+#' @return A `bnnfit` whose chains are those of the inputs ordered by chain
+#'   id (`$chain_id`); `$elapsed` is the sum of the inputs' elapsed times.
+#' @seealso [bnn_fit()] (`chain_id`).
+#' @export
+#' @examples
+#' # two pieces of a 4-chain NUTS run, then combined
+#' a <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, sampler = "nuts",
+#'              chain_id = 1:2, warmup = 100, iter = 50, seed = 3, progress = FALSE)
+#' b <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, sampler = "nuts",
+#'              chain_id = 3:4, warmup = 100, iter = 50, seed = 3, progress = FALSE)
+#' ab <- bnn_combine_chains(a, b)
+#' ab$chain_id
+#' whole <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, sampler = "nuts",
+#'                  chains = 4, warmup = 100, iter = 50, seed = 3, progress = FALSE)
+#' identical(ab$draws, whole$draws)
+bnn_combine_chains <- function(...) {
+  fits <- list(...)
+  if (length(fits) == 1L && is.list(fits[[1L]]) && !inherits(fits[[1L]], "bnnfit"))
+    fits <- fits[[1L]]
+  if (!length(fits))
+    stop("'...' must hold at least one bnnfit object.", call. = FALSE)
+  for (i in seq_along(fits)) {
+    f <- fits[[i]]
+    if (!inherits(f, "bnnfit"))
+      stop(sprintf("Argument %d of '...' is not a bnnfit object (from bnn_fit()).", i),
+           call. = FALSE)
+    if (!is.null(f$waves))
+      stop(sprintf("Argument %d of '...' was run in waves (chains = bnn_waves()); combine fits run with 'chain_id' instead.", i),
+           call. = FALSE)
+    if (inherits(f$sampler, "bnn_ces"))
+      stop(sprintf("Argument %d of '...' is a CES fit; its chains cannot be combined.", i),
+           call. = FALSE)
+    fits[[i]]$chain_id <- f$chain_id %||% seq_len(f$chains)
+  }
+  if (length(fits) == 1L) return(fits[[1L]])
+  # what must agree: data, model, sampler settings and seed
+  same <- c("spec", "sampler", "warmup", "iter", "thin", "seed", "parameters", "protocol",
+            "formula", "terms", "xlevels", "contrasts", "x_center", "x_scale", "y_center",
+            "y_scale", "y", "levels", "X", "y_model", "weights", "offset", "hidden",
+            "activation", "likelihood", "prior")
+  what <- c(seed = "seed", warmup = "warm-up", iter = "iterations", thin = "thinning",
+            sampler = "sampler settings", spec = "network and likelihood",
+            protocol = "sampler")
+  f1 <- fits[[1L]]
+  # formulas and terms are compared without the environment they were made in
+  no_env <- function(x) {
+    attr(x, ".Environment") <- NULL
+    x
+  }
+  for (i in seq_along(fits)[-1L]) for (nm in same) {
+    if (!identical(no_env(f1[[nm]]), no_env(fits[[i]][[nm]])))
+      stop(sprintf(paste0("The fits differ in their %s (argument 1 and argument %d of '...'): ",
+                          "only chains of one model, data, sampler and seed can be combined; ",
+                          "run the pieces with the same settings and distinct 'chain_id'."),
+                   if (nm %in% names(what)) what[[nm]] else paste0("'", nm, "' (data or model)"), i),
+           call. = FALSE)
+  }
+  ids <- unlist(lapply(fits, function(f) f$chain_id), use.names = FALSE)
+  if (anyDuplicated(ids))
+    stop(sprintf(paste0("Chain %d is in more than one fit: with one seed, a chain id names one ",
+                        "chain; give the pieces distinct 'chain_id'."), ids[anyDuplicated(ids)]),
+         call. = FALSE)
+  ord <- order(ids)
+  bind3 <- function(nm) {
+    parts <- lapply(fits, function(f) f[[nm]])
+    d <- dim(parts[[1L]])
+    out <- array(NA_real_, c(d[1L], length(ids), d[3L]), dimnames = dimnames(parts[[1L]]))
+    at <- 0L
+    for (p in parts) {
+      k <- dim(p)[2L]
+      out[, at + seq_len(k), ] <- p
+      at <- at + k
+    }
+    out[, ord, , drop = FALSE]
+  }
+  vec <- function(nm) unlist(lapply(fits, function(f) f[[nm]]), use.names = FALSE)[ord]
+  rows <- function(nm) {
+    x <- do.call(rbind, lapply(fits, function(f) f[[nm]]))
+    x <- x[ord, , drop = FALSE]
+    if (is.data.frame(x)) rownames(x) <- NULL
+    x
+  }
+  out <- f1
+  out$draws <- bind3("draws")
+  out$sampler_stats <- bind3("sampler_stats")
+  out$warmup_stats <- bind3("warmup_stats")
+  for (nm in c("n_grad", "stepsize", "L", "n_reverted")) out[[nm]] <- vec(nm)
+  out$inv_metric <- rows("inv_metric")
+  out$timing <- rows("timing")
+  out$failed_at <- rows("failed_at")
+  out$chain_status <- unlist(lapply(fits, function(f) as.character(f$chain_status)))[ord]
+  out$chain_status <- factor(out$chain_status, levels = levels(f1$chain_status))
+  out$inits <- unlist(lapply(fits, function(f) f$inits), recursive = FALSE)[ord]
+  out$chain_id <- ids[ord]
+  out$chains <- length(ids)
+  out$elapsed <- sum(vapply(fits, function(f) f$elapsed %||% NA_real_, numeric(1)))
+  ens <- lapply(fits, function(f) f$ensemble)
+  n_mem <- vapply(ens, function(e) if (is.null(e)) 0 else as.numeric(e$members), numeric(1))
+  out$ensemble <- ens[[which.max(n_mem)]]
+  out$call <- match.call()
+  out
+}
