@@ -14,6 +14,9 @@ print.bnnfit <- function(x, digits = 3, ...) {
   cat(sprintf(" chains:       %d x %d draws (warm-up %d, thin %d)%s\n", x$chains,
               dim(x$draws)[1], x$warmup, x$thin,
               if (all(ok)) "" else sprintf(", %d failed", sum(!ok))))
+  ids <- x$chain_id
+  if (!is.null(ids) && !identical(as.integer(ids), seq_len(x$chains)))
+    cat(sprintf(" chain ids:    %s\n", format_ids(ids)))
   if (!is.null(x$waves)) {
     lg <- x$waves$log
     last <- lg[nrow(lg), ]
@@ -256,4 +259,17 @@ print_model_lines <- function(x) {
   cat(" likelihood:  ", format(x$likelihood), "\n")
   cat(" prior:       ", format(x$prior), "\n")
   invisible(NULL)
+}
+
+# chain ids for print(): runs of consecutive ids as ranges ("1-64, 129-192")
+format_ids <- function(ids) {
+  ids <- sort(as.integer(ids))
+  brk <- c(0L, which(diff(ids) != 1L), length(ids))
+  runs <- vapply(seq_len(length(brk) - 1L), function(i) {
+    a <- ids[brk[i] + 1L]
+    b <- ids[brk[i + 1L]]
+    if (a == b) as.character(a) else paste0(a, "-", b)
+  }, character(1))
+  if (length(runs) > 8L) runs <- c(runs[1:8], "...")
+  paste(runs, collapse = ", ")
 }

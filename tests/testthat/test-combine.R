@@ -26,6 +26,8 @@ test_that("NUTS chains run in pieces combine to the one-call fit", {
   expect_identical(whole$chain_id, 1:5)
   pieces <- do.call(fit_pieces, c(list(list(c(4L, 2L), 5L, c(1L, 3L))), args))
   expect_identical(pieces[[1]]$chain_id, c(4L, 2L))
+  expect_output(print(pieces[[1]]), "chain ids: +2, 4")
+  expect_false(any(grepl("chain ids", capture.output(print(whole)))))
   expect_identical(pieces[[1]]$draws[, 1, ], whole$draws[, 4, ])
   comb <- bnn_combine_chains(pieces)
   expect_same_chains(comb, whole)
