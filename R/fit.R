@@ -337,7 +337,6 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
   fit$call <- call
   fit$protocol <- protocol
   fit$inits <- inits
-  fit$chain_id <- ids[seq_len(chains)]
   fit$elapsed <- elapsed
   fit$ensemble <- ens
   fit$spec$X <- NULL

@@ -97,8 +97,8 @@ yacht,f2,3.31,0.21,0.15,0.09,-2.18,0.03,-2.69,0.00")
             mean(keep), sqrt(mean((keep - mean(keep))^2)) / sqrt(length(keep)))
   }
   out_row <- function(ds, method, lp, y, mu_mean, seconds, chains_used, draws, grads, note) {
-    note <- paste(c(if (nzchar(note)) note, if (nzchar(legacy_note(lp))) legacy_note(lp)),
-                  collapse = "; ")
+    legacy <- legacy_note(lp)
+    note <- paste(c(if (nzchar(note)) note, if (nzchar(legacy)) legacy), collapse = "; ")
     pr <- paper_of(ds, method)
     data.frame(table = "s001_t1", net = net, dataset = ds, method = method,
                chains = chains_used, draws = draws, lppd = mean(lp),
@@ -127,8 +127,8 @@ yacht,f2,3.31,0.21,0.15,0.09,-2.18,0.03,-2.69,0.00")
         y ~ ., train, hidden = hidden, activation = "tanh", likelihood = lik,
         prior = bnn_prior(), sampler = bnn_nuts(max_treedepth = 10), chain_id = ids,
         warmup = warm, iter = 1, seed = 0, standardize = FALSE, progress = FALSE))
-      t0 <- proc.time()[["elapsed"]]
       if (is.na(chunk)) {
+        t0 <- proc.time()[["elapsed"]]
         fit <- ours_fit(seq_len(G))
         secs <- proc.time()[["elapsed"]] - t0
       } else {
