@@ -19,11 +19,15 @@ golden_data <- function() {
 # Each entry fits one sampler or approximation; all quiet and small.
 golden_configs <- function() {
   d <- golden_data()
-  fit <- function(sampler, ..., hidden = 3, chains = 2, warmup = 40, iter = 30)
+  # the likelihood is always named, so that a change of the package's
+  # defaults does not change what these fits are
+  het <- "hetero_gaussian"
+  fit <- function(sampler, ..., likelihood = het, hidden = 3, chains = 2, warmup = 40,
+                  iter = 30)
     suppressWarnings(suppressMessages(
       bnn_fit(y ~ x1 + x2, data = d, hidden = hidden, sampler = sampler,
-              chains = chains, warmup = warmup, iter = iter, seed = 11,
-              progress = FALSE, ...)))
+              likelihood = likelihood, chains = chains, warmup = warmup, iter = iter,
+              seed = 11, progress = FALSE, ...)))
   gauss <- bnn_likelihood("gaussian", sigma = 0.3)
   quiet <- function(x) suppressWarnings(suppressMessages(x))
   sg <- function(s) fit(s, likelihood = gauss, warmup = 30, iter = 40)
@@ -41,11 +45,11 @@ golden_configs <- function() {
     mclmc_naive = function() fit(bnn_mclmc(tuning = "naive", n_tune = c(100, 30, 30),
                                            n_samples = 60, stepsize = 0.5),
                                  init = quiet(bnn_ensemble(
-                                   y ~ x1 + x2, d, members = 2, hidden = 3,
+                                   y ~ x1 + x2, d, members = 2, hidden = 3, likelihood = het,
                                    activation = "tanh", seed = 3, progress = FALSE,
                                    optimizer = bnn_optimizer_preset("mile")))),
     ensemble = function() quiet(bnn_ensemble(
-      y ~ x1 + x2, d, members = 3, hidden = 3, seed = 5, progress = FALSE,
+      y ~ x1 + x2, d, members = 3, hidden = 3, seed = 5, likelihood = het, progress = FALSE,
       optimizer = bnn_optimizer("adamw", lr = 1e-2, epochs = 150))),
     sgld = function() sg(bnn_sgld(2e-3, batch_size = 8)),
     sgld_cv = function() sg(bnn_sgld(2e-3, batch_size = 8, gradient = "cv")),
@@ -69,15 +73,15 @@ golden_configs <- function() {
                                                              batch_size = 10))),
                          likelihood = gauss, chains = 1, warmup = 30, iter = 30),
     swag = function() quiet(bnn_swag(
-      y ~ x1 + x2, d, hidden = 3, rank = 5, epochs = 20, collect_every = 2, draws = 30,
+      y ~ x1 + x2, d, hidden = 3, likelihood = het, rank = 5, epochs = 20, collect_every = 2, draws = 30,
       seed = 4, optimizer = bnn_optimizer("adam", weight_decay = 0, epochs = 100,
                                           loss = "posterior"))),
     mc_dropout = function() quiet(bnn_mc_dropout(
-      y ~ x1 + x2, d, hidden = c(6, 6), dropout = 0.2, draws = 30, seed = 3,
+      y ~ x1 + x2, d, hidden = c(6, 6), likelihood = het, dropout = 0.2, draws = 30, seed = 3,
       optimizer = bnn_optimizer("adam", weight_decay = 0, epochs = 100, batch_size = 8,
                                 loss = "posterior"))),
     laplace = function() quiet(bnn_laplace(
-      y ~ x1 + x2, d, hidden = 3, draws = 30, seed = 2,
+      y ~ x1 + x2, d, hidden = 3, likelihood = het, draws = 30, seed = 2,
       optimizer = bnn_optimizer("adam", weight_decay = 0, epochs = 200, loss = "posterior"))),
     laplace_kfac = function() quiet(bnn_laplace(
       y ~ x1 + x2, d, hidden = 3, hessian = "kfac", draws = 30, seed = 2, likelihood = gauss,
