@@ -47,7 +47,7 @@ NULL
 #' @method bayes_R2 bnnfit
 #' @export
 bayes_R2.bnnfit <- function(object, ndraws = NULL, ...) {
-  warn_unused_dots(list(...), "bayes_R2")
+  check_dots(list(...), "bayes_R2")
   if (identical(object$likelihood$family, "categorical"))
     stop("bayes_R2() is defined for numeric and binary responses; this fit is categorical.",
          call. = FALSE)
@@ -67,7 +67,7 @@ bayes_R2.bnnfit <- function(object, ndraws = NULL, ...) {
 #' @method loo_R2 bnnfit
 #' @export
 loo_R2.bnnfit <- function(object, n_boot = 4000, ...) {
-  warn_unused_dots(list(...), "loo_R2")
+  check_dots(list(...), "loo_R2")
   need_pkg("loo", "loo_R2()")
   if (identical(object$likelihood$family, "categorical"))
     stop("loo_R2() is defined for numeric and binary responses; this fit is categorical.",
@@ -109,7 +109,7 @@ loo_R2.bnnfit <- function(object, n_boot = 4000, ...) {
 #'                warmup = 50, iter = 20, seed = 1, progress = FALSE, sampler = "nuts")
 #' prior_summary(fit)
 prior_summary.bnnfit <- function(object, ...) {
-  warn_unused_dots(list(...), "prior_summary")
+  check_dots(list(...), "prior_summary")
   pl <- parameter_layers(object$parameters)
   sc <- object$spec$prior_scale
   net <- pl[pl$role != "other", , drop = FALSE]
@@ -158,7 +158,7 @@ print.bnn_prior_summary <- function(x, ...) {
 #'                sampler = "nuts")
 #' sigma(fit)
 sigma.bnnfit <- function(object, ...) {
-  warn_unused_dots(list(...), "sigma")
+  check_dots(list(...), "sigma")
   if (is_classification(object))
     stop("sigma() is for regression fits; this one is a classification fit.", call. = FALSE)
   lik <- object$likelihood

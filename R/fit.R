@@ -85,13 +85,37 @@
 #' @param chains Number of chains, or [bnn_waves()] settings: chains are
 #'   then run in waves until the number run meets the chain-count bound
 #'   for the mode probabilities estimated from them.
-#' @param warmup Warm-up (adaptation) iterations per chain, not kept.  With
+#' @param warmup The warm-up (adaptation) budget per chain, not kept, in the
+#'   sampler's own unit (see "Iterations, warm-up and thinning" below);
+#'   `NULL` (default) takes the sampler's default.  With
 #'   `warmup = 0` nothing is adapted: NUTS (and HMC with `adapt_stepsize`)
 #'   starts from the step size of Stan's initial heuristic (one leapfrog step
 #'   with acceptance near 0.8) and keeps it, and `print()` says "not
 #'   adapted".
-#' @param iter Sampling iterations per chain after warm-up.
-#' @param thin Keep every `thin`-th sampling iteration.
+#' @param iter The number of draws kept per chain (as cmdstanr's
+#'   `iter_sampling`), for every sampler.  `update(fit, iter = 2 * k)` is a
+#'   run twice as long.  A fit keeping fewer than 100 draws per chain warns.
+#' @param thin Transitions behind each kept draw: a chain runs
+#'   `iter * thin` sampling transitions and keeps every `thin`-th.  `NULL`
+#'   (default) takes the sampler's default (1; 10 for MCLMC and MILE).
+#' @section Iterations, warm-up and thinning:
+#'   `iter` is always the number of draws kept per chain and `thin` the
+#'   number of transitions behind each, so a chain makes `iter * thin`
+#'   sampling transitions.  The warm-up is counted in the sampler's own
+#'   transitions:
+#'
+#'   | sampler | unit of `warmup` | default `warmup` | default `thin` |
+#'   |---|---|---|---|
+#'   | `"nuts"`, `"hmc"` | iterations (trajectories), with Stan's windowed adaptation | 1000 | 1 |
+#'   | `"dei"` | NUTS iterations | 100 | 1 |
+#'   | `"rwm"`, `"pcn"` | iterations (proposals), step size adaptation | 1000 | 1 |
+#'   | `"mile"`, `"mclmc"` | tuning steps (integration steps), split 80/10/10 over the three tuning stages | 50000 (40k/5k/5k) | 10 |
+#'   | `"sgld"`, `"psgld"`, `"sghmc"` | burn-in iterations (minibatch steps) | 1000 | 1 |
+#'   | `"ces"` | iterations of the sampling stage (the calibration stage has `calibration_warmup`) | 1000 | 1 |
+#'
+#'   `print(fit)` states the warm-up with its unit.  A sampler object whose
+#'   own settings fix the run (`bnn_mclmc(n_samples = , thin = )`) keeps them
+#'   unless `iter` or `thin` is given.
 #' @param init Initial values: `"random"` (uniform(-2, 2) per coordinate, as
 #'   Stan and NumPyro), `"prior"` (a draw from the prior), `"ensemble"` (a
 #'   deep ensemble of `chains` members is trained with `ensemble` settings,
@@ -150,7 +174,9 @@
 #'   `init` gives the starts of this call's chains, in `chain_id` order; an
 #'   `init` function is called with the chain id.  Not with
 #'   `chains = bnn_waves()` nor `sampler = "ces"`.
-#' @param ... Ignored; a warning names unused arguments.
+#' @param ... Not used: every argument after `data` must be named in full, and
+#'   an unknown or misspelt one is an error that suggests the argument meant
+#'   (e.g. `chain = 2` names `chains` and `chain_id`).
 #' @return An object of class `bnnfit` with the draws as an array
 #'   `[iteration, chain, parameter]` (`$draws`), sampler statistics with
 #'   Stan's names (`$sampler_stats`), the number of gradient evaluations and
@@ -197,20 +223,19 @@
 #'                 sampler = do.call(bnn_mclmc, short), progress = FALSE)
 #' mile$chain_status
 #' }
-bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
+bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
                     likelihood = NULL, prior = bnn_prior(), sampler = "mile",
-                    chains = 4, warmup = 1000, iter = 1000, thin = 1,
+                    chains = 4, warmup = NULL, iter = 1000, thin = NULL,
                     init = "random", seed = NULL, subset, na.action,
                     standardize = TRUE, ensemble = NULL, valid_data = NULL,
-                    progress = NULL, weights = NULL, chain_id = NULL, ...) {
+                    progress = NULL, weights = NULL, chain_id = NULL) {
   call <- match.call()
   # which settings the user gave (missing() is FALSE once reassigned)
-  given <- c(warmup = !missing(warmup), iter = !missing(iter),
-             thin = !missing(thin), init = !missing(init))
-  dots <- list(...)
-  if (length(dots))
-    warning("Unused arguments: ", paste(names(dots) %||% "<unnamed>", collapse = ", "),
-            call. = FALSE)
+  given <- c(warmup = !is.null(warmup), iter = !missing(iter),
+             thin = !is.null(thin), init = !missing(init))
+  # arguments after `...` match only by their full names: anything else
+  # lands here, and a misspelt one is named with the argument meant
+  stop_unknown_args(list(...), names(formals(sys.function())), "bnn_fit")
   mf <- match.call(expand.dots = FALSE)
   m <- match(c("formula", "data", "subset", "na.action", "weights"), names(mf), 0L)
   mf <- mf[c(1L, m)]
@@ -240,12 +265,18 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
   if (!is.null(chain_id) && length(chain_id) != chains)
     stop(sprintf("'chain_id' must have one id per chain (%d), not %d.", chains,
                  length(chain_id)), call. = FALSE)
-  warmup <- check_count(warmup, "warmup", 0L)
+  # One meaning for every sampler: `iter` draws are kept per chain, each
+  # `thin` transitions apart, after `warmup` (the sampler's own unit, see
+  # run_units()).  Below, `iter` becomes the number of sampling transitions.
+  warmup <- if (given[["warmup"]]) check_count(warmup, "warmup", 0L) else 1000L
   iter <- check_count(iter, "iter", 1L)
-  thin <- check_count(thin, "thin", 1L)
-  n_keep_est <- if (inherits(sampler, "bnn_mclmc"))
-    ceiling((if (given[["iter"]]) iter else sampler$n_samples) /
-              (if (given[["thin"]]) thin else sampler$thin)) else ceiling(iter / thin)
+  thin <- if (given[["thin"]]) check_count(thin, "thin", 1L) else
+    if (inherits(sampler, "bnn_mclmc")) as.integer(sampler$thin) else 1L
+  if (as.double(iter) * thin > .Machine$integer.max)
+    stop("'iter' * 'thin' (the sampling transitions per chain) is too large.", call. = FALSE)
+  n_keep_est <- if (inherits(sampler, "bnn_mclmc") && !given[["iter"]])
+    ceiling(sampler$n_samples / thin) else iter
+  iter <- iter * thin
   model <- prepare_model(mf, parent.frame(), formula, data, hidden, activation,
                          likelihood, prior, standardize,
                          per_par = bytes_per_parameter(sampler, chains, n_keep_est))
@@ -260,7 +291,7 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
   is_mclmc <- inherits(sampler, "bnn_mclmc")
   if (is_mclmc) {
     if (given[["iter"]]) sampler$n_samples <- iter
-    if (given[["thin"]]) sampler$thin <- thin
+    sampler$thin <- thin
     if (given[["warmup"]])
       sampler$n_tune <- as.integer(round(warmup * c(0.8, 0.1, 0.1)))
     warmup <- sum(sampler$n_tune)
@@ -344,7 +375,19 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
   class(fit) <- "bnnfit"
   report_failures(fit)
   check_sd_collapse(fit)
+  check_short_run(fit)
   fit
+}
+
+# A run that keeps fewer than 100 draws per chain: its summaries, R-hat and
+# ESS are unreliable (Stan's guidance), so say so with the call to run.
+check_short_run <- function(fit, min_draws = 100L) {
+  n <- dim(fit$draws)[1]
+  if (n >= min_draws || inherits(fit, "bnn_approx_fit")) return(invisible(NULL))
+  warn_cond(sprintf(paste0("This fit keeps %d draw(s) per chain; summaries, R-hat and ESS need at ",
+                           "least %d. Run longer, e.g. update(fit, iter = %d) (iter is the number ",
+                           "of draws kept per chain)."), n, min_draws, max(1000L, min_draws)),
+            "bnnmc_short_run")
 }
 
 # Model frame, design, response and specification shared by bnn_fit() and

@@ -11,8 +11,8 @@ print.bnnfit <- function(x, digits = 3, ...) {
                                          else "user") else "", "\n")
   print_model_lines(x)
   ok <- x$chain_status == "ok"
-  cat(sprintf(" chains:       %d x %d draws (warm-up %d, thin %d)%s\n", x$chains,
-              dim(x$draws)[1], x$warmup, x$thin,
+  cat(sprintf(" chains:       %d x %d draws (warm-up %d %s, thin %d)%s\n", x$chains,
+              dim(x$draws)[1], x$warmup, warmup_unit(x$sampler), x$thin,
               if (all(ok)) "" else sprintf(", %d failed", sum(!ok))))
   ids <- x$chain_id
   if (!is.null(ids) && !identical(as.integer(ids), seq_len(x$chains)))
@@ -49,6 +49,14 @@ print.bnnfit <- function(x, digits = 3, ...) {
   if (!is.null(x$ces)) cat(format_ces_record(x$ces), sep = "\n")
   cat(" observations:", nobs(x), "\n")
   invisible(x)
+}
+
+# The unit of a sampler's warm-up budget (`warmup` of bnn_fit()).
+warmup_unit <- function(sampler) {
+  if (inherits(sampler, "bnn_mclmc")) "tuning steps" else
+    if (inherits(sampler, "bnn_sgmcmc")) "burn-in iterations" else
+      if (inherits(sampler, "bnn_ces")) "iterations of the sampling stage" else
+        "iterations"
 }
 
 # One value per chain, or with many chains (the symmetry paper's thousands
@@ -211,7 +219,7 @@ NULL
 #' @rdname fitted.bnnfit
 #' @export
 fitted.bnnfit <- function(object, newdata = NULL, ndraws = NULL, ...) {
-  warn_unused_dots(list(...), "fitted")
+  newdata <- check_dots(list(...), "fitted", newdata)
   val <- if (is_classification(object))
     predict.bnnfit(object, newdata, type = "prob", ndraws = ndraws) else
       predict.bnnfit(object, newdata, type = "response", ndraws = ndraws)
@@ -223,7 +231,7 @@ fitted.bnnfit <- function(object, newdata = NULL, ndraws = NULL, ...) {
 #' @export
 residuals.bnnfit <- function(object, type = c("response", "ordinary", "pearson"),
                              newdata = NULL, ndraws = NULL, ...) {
-  warn_unused_dots(list(...), "residuals")
+  newdata <- check_dots(list(...), "residuals", newdata)
   type <- match.arg(type)
   if (is_classification(object)) stop("residuals() is for regression fits.", call. = FALSE)
   y <- response_values(object, newdata)

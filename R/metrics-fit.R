@@ -24,8 +24,12 @@
 #'
 #' @param object A `bnnfit` or `bnn_ensemble`.
 #' @param newdata Test data with the response.
-#' @param scale `"standardised"` (default; the scale the papers report, with
-#'   the training data's mean and sd of the response) or `"original"`.
+#' @param scale `"response"` (default: the response's own units, as `lm`'s
+#'   residuals and `predict()`) or `"standardized"` (the scale the papers
+#'   report, with the training data's mean and sd of the response: RMSE in
+#'   response sds, LPPD of the standardised response; the benchmark scripts
+#'   ask for it).  The older spellings `"original"` and `"standardised"` are
+#'   accepted.  The result's `scale` element names the scale.
 #' @param by `"pooled"` (default): one predictive distribution from all
 #'   draws; `"chain"`: metrics of each chain (for an ensemble, each member:
 #'   the papers' single-network "DNN" baseline is their average).
@@ -50,10 +54,10 @@
 #'               warmup = 150, iter = 100, seed = 1, progress = FALSE, sampler = "nuts")
 #' unlist(bnn_metrics(cl, iris[1:10 * 5, ])[c("accuracy", "lppd", "nll")])
 #' bnn_metrics(cl, iris[1:10 * 5, ], by = "chain")
-bnn_metrics.bnnfit <- function(object, newdata, scale = c("standardised", "original"),
+bnn_metrics.bnnfit <- function(object, newdata, scale = c("response", "standardized"),
                                by = c("pooled", "chain"), levels = (1:19) / 20,
                                ndraws = NULL, ...) {
-  scale <- match.arg(scale)
+  scale <- metrics_scale(if (missing(scale)) "response" else scale)
   by <- match.arg(by)
   if (missing(newdata) || !is.data.frame(newdata))
     stop("'newdata' must be a data frame of test data with the response.", call. = FALSE)
@@ -81,8 +85,8 @@ bnn_metrics.bnnfit <- function(object, newdata, scale = c("standardised", "origi
     return(m)
   }
   pp <- predictive_params(object, newdata, ndraws)
-  ys <- if (scale == "original") 1 else object$y_scale
-  yc <- if (scale == "original") 0 else object$y_center
+  ys <- if (scale == "response") 1 else object$y_scale
+  yc <- if (scale == "response") 0 else object$y_center
   yy <- y * object$y_scale + object$y_center
   m <- bnn_metrics_gaussian((pp$mu - yc) / ys, pp$sd / ys, (yy - yc) / ys,
                             levels = union(levels, c(0.5, 0.9, 0.95)), ...)
@@ -97,11 +101,24 @@ bnn_metrics.bnnfit <- function(object, newdata, scale = c("standardised", "origi
 
 #' @rdname bnn_metrics.bnnfit
 #' @export
-bnn_metrics.bnn_ensemble <- function(object, newdata, scale = c("standardised", "original"),
+bnn_metrics.bnn_ensemble <- function(object, newdata, scale = c("response", "standardized"),
                                      by = c("pooled", "chain"), levels = (1:19) / 20,
                                      ndraws = NULL, ...) {
-  bnn_metrics.bnnfit(object, newdata, scale = scale, by = by, levels = levels,
-                     ndraws = ndraws, ...)
+  bnn_metrics.bnnfit(object, newdata, scale = if (missing(scale)) "response" else scale,
+                     by = by, levels = levels, ndraws = ndraws, ...)
+}
+
+# The scale of reported metrics: "response" (default) or "standardized";
+# the spellings of earlier versions ("original", "standardised") map to them.
+metrics_scale <- function(scale) {
+  if (!is.character(scale) || length(scale) != 1L || is.na(scale))
+    stop("'scale' must be \"response\" or \"standardized\".", call. = FALSE)
+  alias <- c(response = "response", original = "response", standardized = "standardized",
+             standardised = "standardized")
+  if (!scale %in% names(alias))
+    stop(sprintf("'scale' must be \"response\" or \"standardized\", not \"%s\".", scale),
+         call. = FALSE)
+  unname(alias[scale])
 }
 
 # One row of scalar metrics from a metrics list.

@@ -35,7 +35,7 @@ bnn_model_size <- function(sizes, chains = 4, warmup = 1000, iter = 1000, thin =
   sampler <- as_sampler(sampler)
   n_par <- n_parameters_double(sizes)
   n_keep <- if (inherits(sampler, "bnn_mclmc"))
-    ceiling(sampler$n_samples / sampler$thin) else ceiling(iter / thin)
+    ceiling(sampler$n_samples / sampler$thin) else iter   # iter draws kept, as bnn_fit()
   list(parameters = n_par,
        bytes = n_par * bytes_per_parameter(sampler, chains, n_keep) +
          model_workspace_bytes(sizes),

@@ -122,9 +122,9 @@ mode_value <- function(v) {
 #'   predictive plots (all by default).
 #' @param bins For `"reliability"`: number of equal-width confidence bins.
 #' @param scale For `"lppd"` (regression): the scale of the densities,
-#'   `"standardised"` (default, as [bnn_metrics()] and the papers report
-#'   LPPD) or `"original"` (the response's units; the two differ by
-#'   `log(sd(y))`).  The axis and title say which.
+#'   `"response"` (default, the response's units, as [bnn_metrics()]) or
+#'   `"standardized"` (the scale the papers report LPPD on; the two differ
+#'   by `log(sd(y))`).  The axis and title say which.
 #' @param ... Unused (a warning names them).
 #' @return Invisibly, the data drawn: a data frame for every type except
 #'   `"trace"` and `"pairs_layer"`, which return the draws array used.  For
@@ -154,10 +154,10 @@ mode_value <- function(v) {
 plot.bnnfit <- function(x, type = c("trace", "rhat_layer", "rhat_chain", "lppd", "coverage",
                                     "bands", "pairs_layer", "reliability"),
                         pars = NULL, newdata = NULL, covariate = NULL, level = c(0.5, 0.9),
-                        ndraws = NULL, bins = 10L, scale = c("standardised", "original"),
+                        ndraws = NULL, bins = 10L, scale = c("response", "standardized"),
                         ...) {
-  warn_unused_dots(list(...), "plot")
-  scale <- match.arg(scale)
+  newdata <- check_dots(list(...), "plot", newdata)
+  scale <- metrics_scale(if (missing(scale)) "response" else scale)
   if (identical(type, .plot_types)) type <- "trace"
   type <- match_choice(type, .plot_types, "type")
   switch(type,
@@ -228,17 +228,17 @@ plot_rhat <- function(x, by) {
   invisible(d)
 }
 
-plot_lppd <- function(x, newdata, ndraws, scale = "standardised") {
+plot_lppd <- function(x, newdata, ndraws, scale = "response") {
   if (!is.null(ndraws))
     stop("'ndraws' cannot be used with type = \"lppd\", which follows every draw of each chain.",
          call. = FALSE)
   ll <- log_lik.bnnfit(x, newdata)
   ll <- ll[, colSums(is.na(ll)) == 0L, drop = FALSE]   # na.exclude padding
   # densities of the standardised response differ by the Jacobian y_scale
-  std <- !is_classification(x) && scale == "standardised"
+  std <- !is_classification(x) && scale == "standardized"
   if (std) ll <- ll + log(x$y_scale)
   scale_lab <- if (is_classification(x)) "class probabilities" else
-    if (std) "standardised scale" else "original scale"
+    if (std) "standardized scale" else "response scale"
   ids <- draw_chain_ids(x)
   n_ch <- max(ids)
   n_it <- dim(x$draws)[1]

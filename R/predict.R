@@ -55,7 +55,17 @@ new_design <- function(object, newdata) {
   mf <- stats::model.frame(tt, newdata, xlev = object$xlevels, na.action = stats::na.pass)
   X <- stats::model.matrix(tt, mf, contrasts.arg = object$contrasts)
   X <- X[, colnames(X) != "(Intercept)", drop = FALSE]
-  if (anyNA(X)) stop("'newdata' has missing values in the model's variables.", call. = FALSE)
+  if (anyNA(X)) {
+    rows <- which(!stats::complete.cases(X))
+    rn <- rownames(newdata)[rows]
+    shown <- if (length(rows) > 10L) c(head(rn, 10L), "...") else rn
+    stop(sprintf(paste0("'newdata' has missing values in the model's variables in %d row(s): %s. ",
+                        "Predict the complete rows, e.g. newdata[complete.cases(newdata[, %s]), ], ",
+                        "or impute the missing values first."),
+                 length(rows), paste(shown, collapse = ", "),
+                 paste0("c(", paste0("\"", need, "\"", collapse = ", "), ")")),
+         call. = FALSE)
+  }
   nonfin <- colSums(!is.finite(X)) > 0
   if (any(nonfin))
     stop("'newdata' has non-finite values (Inf, -Inf) in: ",
@@ -218,7 +228,7 @@ predict.bnnfit <- function(object, newdata = NULL,
                                     "prob", "class"),
                            level = 0.9, ndraws = NULL, seed = NULL, summary = TRUE,
                            probs = NULL, ...) {
-  warn_unused_dots(list(...), "predict")
+  newdata <- check_dots(list(...), "predict", newdata)
   type_given <- !missing(type)
   type <- match.arg(type)
   if (!is.logical(summary) || length(summary) != 1L || is.na(summary))

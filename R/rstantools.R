@@ -33,6 +33,47 @@ rstantools::log_lik
 #' @export
 rstantools::predictive_error
 
+# The arguments of a user-facing method, checked where R would guess: a name
+# that is only a prefix of an argument (`prob` for `probs`) is an error that
+# names the candidates, rather than R's silent partial match; tidymodels'
+# `new_data` is taken as `newdata`; arguments that no method uses (typos
+# such as `draws =`) get a warning (other packages pass extra arguments to
+# these generics).  Called first thing in a method as
+#   newdata <- check_dots(list(...), "predict", newdata)
+# and returns newdata (NULL for methods without one).
+check_dots <- function(dots, fun, newdata = NULL) {
+  f <- sys.function(-1L)
+  call <- sys.call(-1L)
+  check_exact_names(call, names(formals(f)), fun)
+  if ("new_data" %in% names(dots) && "newdata" %in% names(formals(f))) {
+    if (!is.null(newdata))
+      stop(sprintf("%s(): give 'newdata' or 'new_data', not both.", fun), call. = FALSE)
+    newdata <- dots$new_data
+    if (is.null(newdata))
+      stop(sprintf("%s(): 'new_data' is NULL; give a data frame (or leave it out for the training data).",
+                   fun), call. = FALSE)
+    dots$new_data <- NULL
+  }
+  warn_unused_dots(dots, fun)
+  newdata
+}
+
+# Names in `call` that R would match partially to one of `formals`: an error
+# naming the argument(s) meant.
+check_exact_names <- function(call, formals, fun) {
+  nm <- names(as.list(call))[-1L]
+  nm <- nm[!is.na(nm) & nzchar(nm)]
+  for (a in setdiff(nm, formals)) {
+    cand <- formals[startsWith(formals, a) & formals != "..."]
+    if (!length(cand)) next
+    hint <- if (a == "prob" && "level" %in% formals)
+      " ('probs' for predictive quantiles, 'level' for the probability mass of an interval)" else ""
+    stop(sprintf("%s(): '%s' is not an argument; did you mean %s?%s Argument names must be given in full.",
+                 fun, a, paste0("'", cand, "'", collapse = " or "), hint), call. = FALSE)
+  }
+  invisible(NULL)
+}
+
 # Warn about arguments that no method uses (typos such as `draws =`).
 warn_unused_dots <- function(dots, fun) {
   if (length(dots))
@@ -185,7 +226,7 @@ NULL
 #' @export
 posterior_predict.bnnfit <- function(object, newdata = NULL, ndraws = NULL, seed = NULL,
                                      ...) {
-  warn_unused_dots(list(...), "posterior_predict")
+  newdata <- check_dots(list(...), "posterior_predict", newdata)
   if (is_classification(object)) {
     prob <- predictive_params(object, newdata, ndraws)$prob
     out <- draw_classes(prob, seed)
@@ -200,7 +241,7 @@ posterior_predict.bnnfit <- function(object, newdata = NULL, ndraws = NULL, seed
 #' @rdname posterior_predict.bnnfit
 #' @export
 posterior_epred.bnnfit <- function(object, newdata = NULL, ndraws = NULL, ...) {
-  warn_unused_dots(list(...), "posterior_epred")
+  newdata <- check_dots(list(...), "posterior_epred", newdata)
   nm <- obs_names(object, newdata)
   if (!is_classification(object)) {
     out <- predictive_params(object, newdata, ndraws)$mu
@@ -220,7 +261,7 @@ posterior_epred.bnnfit <- function(object, newdata = NULL, ndraws = NULL, ...) {
 #' @export
 posterior_linpred.bnnfit <- function(object, transform = FALSE, newdata = NULL,
                                      ndraws = NULL, ...) {
-  warn_unused_dots(list(...), "posterior_linpred")
+  newdata <- check_dots(list(...), "posterior_linpred", newdata)
   if (!is.logical(transform) || length(transform) != 1L || is.na(transform))
     stop("'transform' must be TRUE or FALSE.", call. = FALSE)
   if (!is_classification(object) || transform)
@@ -237,7 +278,7 @@ posterior_linpred.bnnfit <- function(object, transform = FALSE, newdata = NULL,
 #' @export
 predictive_interval.bnnfit <- function(object, prob = 0.9, newdata = NULL, ndraws = NULL,
                                        seed = NULL, ...) {
-  warn_unused_dots(list(...), "predictive_interval")
+  newdata <- check_dots(list(...), "predictive_interval", newdata)
   check_prob(prob, "prob")
   labs <- paste0(100 * c((1 - prob) / 2, 1 - (1 - prob) / 2), "%")
   if (is_classification(object)) {
@@ -253,7 +294,7 @@ predictive_interval.bnnfit <- function(object, prob = 0.9, newdata = NULL, ndraw
 #' @export
 posterior_interval.bnnfit <- function(object, prob = 0.9, pars = NULL, regex_pars = NULL,
                                       ...) {
-  warn_unused_dots(list(...), "posterior_interval")
+  check_dots(list(...), "posterior_interval")
   check_prob(prob, "prob")
   vars <- object$parameters
   sel <- if (is.null(pars) && is.null(regex_pars)) seq_along(vars) else
@@ -267,7 +308,7 @@ posterior_interval.bnnfit <- function(object, prob = 0.9, pars = NULL, regex_par
 #' @rdname posterior_predict.bnnfit
 #' @export
 log_lik.bnnfit <- function(object, newdata = NULL, ndraws = NULL, ...) {
-  warn_unused_dots(list(...), "log_lik")
+  newdata <- check_dots(list(...), "log_lik", newdata)
   out <- pointwise_loglik(object, newdata, ndraws)
   if (is.null(newdata) && !is.null(object$na_action))
     out <- t(pad_excluded(object, t(out)))
@@ -313,7 +354,7 @@ pointwise_loglik_unweighted <- function(object, newdata = NULL, ndraws = NULL) {
 #' @rdname posterior_predict.bnnfit
 #' @export
 predictive_error.bnnfit <- function(object, newdata = NULL, ndraws = NULL, seed = NULL, ...) {
-  warn_unused_dots(list(...), "predictive_error")
+  newdata <- check_dots(list(...), "predictive_error", newdata)
   if (identical(object$likelihood$family, "categorical"))
     stop("predictive_error() needs a numeric or binary response; this fit is categorical.",
          call. = FALSE)

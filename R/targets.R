@@ -28,6 +28,8 @@ bnn_sample_gaussian <- function(mean, prec, sampler = bnn_nuts(), chains = 4,
   if (!all(dim(prec) == d)) stop("'prec' must be a square matrix matching 'mean'.", call. = FALSE)
   sampler <- as_sampler(sampler)
   chains <- check_count(chains, "chains", 1L)
+  thin <- check_count(thin, "thin", 1L)
+  iter <- check_count(iter, "iter", 1L) * thin   # iter draws kept, as in bnn_fit()
   spec <- list(type = "gaussian", mean = as.double(mean), prec = as.double(prec))
   if (is.null(init))
     init <- with_seed(seed, lapply(seq_len(chains), function(i) stats::runif(d, -2, 2)))

@@ -91,6 +91,6 @@ logLik.bnnfit <- function(object, ...) {
 #'                warmup = 50, iter = 20, seed = 1, progress = FALSE, sampler = "nuts")
 #' head(model.frame(fit))
 model.frame.bnnfit <- function(formula, ...) {
-  warn_unused_dots(list(...), "model.frame")
+  check_dots(list(...), "model.frame")
   formula$model_frame
 }

@@ -78,3 +78,26 @@ warn_cond <- function(msg, class) {
   warning(structure(class = c(class, "bnnmc_warning", "warning", "condition"),
                     list(message = msg, call = NULL)))
 }
+
+# Arguments that a function does not have (they arrived in its `...`): an
+# error naming each, with the closest argument names, as a user who typed
+# `chain = 2` or `iters = 500` needs (R's own partial matching would give
+# "argument matches multiple formal arguments" or take a wrong one).
+stop_unknown_args <- function(dots, formals, fun) {
+  if (!length(dots)) return(invisible(NULL))
+  nm <- names(dots) %||% rep("", length(dots))
+  formals <- setdiff(formals, "...")
+  if (any(!nzchar(nm)))
+    stop(sprintf("%s(): %d unnamed argument(s) after 'data'; name them (e.g. hidden = c(16, 16)).",
+                 fun, sum(!nzchar(nm))), call. = FALSE)
+  msgs <- vapply(nm, function(a) {
+    d <- utils::adist(a, formals, ignore.case = TRUE)[1, ]
+    pre <- formals[startsWith(formals, a) | startsWith(a, formals)]
+    close <- unique(c(pre, formals[d <= max(1, floor(nchar(a) / 3)) & d == min(d)]))
+    if (length(close))
+      sprintf("'%s' (did you mean %s?)", a, paste0("'", close, "'", collapse = " or "))
+    else sprintf("'%s'", a)
+  }, "")
+  stop(sprintf("%s(): unknown argument(s): %s. See ?%s for its arguments.", fun,
+               paste(msgs, collapse = ", "), fun), call. = FALSE)
+}

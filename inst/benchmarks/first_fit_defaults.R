@@ -47,7 +47,7 @@ for (nm in sets) {
     c0 <- cpu()
     if (cand == "lm") {
       fit <- bnn_lm_baseline(y ~ ., sp$train)
-      m <- bnn_metrics(fit, sp$test)           # on the response's scale
+      m <- bnn_metrics(fit, sp$test, scale = "standardized")           # on the response's scale
       lppd <- m$lppd + log(ysd)                # standardised by the training sd
       rmse <- m$rmse
       extra <- list(divergent = NA, treedepth_hits = NA, min_stepsize = NA)
@@ -56,7 +56,7 @@ for (nm in sets) {
              candidates[[cand]])
       if (identical(a$sampler, "mile")) a$valid_data <- sp$valid
       fit <- suppressWarnings(suppressMessages(do.call(bnn_fit, a)))
-      m <- bnn_metrics(fit, sp$test)
+      m <- bnn_metrics(fit, sp$test, scale = "standardized")
       mo <- bnn_metrics(fit, sp$test, scale = "original")
       lppd <- m$lppd
       rmse <- mo$rmse

@@ -28,7 +28,7 @@ mile <- bnn_fit(y ~ ., data = sp$train, hidden = c(16, 16), activation = "relu",
                 sampler = "mile", chains = 12, valid_data = sp$valid, seed = 1,
                 progress = FALSE)
 t_mile_total <- proc.time()[["elapsed"]] - t0
-m_mile <- bnn_metrics(mile, sp$test)
+m_mile <- bnn_metrics(mile, sp$test, scale = "standardized")
 if (have_future) future::plan(future::sequential)
 
 # 2. per-chain cost of both samplers under the same conditions: n_nuts
@@ -42,7 +42,7 @@ dei <- suppressWarnings(bnn_fit(y ~ ., data = sp$train, hidden = c(16, 16),
                                 chains = n_nuts, init = mile$ensemble, warmup = 100,
                                 iter = 1000, seed = 1, progress = FALSE))
 t_dei_total <- proc.time()[["elapsed"]] - t0
-m_dei <- bnn_metrics(dei, sp$test)
+m_dei <- bnn_metrics(dei, sp$test, scale = "standardized")
 
 per_chain <- function(fit) fit$timing$warmup + fit$timing$sampling
 res <- data.frame(

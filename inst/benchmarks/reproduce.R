@@ -136,7 +136,7 @@ row_of <- function(dataset, split, method, m, seconds, grads = NA, draws = NA,
 # mean of the per-chain (per-member) metrics: the papers' "single chain" and
 # "avg. single DNN" columns
 chain_average <- function(obj, test) {
-  pc <- bnn_metrics(obj, test, by = "chain")
+  pc <- bnn_metrics(obj, test, by = "chain", scale = "standardized")
   lapply(colMeans(pc[, setdiff(names(pc), "chain"), drop = FALSE]), identity)
 }
 # the *_proc files of the PGPS comparison may be named without the suffix
@@ -190,12 +190,12 @@ for (ds in datasets) {
       if (!t6)
         write_row(row_of(ds, s, "DNN (average member)", chain_average(de$value, test),
                          de$seconds / chains, draws = 1))
-      write_row(row_of(ds, s, "DE", bnn_metrics(de$value, test), de$seconds, draws = 1,
+      write_row(row_of(ds, s, "DE", bnn_metrics(de$value, test, scale = "standardized"), de$seconds, draws = 1,
                        chains_used = chains))
       mile <- elapsed(bnn_fit(y ~ ., data = sp$train, hidden = hidden, activation = act,
                               likelihood = "categorical", sampler = "mile", chains = chains,
                               init = de$value, seed = s, standardize = !t6, progress = FALSE))
-      mm <- bnn_metrics(mile$value, test)
+      mm <- bnn_metrics(mile$value, test, scale = "standardized")
       write_row(row_of(ds, s, "MILE", mm, mile$seconds,
                        grads = stats::median(mile$value$n_grad),
                        draws = dim(mile$value$draws)[1], chains_used = chains))
@@ -209,7 +209,7 @@ for (ds in datasets) {
                   init = de$value, warmup = 100, iter = 1000, seed = s, progress = FALSE)))
         nuts_note <- if (nuts_chains < chains)
           sprintf("%d of the %d members (machine budget)", nuts_chains, chains) else ""
-        write_row(row_of(ds, s, "BDE (DEI-NUTS)", bnn_metrics(bde$value, test), bde$seconds,
+        write_row(row_of(ds, s, "BDE (DEI-NUTS)", bnn_metrics(bde$value, test, scale = "standardized"), bde$seconds,
                          grads = stats::median(bde$value$n_grad), draws = 1000,
                          chains_used = nuts_chains, note = nuts_note))
         write_row(row_of(ds, s, "BDE single chain (average)", chain_average(bde$value, test),
@@ -223,7 +223,7 @@ for (ds in datasets) {
                                      hidden = c(16, 16), activation = "relu",
                                      optimizer = bnn_optimizer_preset("mile_de"),
                                      valid_data = sp$valid, seed = s, progress = FALSE))
-        write_row(row_of(ds, s, "DE", bnn_metrics(base$value, test), base$seconds,
+        write_row(row_of(ds, s, "DE", bnn_metrics(base$value, test, scale = "standardized"), base$seconds,
                          draws = 1, chains_used = chains))
       }
       # ... and the ensemble that starts MILE and BDE (lr 0.001, patience 10)
@@ -235,7 +235,7 @@ for (ds in datasets) {
         mile <- elapsed(bnn_fit(y ~ ., data = sp$train, hidden = c(16, 16),
                                 activation = "relu", sampler = "mile", chains = chains,
                                 init = de$value, seed = s, progress = FALSE))
-        write_row(row_of(ds, s, "MILE", bnn_metrics(mile$value, test), mile$seconds,
+        write_row(row_of(ds, s, "MILE", bnn_metrics(mile$value, test, scale = "standardized"), mile$seconds,
                          grads = stats::median(mile$value$n_grad),
                          draws = dim(mile$value$draws)[1], chains_used = chains))
       }
@@ -245,7 +245,7 @@ for (ds in datasets) {
           bnn_fit(y ~ ., data = sp$train, hidden = c(16, 16), activation = "relu",
                   sampler = "dei", chains = nuts_chains, init = de$value, warmup = 100,
                   iter = 1000, seed = s, progress = FALSE)))
-        write_row(row_of(ds, s, "BDE (DEI-NUTS)", bnn_metrics(bde$value, test), bde$seconds,
+        write_row(row_of(ds, s, "BDE (DEI-NUTS)", bnn_metrics(bde$value, test, scale = "standardized"), bde$seconds,
                          grads = stats::median(bde$value$n_grad), draws = 1000,
                          chains_used = nuts_chains,
                          note = if (nuts_chains < chains)
@@ -260,10 +260,10 @@ for (ds in datasets) {
                                  hidden = c(16, 16), activation = act,
                                  optimizer = bnn_optimizer_preset("dei"), seed = s,
                                  progress = FALSE))
-      per_member <- bnn_metrics(de$value, test, by = "chain")
+      per_member <- bnn_metrics(de$value, test, by = "chain", scale = "standardized")
       dnn <- lapply(colMeans(per_member[, c("rmse", "lppd", "cal_error")]), identity)
       write_row(row_of(ds, s, "DNN (average member)", dnn, de$seconds / chains, draws = 1))
-      write_row(row_of(ds, s, "DE", bnn_metrics(de$value, test), de$seconds, draws = 1,
+      write_row(row_of(ds, s, "DE", bnn_metrics(de$value, test, scale = "standardized"), de$seconds, draws = 1,
                        chains_used = chains))
       if (baselines_only) {
         # --baselines_only TRUE: LM, DNN and DE rows only
@@ -274,7 +274,7 @@ for (ds in datasets) {
                   iter = 1000, seed = s, progress = FALSE)))
         for (k in c(10, 100, 1000))
           write_row(row_of(ds, s, sprintf("DEI-MCMC (%d)", k),
-                           bnn_metrics(first_draws(fit$value, k), test), fit$seconds,
+                           bnn_metrics(first_draws(fit$value, k), test, scale = "standardized"), fit$seconds,
                            grads = stats::median(fit$value$n_grad), draws = k,
                            chains_used = nuts_chains,
                            note = if (nuts_chains < chains)
@@ -287,12 +287,12 @@ for (ds in datasets) {
                   sampler = "nuts", chains = nuts_chains, warmup = w, iter = it, seed = s,
                   progress = FALSE)))
         lm_rmse <- lm_metrics(sp$train, test)$rmse
-        per_chain <- bnn_metrics(fit$value, test, by = "chain")
+        per_chain <- bnn_metrics(fit$value, test, by = "chain", scale = "standardized")
         good <- per_chain$chain[per_chain$rmse < lm_rmse]
         kept <- fit$value
         kept$draws <- kept$draws[, good, , drop = FALSE]
         kept$chain_status <- kept$chain_status[good]
-        m <- if (length(good)) bnn_metrics(kept, test) else
+        m <- if (length(good)) bnn_metrics(kept, test, scale = "standardized") else
           list(lppd = NA, rmse = NA, cal_error = NA)
         write_row(row_of(ds, s, "NUTS cold start (chains better than LM)", m, fit$seconds,
                          grads = stats::median(fit$value$n_grad), draws = it,

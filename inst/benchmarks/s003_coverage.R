@@ -47,9 +47,11 @@ if (opt$table == "s003_boot") {
   seed <- as.integer(opt$seed %||% "1")
   conc <- bnn_uci("concrete", dir = data_dir)
   i <- bnnmc:::with_seed(seed, sample(nrow(conc), 700))
+  # iter is the number of draws kept per chain: MILE runs 1000 sampling
+  # steps thinned by 10 (as in the committed tables)
   methods <- list(
     bnn_method("ensemble", members = 5L, optimizer = bnn_optimizer_preset("mile")),
-    bnn_method("mile", chains = 4L, warmup = 2000L, iter = 1000L, thin = 10L))
+    bnn_method("mile", chains = 4L, warmup = 2000L, iter = 100L, thin = 10L))
   st <- bnn_coverage_study(conc[i[1:500], ], methods, n_sets = n_sets, formula = y ~ .,
                            test = conc[i[501:700], ], model = list(hidden = c(16, 16)),
                            seed = seed, dir = opt$jobs %||% "s003_boot_jobs", progress = TRUE)
@@ -78,7 +80,7 @@ methods <- c(list(
   bnn_method("nuts", chains = 2L, warmup = 150L, iter = 100L, max_treedepth = 7L),
   if (t2) bnn_method("dei", chains = 4L, warmup = 100L, iter = 100L, max_treedepth = 7L,
                      ensemble = bnn_optimizer_preset("dei", epochs = 1000)),
-  bnn_method("mile", chains = 4L, warmup = 2000L, iter = 1000L, thin = 10L)),
+  bnn_method("mile", chains = 4L, warmup = 2000L, iter = 100L, thin = 10L)),
   lapply(lr_grid, function(lr)
     bnn_method("ensemble", members = 10L, label = sprintf("ensemble_lr%.2e", lr),
                optimizer = bnn_optimizer_preset("dei", epochs = 1000, lr = lr))))
@@ -106,7 +108,7 @@ sg_runs <- function(label, make, eps, sghmc = grepl("sghmc", label)) {
     if (sghmc) "sghmc" else if (grepl("psgld", label)) "psgld" else "sgld",
     label = sprintf("%s_lr%.2e", label, e),
     sampler = make(e), chains = 1L, warmup = if (sghmc) 500L else 5000L,
-    iter = if (sghmc) 500L else 5000L, thin = if (sghmc) 1L else 10L))
+    iter = 500L, thin = if (sghmc) 1L else 10L))   # 500 draws kept (5000 SGLD steps)
 }
 sgld_eps <- grid4(-8, -5); sghmc_eps <- grid4(-8, -6)
 sg_methods <- if ("sg" %in% fams) c(

@@ -109,7 +109,7 @@ fit_code <- sprintf(paste(
   "t <- system.time(f <- bnn_fit(y ~ x, data = af1, hidden = c(100, 100), activation = 'relu',",
   "  likelihood = bnn_likelihood('gaussian', sigma = 0.2), standardize = FALSE,",
   "  init = list(init), sampler = bnn_sgld(1e-6, batch_size = 32), chains = 1,",
-  "  warmup = 50000, iter = 50000, thin = 25, seed = 1, progress = FALSE))",
+  "  warmup = 50000, iter = 2000, thin = 25, seed = 1, progress = FALSE))",
   "stopifnot(all(f$chain_status == 'ok'))",
   "cat(t[['user.self']] + t[['sys.self']], t[['elapsed']], '\\n')", sep = "\n"),
   tmp_af1 <- tempfile(fileext = ".rds"), tmp_init <- tempfile(fileext = ".rds"))

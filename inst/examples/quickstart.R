@@ -14,9 +14,9 @@ fit <- bnn_fit(medv ~ ., data = train, hidden = c(16, 16), activation = "relu",
 print(fit)
 pred <- predict(fit, newdata = test, type = "interval", level = 0.9)
 print(head(pred))
-m <- bnn_metrics(fit, newdata = test)
-cat(sprintf("test RMSE %.3f, test LPPD %.3f (standardised scale, as the papers report)\n",
-            m$rmse, m$lppd))
-m0 <- bnn_metrics(fit, newdata = test, scale = "original")
-cat(sprintf("test RMSE %.2f (in $1000s), empirical coverage of 90%% intervals %.2f\n",
-            m0$rmse, m0$coverage_90))
+m <- bnn_metrics(fit, newdata = test)   # on the response's scale ($1000s)
+cat(sprintf("test RMSE %.2f (in $1000s), test LPPD %.3f, empirical coverage of 90%% intervals %.2f\n",
+            m$rmse, m$lppd, m$coverage_90))
+ms <- bnn_metrics(fit, newdata = test, scale = "standardized")
+cat(sprintf("test RMSE %.3f, test LPPD %.3f (standardized scale, as the papers report)\n",
+            ms$rmse, ms$lppd))

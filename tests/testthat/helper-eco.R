@@ -12,7 +12,7 @@ eco_fits <- local({
         reg = bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 3,
                       warmup = 80, iter = 40, seed = 11, progress = FALSE, sampler = "nuts"),
         gauss = bnn_fit(mpg ~ wt + factor(am), data = mtcars, hidden = 3,
-                        likelihood = "gaussian", chains = 2, warmup = 80, iter = 29,
+                        likelihood = "gaussian", chains = 2, warmup = 80, iter = 15,
                         thin = 2, seed = 12, progress = FALSE, sampler = "nuts"),
         bern = bnn_fit(am ~ wt + hp, data = transform(mtcars, am = am == 1), hidden = 3,
                        chains = 2, warmup = 80, iter = 40, seed = 13, progress = FALSE, sampler = "nuts"),

@@ -39,11 +39,13 @@ golden_configs <- function() {
                                  adapt_stepsize = TRUE)),
     rwm = function() fit("rwm", warmup = 60, iter = 60),
     dei = function() fit("dei", warmup = 20, iter = 20),
-    mile = function() fit("mile", warmup = 200, iter = 60),
+    # iter is the number of draws kept (60, 30 and 30 transitions thinned
+    # by 10, 3 and 10: the runs recorded before iter had one meaning)
+    mile = function() fit("mile", warmup = 200, iter = 6),
     mclmc_blackjax = function() fit(bnn_mclmc(tuning = "blackjax", n_tune = c(150, 30, 30),
-                                              n_samples = 60, thin = 3)),
+                                              n_samples = 60, thin = 3), iter = 10),
     mclmc_naive = function() fit(bnn_mclmc(tuning = "naive", n_tune = c(100, 30, 30),
-                                           n_samples = 60, stepsize = 0.5),
+                                           n_samples = 60, stepsize = 0.5), iter = 3,
                                  init = quiet(bnn_ensemble(
                                    y ~ x1 + x2, d, members = 2, hidden = 3, likelihood = het,
                                    activation = "tanh", seed = 3, progress = FALSE,

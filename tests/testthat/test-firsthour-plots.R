@@ -12,19 +12,25 @@ test_that("the cumulative-LPPD plot says its scale and matches bnn_metrics()' de
   fit <- suppressWarnings(bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 3,
                                   warmup = 80, iter = 40, seed = 11, progress = FALSE, sampler = "nuts"))
   n_it <- dim(fit$draws)[1]
-  o <- fh_null_device(plot(fit, type = "lppd", scale = "original"))$value
-  s <- fh_null_device(plot(fit, type = "lppd"))$value
+  o <- fh_null_device(plot(fit, type = "lppd"))$value
+  s <- fh_null_device(plot(fit, type = "lppd", scale = "standardized"))$value
   expect_equal(s$lppd, o$lppd + log(fit$y_scale))
-  expect_identical(unique(s$scale), "standardised scale")
-  expect_identical(unique(o$scale), "original scale")
-  # the pooled value is bnn_metrics()' LPPD on the same (standardised) scale
+  expect_identical(unique(s$scale), "standardized scale")
+  expect_identical(unique(o$scale), "response scale")
+  # the older spellings still work
+  o2 <- fh_null_device(plot(fit, type = "lppd", scale = "original"))$value
+  expect_identical(o2, o)
+  # the pooled value is bnn_metrics()' LPPD on the same (response) scale
   one <- fit
   one$draws <- fit$draws[, 1, , drop = FALSE]
   one$chain_status <- fit$chain_status[1]
-  expect_equal(s$lppd[s$chain == 1L][n_it], bnn_metrics(one, mtcars)$lppd)
+  expect_equal(o$lppd[o$chain == 1L][n_it], bnn_metrics(one, mtcars)$lppd)
+  expect_equal(s$lppd[s$chain == 1L][n_it],
+               bnn_metrics(one, mtcars, scale = "standardized")$lppd)
   # printed metrics name their scale
-  expect_identical(bnn_metrics(fit, mtcars)$scale, "standardised")
-  expect_identical(unique(bnn_metrics(fit, mtcars, by = "chain")$scale), "standardised")
+  expect_identical(bnn_metrics(fit, mtcars)$scale, "response")
+  expect_identical(bnn_metrics(fit, mtcars, scale = "standardised")$scale, "standardized")
+  expect_identical(unique(bnn_metrics(fit, mtcars, by = "chain")$scale), "response")
 
   # one bad chain: its predicted mean 30 response sds away
   bad <- fit

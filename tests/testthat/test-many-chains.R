@@ -12,7 +12,7 @@ test_that("one draw per chain works downstream and diagnostics say what they can
   expect_output(print(fit), "median .* over 40 chains")
   pr <- predict(fit, newdata = mtcars[1:4, ], type = "interval")
   expect_true(all(is.finite(as.matrix(pr))))
-  m <- bnn_metrics(fit, mtcars)
+  m <- bnn_metrics(fit, mtcars, scale = "standardized")
   expect_true(is.finite(m$lppd) && is.finite(m$rmse))
   expect_identical(m$n_draws, 40L)
   expect_warning(d <- bnn_diagnostics(fit), class = "bnnmc_short_chains")

@@ -36,10 +36,11 @@ test_that("block size does not change the draws", {
 })
 
 test_that("thinning keeps every thin-th draw", {
-  f <- function(thin) suppressWarnings(
+  # iter is the number of draws kept: 10 draws thinned by 3 are 30 transitions
+  f <- function(thin, iter) suppressWarnings(
     bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 1, warmup = 30,
-            iter = 30, thin = thin, seed = 4, progress = FALSE, sampler = "nuts"))
-  a <- f(1); b <- f(3)
+            iter = iter, thin = thin, seed = 4, progress = FALSE, sampler = "nuts"))
+  a <- f(1, 30); b <- f(3, 10)
   expect_equal(dim(b$draws)[1], 10)
   expect_identical(b$draws[, 1, ], a$draws[seq(1, 30, by = 3), 1, ])
 })

@@ -166,7 +166,7 @@ test_that("SGLD and SGHMC recover the conjugate linear model's posterior", {
   fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = integer(0),
                  likelihood = bnn_likelihood("gaussian", sigma = 0.5),
                  sampler = bnn_sgld(eps, batch_size = 8, replace = TRUE), chains = 4,
-                 warmup = 500, iter = 25000, thin = 5, seed = 7,
+                 warmup = 500, iter = 5000, thin = 5, seed = 7,
                  init = rep(list(post$mean), 4))
   expect_true(all(fit$chain_status == "ok"))
   for (j in 1:3) {
@@ -179,7 +179,7 @@ test_that("SGLD and SGHMC recover the conjugate linear model's posterior", {
   fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = integer(0),
                  likelihood = bnn_likelihood("gaussian", sigma = 0.5),
                  sampler = bnn_sgld(eps, batch_size = 8), chains = 4,
-                 warmup = 500, iter = 25000, thin = 5, seed = 7,
+                 warmup = 500, iter = 5000, thin = 5, seed = 7,
                  init = rep(list(post$mean), 4))
   for (j in 1:3) {
     x <- fit$draws[, , j]
@@ -208,7 +208,7 @@ test_that("SGLD and SGHMC recover the conjugate linear model's posterior", {
                  likelihood = bnn_likelihood("gaussian", sigma = 0.5),
                  sampler = bnn_sghmc(eps, friction = a, n_leapfrog = L, batch_size = 8,
                                      replace = TRUE),
-                 chains = 4, warmup = 200, iter = 8000, thin = 2, seed = 8,
+                 chains = 4, warmup = 200, iter = 4000, thin = 2, seed = 8,
                  init = rep(list(post$mean), 4))
   expect_true(all(fit$chain_status == "ok"))
   for (j in 1:3) {
