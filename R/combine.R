@@ -112,5 +112,8 @@ bnn_combine_chains <- function(...) {
   n_mem <- vapply(ens, function(e) if (is.null(e)) 0 else as.numeric(e$members), numeric(1))
   out$ensemble <- ens[[which.max(n_mem)]]
   out$call <- match.call()
+  # the verdict of the joined chains (each piece's was of its own chains)
+  out$convergence <- NULL
+  out$convergence <- tryCatch(bnn_convergence(out), error = function(e) NULL)
   out
 }

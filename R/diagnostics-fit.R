@@ -137,18 +137,24 @@ fit_verdicts <- function(object, diag, layers) {
   if (length(eps) > 1 && any(eps < 1e-3 * stats::median(eps)))
     out <- c(out, sprintf("Chain(s) %s have a step size more than 1000 times smaller than the median: probably stuck where they started (a dying sampler); consider ensemble starts (sampler = \"dei\" or \"mile\").",
                           paste(which(object$chain_status == "ok")[eps < 1e-3 * stats::median(eps)], collapse = ", ")))
+  cv <- fit_convergence(object)
+  if (!is.null(cv)) {
+    if (isFALSE(cv$converged))
+      out <- c(out, sprintf("Not converged in function space: %s. Run %s.",
+                            paste(cv$reasons, collapse = "; "), cv$remedy))
+    else if (is.na(cv$converged))
+      out <- c(out, sprintf("Convergence cannot be judged: %s.", paste(cv$reasons, collapse = "; ")))
+  }
   cw <- diag$cw_rhat_max
   if (any(is.finite(cw))) {
     bad <- mean(cw > 1.1, na.rm = TRUE)
     if (bad > 0.1)
-      out <- c(out, sprintf("Chain-wise R-hat exceeds 1.1 for %.0f%% of the parameters in at least one chain: chains have not settled within their own modes; run longer.", 100 * bad))
-  } else if (dim(object$draws)[1] < 8) {
-    out <- c(out, "Chains are too short for (chain-wise) R-hat and ESS; only predictive checks apply.")
+      out <- c(out, sprintf("Parameter space (raw weights): chain-wise R-hat exceeds 1.1 for %.0f%% of the parameters in at least one chain. Weights are not identified, so this alone does not mean the predictions have not converged; the verdict above is in function space.", 100 * bad))
   }
   if (sum(object$chain_status == "ok") > 1 && any(is.finite(diag$rhat))) {
     hi <- mean(diag$rhat > 1.1, na.rm = TRUE)
     if (hi > 0.5)
-      out <- c(out, sprintf("R-hat across chains exceeds 1.1 for %.0f%% of the parameters. For BNNs this is expected (chains sit in different, equivalent modes) and alone does not make the fit unusable; check chain-wise R-hat and function-space R-hat (bnn_function_rhat()).", 100 * hi))
+      out <- c(out, sprintf("Parameter space (raw weights): R-hat across chains exceeds 1.1 for %.0f%% of the parameters. For BNNs this is expected (chains sit in different, equivalent modes) and alone does not make the fit unusable.", 100 * hi))
   }
   out
 }

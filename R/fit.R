@@ -376,6 +376,7 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   report_failures(fit)
   check_sd_collapse(fit)
   check_short_run(fit)
+  fit$convergence <- check_convergence(fit)
   fit
 }
 
@@ -383,7 +384,9 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
 # ESS are unreliable (Stan's guidance), so say so with the call to run.
 check_short_run <- function(fit, min_draws = 100L) {
   n <- dim(fit$draws)[1]
-  if (n >= min_draws || inherits(fit, "bnn_approx_fit")) return(invisible(NULL))
+  # with every chain failed there is nothing to summarise: the failure
+  # report says what happened
+  if (n >= min_draws || !any(fit$chain_status == "ok")) return(invisible(NULL))
   warn_cond(sprintf(paste0("This fit keeps %d draw(s) per chain; summaries, R-hat and ESS need at ",
                            "least %d. Run longer, e.g. update(fit, iter = %d) (iter is the number ",
                            "of draws kept per chain)."), n, min_draws, max(1000L, min_draws)),

@@ -37,9 +37,12 @@ need_pkg <- function(pkg, what) {
 #' Pareto k values.  Check the diagnostics: `print()` of the result
 #' tabulates them, and [loo::pareto_k_table()] and [loo::pareto_k_ids()]
 #' list the observations; values above 0.7 mean that observation's estimate
-#' is unreliable: a warning then points to `loo(fit, moment_match = TRUE)`
-#' and to [kfold.bnnfit()] (or use held-out data, e.g.
-#' `log_lik(fit, newdata = test)`).  The relative
+#' is unreliable.  By default (`moment_match = "auto"`) `loo()` then
+#' improves those observations by moment matching with the package's own
+#' log density ([loo_moment_match.bnnfit()]), announced in a message, and
+#' if some remain unreliable a warning offers [kfold.bnnfit()] with its
+#' estimated cost (K refits of the time this fit took), or held-out data
+#' (`log_lik(fit, newdata = test)`).  The relative
 #' efficiencies (`r_eff`) are computed per chain, as loo recommends, so
 #' poorly mixing chains lower them instead of being ignored.
 #'
@@ -47,7 +50,8 @@ need_pkg <- function(pkg, what) {
 #'   as in brms: `loo(fit1, fit2)` returns each model's loo and their
 #'   [loo::loo_compare()] table (class `bnn_loolist`).
 #' @param moment_match Improve the observations with high Pareto k by
-#'   moment matching ([loo_moment_match.bnnfit()]).
+#'   moment matching ([loo_moment_match.bnnfit()]): `"auto"` (default) when
+#'   there are any, `TRUE` always, `FALSE` never.
 #' @param compare With several fits: include the comparison table.
 #' @param r_eff Relative efficiencies of the draws for each observation;
 #'   computed from the chains by default.
@@ -73,8 +77,10 @@ NULL
 #' @rdname loo.bnnfit
 #' @exportS3Method loo::loo
 loo.bnnfit <- function(x, ..., r_eff = NULL, cores = getOption("mc.cores", 1),
-                       save_psis = FALSE, moment_match = FALSE, compare = TRUE) {
+                       save_psis = FALSE, moment_match = "auto", compare = TRUE) {
   need_pkg("loo", "loo()")
+  if (!(isTRUE(moment_match) || isFALSE(moment_match) || identical(moment_match, "auto")))
+    stop("'moment_match' must be \"auto\", TRUE or FALSE.", call. = FALSE)
   dots <- list(...)
   is_fit <- vapply(dots, inherits, logical(1), what = "bnnfit")
   if (any(is_fit)) {
@@ -95,27 +101,36 @@ loo.bnnfit <- function(x, ..., r_eff = NULL, cores = getOption("mc.cores", 1),
   }
   ll <- pointwise_loglik(x)
   if (is.null(r_eff)) r_eff <- fit_relative_eff(x, ll, cores)
-  out <- loo::loo(ll, ..., r_eff = r_eff, save_psis = save_psis || isTRUE(moment_match),
+  out <- loo::loo(ll, ..., r_eff = r_eff, save_psis = save_psis || !isFALSE(moment_match),
                   cores = cores)
-  if (isTRUE(moment_match)) {
-    out <- loo_moment_match.bnnfit(x, out, cores = cores)
-    if (!save_psis) out$psis_object <- NULL
+  if (identical(moment_match, "auto")) {
+    n_high <- sum(out$diagnostics$pareto_k > (out$diagnostics$k_threshold %||% 0.7),
+                  na.rm = TRUE)
+    moment_match <- n_high > 0L
+    if (moment_match)
+      message(sprintf(paste0("loo(): %d observation(s) have high Pareto k; improving them by ",
+                             "moment matching (moment_match = FALSE skips this)."), n_high))
   }
-  k_pointer(out, moment_match)
+  if (isTRUE(moment_match)) out <- loo_moment_match.bnnfit(x, out, cores = cores)
+  if (!save_psis) out$psis_object <- NULL
+  k_pointer(out, moment_match, x$elapsed)
   out
 }
 
 # When PSIS is unreliable for some observations, say what to do next.
-k_pointer <- function(lo, moment_match = FALSE) {
+k_pointer <- function(lo, moment_match = FALSE, elapsed = NULL) {
   k <- lo$diagnostics$pareto_k
   thr <- lo$diagnostics$k_threshold %||% 0.7
   n_bad <- sum(k > thr, na.rm = TRUE)
+  cost <- if (is.numeric(elapsed) && length(elapsed) == 1L && is.finite(elapsed))
+    sprintf(" (10 refits: about %s)", format_duration(10 * elapsed)) else ""
   if (n_bad)
     warn_cond(sprintf(paste0("%d observation(s) have Pareto k above %.2f, so their PSIS-LOO ",
-                             "estimates are unreliable. %sK-fold cross-validation: kfold(fit, K = 10)."),
+                             "estimates are unreliable. %sK-fold cross-validation: kfold(fit, K = 10)%s, ",
+                             "or held-out data: log_lik(fit, newdata = test)."),
                       n_bad, thr,
                       if (moment_match) "Moment matching did not fix them all; use " else
-                        "Try loo(fit, moment_match = TRUE), or use "),
+                        "Try loo(fit, moment_match = TRUE), or use ", cost),
               "bnnmc_loo_pareto_k")
   invisible(n_bad)
 }

@@ -48,7 +48,18 @@ print.bnnfit <- function(x, digits = 3, ...) {
               x$elapsed, sum(x$timing$warmup), sum(x$timing$sampling)))
   if (!is.null(x$ces)) cat(format_ces_record(x$ces), sep = "\n")
   cat(" observations:", nobs(x), "\n")
+  cv <- fit_convergence(x)
+  if (!is.null(cv))
+    cat(strwrap(format(cv), width = 78, initial = " convergence:  ", exdent = 14), sep = "\n")
   invisible(x)
+}
+
+# The fit's convergence verdict: the one computed at the end of bnn_fit(),
+# or computed now for a fit that has none (joined or older fits).
+fit_convergence <- function(x) {
+  if (!is.null(x$convergence)) return(x$convergence)
+  if (!inherits(x, "bnnfit") || is.null(x$X)) return(NULL)
+  tryCatch(bnn_convergence(x), error = function(e) NULL)
 }
 
 # The unit of a sampler's warm-up budget (`warmup` of bnn_fit()).
@@ -150,18 +161,19 @@ summary.bnnfit <- function(object, probs = c(0.05, 0.5, 0.95), ...) {
 #' @export
 print.summary.bnnfit <- function(x, digits = 3, ...) {
   print(x$fit, digits = digits)
-  cat("\nPer layer (means over parameters of |posterior mean|, posterior sd,\n",
-      "R-hat across chains, chain-wise R-hat, within- and between-chain variance):\n", sep = "")
+  cat("\nPer layer, parameter space (means over parameters of |posterior mean|, posterior sd,\n",
+      "R-hat across chains, chain-wise R-hat, within- and between-chain variance; raw weights\n",
+      "are not identified, see the function-space convergence line above):\n", sep = "")
   print(x$layers, digits = digits, row.names = FALSE)
   cat("\nSampler diagnostics per chain:\n")
   print(x$sampler, digits = digits, row.names = FALSE)
   if (length(x$verdicts)) {
-    cat("\nWarnings:\n")
+    cat("\nNotes:\n")
     wrapped <- vapply(strwrap(x$verdicts, exdent = 3, width = 76, simplify = FALSE),
                       paste, character(1), collapse = "\n")
     cat(paste0(" * ", wrapped), sep = "\n")
   } else {
-    cat("\nNo problems found by the sampler diagnostics or chain-wise R-hat.\n")
+    cat("\nNo problems found by the sampler diagnostics or the function-space verdict.\n")
   }
   invisible(x)
 }

@@ -101,3 +101,11 @@ stop_unknown_args <- function(dots, formals, fun) {
   stop(sprintf("%s(): unknown argument(s): %s. See ?%s for its arguments.", fun,
                paste(msgs, collapse = ", "), fun), call. = FALSE)
 }
+
+# A duration in seconds as people say it: "45 s", "12 min", "3.2 h".
+format_duration <- function(sec) {
+  if (!is.finite(sec)) return("unknown")
+  if (sec < 90) return(sprintf("%.0f s", sec))
+  if (sec < 5400) return(sprintf("%.0f min", sec / 60))
+  sprintf("%.1f h", sec / 3600)
+}
