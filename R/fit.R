@@ -301,6 +301,14 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
 
   spec <- model$spec
   dim <- spec_dim(spec)
+  # what the fit will cost, said up front when it is long (R/run-cost.R)
+  cost <- tryCatch(fit_cost(spec, sampler, chains, warmup, iter, init,
+                            ensemble_opt = if (identical(init, "ensemble"))
+                              ensemble %||% protocol_preset(protocol, model$likelihood),
+                            n_members = max(chain_id %||% chains)),
+                   error = function(e) NULL)
+  if (!isFALSE(progress) || (!is.null(cost) && cost$total > 600))
+    announce_cost(cost, call, chains, full_batch = !inherits(sampler, "bnn_sgmcmc"))
   # chain k of this fit is chain ids[k] of the seed: its RNG stream and its
   # start are those it has in a fit of max(ids) chains (random and prior
   # inits come from one stream, an ensemble's member k from (seed, k))
@@ -369,6 +377,7 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   fit$protocol <- protocol
   fit$inits <- inits
   fit$elapsed <- elapsed
+  fit$cost_estimate <- cost$total
   fit$ensemble <- ens
   fit$spec$X <- NULL
   fit$spec$y <- NULL

@@ -44,8 +44,10 @@ print.bnnfit <- function(x, digits = 3, ...) {
                 format(sum(x$ensemble$n_grad), big.mark = ","), x$ensemble$elapsed))
   cat(sprintf(" gradients:    %s in total (%s per chain on average)\n",
               format(sum(x$n_grad), big.mark = ","), format(round(mean(x$n_grad)), big.mark = ",")))
-  cat(sprintf(" time:         %.1f s (warm-up %.1f s, sampling %.1f s, summed over chains)\n",
-              x$elapsed, sum(x$timing$warmup), sum(x$timing$sampling)))
+  cat(sprintf(" time:         %.1f s (warm-up %.1f s, sampling %.1f s, summed over chains%s)\n",
+              x$elapsed, sum(x$timing$warmup), sum(x$timing$sampling),
+              if (is.numeric(x$cost_estimate) && length(x$cost_estimate) == 1L)
+                sprintf("; estimated %s", format_duration(x$cost_estimate)) else ""))
   if (!is.null(x$ces)) cat(format_ces_record(x$ces), sep = "\n")
   cat(" observations:", nobs(x), "\n")
   cv <- fit_convergence(x)

@@ -1,0 +1,133 @@
+# What a fit will cost, said before it runs: a few gradients are timed, and
+# the chosen sampler's gradient count turns that into a wall time.  Long
+# fits are announced with the estimate; a fit that would take more than
+# about 10 minutes on large data also gets the exact call of a minibatch
+# sampler; chains that would run one after another on a machine with idle
+# cores get the time under a parallel plan.  Nothing is switched silently.
+
+# Seconds per full-data gradient of the log posterior at theta (median of a
+# few timed batches, at least ~20 ms of work in all).
+time_gradient <- function(spec, theta) {
+  reps <- 2L
+  repeat {
+    t <- system.time(.Call(C_model_grad_loop, spec, theta, reps))[["elapsed"]]
+    if (t >= 0.01 || reps >= 4096L) break
+    reps <- reps * 4L
+  }
+  times <- vapply(1:3, function(i)
+    system.time(.Call(C_model_grad_loop, spec, theta, reps))[["elapsed"]], 0)
+  max(stats::median(times) / reps, 1e-7)
+}
+
+# Gradients (in units of one full-data gradient) per chain for a sampler,
+# with `warmup` and `iter` sampling transitions as bnn_fit() runs them.
+# `exact` says whether the count is known before running (MCLMC) or a
+# typical value (NUTS: its trees adapt to the posterior).
+chain_gradients <- function(sampler, warmup, iter, n_obs) {
+  if (inherits(sampler, "bnn_mclmc")) {
+    k <- if (identical(sampler$integrator, "leapfrog")) 1 else 2
+    nt <- as.double(sampler$n_tune)
+    pre <- if (isTRUE(sampler$diag_precond) || is.null(sampler$diag_precond)) floor(nt[2] / 3) else 0
+    return(list(n = 1 + k * (sum(nt) + pre + as.double(sampler$n_samples)), exact = TRUE))
+  }
+  if (inherits(sampler, "bnn_sgmcmc")) {
+    cs <- sampler$c_settings %||% list()
+    b <- sampler$batch_size %||% cs$batch_size %||% n_obs
+    b <- min(as.double(b), n_obs)
+    per <- (b / n_obs) * (if (identical(sampler$method, "sghmc")) (cs$n_leapfrog %||% 10) else 1)
+    if (!identical(sampler$gradient %||% "minibatch", "minibatch")) per <- 2 * per
+    return(list(n = (warmup + iter) * per, exact = TRUE))
+  }
+  kern <- sampler$kernel %||% -1L
+  if (inherits(sampler, "bnn_sampler") && !is.null(sampler$max_treedepth))
+    return(list(n = (warmup + iter) * (2^min(sampler$max_treedepth, 6) - 1), exact = FALSE))
+  if (inherits(sampler, "bnn_sampler") && !is.null(sampler$trajectory_length) &&
+      !is.null(sampler$stepsize))
+    return(list(n = (warmup + iter) * ceiling(sampler$trajectory_length / sampler$stepsize),
+                exact = !isTRUE(sampler$adapt_stepsize)))
+  list(n = (warmup + iter), exact = TRUE)   # RWM, pCN: one density per step
+}
+
+# Workers the chains would run on, and the cores this machine has.
+chain_workers <- function(chains) {
+  workers <- 1L
+  if (requireNamespace("future", quietly = TRUE) && !inherits(future::plan(), "sequential"))
+    workers <- tryCatch(as.integer(future::nbrOfWorkers()), error = function(e) 1L)
+  cores <- if (requireNamespace("parallelly", quietly = TRUE))
+    parallelly::availableCores() else parallel::detectCores()
+  list(workers = max(1L, min(workers, chains)), cores = as.integer(cores %||% 1L))
+}
+
+# The estimate: seconds for the ensemble (if one is trained here), per
+# chain and for the whole fit.
+fit_cost <- function(spec, sampler, chains, warmup, iter, init, ensemble_opt = NULL,
+                     n_members = chains) {
+  n_obs <- nrow(spec$X)
+  theta <- 0.1 * sin(seq_len(spec_dim(spec)))   # no draw from R's RNG
+  t_g <- time_gradient(spec, theta)
+  g <- chain_gradients(sampler, warmup, iter, n_obs)
+  ens <- 0
+  if (!is.null(ensemble_opt)) ens <- n_members * (ensemble_opt$epochs %||% 1000) * t_g
+  w <- chain_workers(chains)
+  per_chain <- g$n * t_g
+  list(t_gradient = t_g, gradients = g$n, exact = g$exact, ensemble = ens,
+       per_chain = per_chain, workers = w$workers, cores = w$cores,
+       total = ens / w$workers + ceiling(chains / w$workers) * per_chain,
+       parallel_total = ens / min(w$cores, chains) +
+         ceiling(chains / min(w$cores, chains)) * per_chain,
+       n_obs = n_obs)
+}
+
+# A minibatch call that would take a few minutes, for a fit of `n` rows:
+# SGLD with a step size of about 0.05 / n (the scale of the posterior of a
+# standardised network's weights shrinks as 1 / sqrt(n); the package's
+# large-data example uses 1e-6 at n = 49,000), batches of 64 rows.
+suggest_minibatch <- function(call, cost) {
+  n <- cost$n_obs
+  eps <- signif(0.05 / n, 1)
+  cl <- call
+  cl$sampler <- str2lang(sprintf("bnn_sgld(stepsize = %s, batch_size = 64)", format(eps)))
+  cl$warmup <- 2000
+  cl$iter <- 1000
+  cl$thin <- 5
+  steps <- 2000 + 1000 * 5
+  per_step <- cost$t_gradient * 64 / n + 3e-5
+  chains <- eval(cl$chains %||% 4, parent.frame()) %||% 4
+  est <- ceiling(chains / cost$workers) * steps * per_step
+  list(call = paste(deparse(cl, width.cutoff = 500L), collapse = " "), seconds = est)
+}
+
+# Say what the fit will cost, when that is worth saying.
+announce_cost <- function(cost, call, chains, full_batch, quiet_below = 30) {
+  if (is.null(cost) || cost$total < quiet_below) return(invisible(NULL))
+  how <- if (cost$workers > 1) sprintf("on %d workers", cost$workers) else "one after another"
+  msg <- sprintf(paste0("bnn_fit(): estimated time %s%s: %d chain(s) x %s gradients at %s each, %s",
+                        "%s."),
+                 if (cost$exact) "" else "about ", format_duration(cost$total), chains,
+                 format(round(cost$gradients), big.mark = ","),
+                 format_gradient_time(cost$t_gradient), how,
+                 if (cost$ensemble > 0) sprintf(", plus the deep ensemble (at most %s)",
+                                                format_duration(cost$ensemble / cost$workers)) else "")
+  if (!cost$exact) msg <- paste0(msg, " (NUTS: assumes 63 gradients per iteration, tree depth 6;",
+                                 " the progress bar's estimate follows the real pace)")
+  if (cost$workers == 1L && chains > 1L && cost$cores > 1L)
+    msg <- paste0(msg, sprintf(paste0(" The chains run one after another; with ",
+                                      "future::plan(future::multisession) they would use %d cores: ",
+                                      "about %s."), min(cost$cores, chains),
+                               format_duration(cost$parallel_total)))
+  if (full_batch && cost$total > 600 && cost$n_obs >= 5000) {
+    s <- suggest_minibatch(call, cost)
+    msg <- paste0(msg, sprintf(paste0(" For %s rows a minibatch sampler costs per step what a ",
+                                      "batch costs (no Metropolis correction; see ?bnn_sgld): ",
+                                      "about %s for\n  %s"),
+                               format(cost$n_obs, big.mark = ","), format_duration(s$seconds),
+                               s$call))
+  }
+  message(msg)
+  invisible(msg)
+}
+
+format_gradient_time <- function(t) {
+  if (t < 1e-3) sprintf("%.0f us", t * 1e6) else if (t < 1) sprintf("%.1f ms", t * 1e3) else
+    sprintf("%.2f s", t)
+}
