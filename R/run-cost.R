@@ -78,21 +78,29 @@ fit_cost <- function(spec, sampler, chains, warmup, iter, init, ensemble_opt = N
        n_obs = n_obs)
 }
 
-# A minibatch call that would take a few minutes, for a fit of `n` rows:
-# SGLD with a step size of about 0.05 / n (the scale of the posterior of a
-# standardised network's weights shrinks as 1 / sqrt(n); the package's
-# large-data example uses 1e-6 at n = 49,000), batches of 64 rows.
+# A minibatch call for a fit of `n` rows: SGLD with a step size of 0.05 / n
+# (the posterior scale of a standardised network's weights shrinks as
+# 1 / sqrt(n); the package's large-data example uses 1e-6 at n = 49,000),
+# batches of 64 rows, 10,000 burn-in and 20,000 sampling steps per chain,
+# and the homoscedastic Gaussian likelihood (SGLD on the heteroscedastic
+# head diverges within a few dozen steps: its gradient grows as the
+# predicted sd shrinks).  On 100,000 rows of a smooth 5-input function
+# this took 7 s for 4 chains and came within 3% of the noise's RMSE
+# (inst/benchmarks/decisions/large_data.R).
 suggest_minibatch <- function(call, cost) {
   n <- cost$n_obs
   eps <- signif(0.05 / n, 1)
   cl <- call
   cl$sampler <- str2lang(sprintf("bnn_sgld(stepsize = %s, batch_size = 64)", format(eps)))
-  cl$warmup <- 2000
+  lik <- cl$likelihood
+  if (is.null(lik) || identical(lik, "hetero_gaussian")) cl$likelihood <- "gaussian"
+  cl$warmup <- 10000
   cl$iter <- 1000
-  cl$thin <- 5
-  steps <- 2000 + 1000 * 5
+  cl$thin <- 20
+  steps <- 10000 + 1000 * 20
   per_step <- cost$t_gradient * 64 / n + 3e-5
-  chains <- eval(cl$chains %||% 4, parent.frame()) %||% 4
+  chains <- suppressWarnings(as.integer(cl$chains %||% 4))
+  if (is.na(chains)) chains <- 4L
   est <- ceiling(chains / cost$workers) * steps * per_step
   list(call = paste(deparse(cl, width.cutoff = 500L), collapse = " "), seconds = est)
 }

@@ -1,0 +1,32 @@
+# The cost estimate before a fit (R/run-cost.R).
+
+test_that("the gradient count of MCLMC is its exact budget, NUTS's a stated guess", {
+  g <- bnnmc:::chain_gradients(bnn_mclmc(), warmup = NA, iter = NA, n_obs = 100)
+  expect_true(g$exact)
+  expect_equal(g$n, bnn_mclmc_budget(bnn_mclmc())$n_grad)
+  nuts <- bnnmc:::chain_gradients(bnn_nuts(), warmup = 1000, iter = 1000, n_obs = 100)
+  expect_false(nuts$exact)
+  expect_equal(nuts$n, 2000 * 63)
+  sg <- bnnmc:::chain_gradients(bnn_sgld(batch_size = 50), warmup = 100, iter = 900, n_obs = 1000)
+  expect_equal(sg$n, 1000 * 50 / 1000)
+})
+
+test_that("a fit records its estimate, and long fits are announced with the routes", {
+  fit <- suppressWarnings(bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
+                                  warmup = 100, iter = 100, seed = 1, progress = FALSE,
+                                  sampler = "nuts"))
+  expect_true(is.numeric(fit$cost_estimate) && fit$cost_estimate > 0)
+  expect_output(print(fit), "estimated")
+  cost <- list(t_gradient = 0.007, gradients = 120001, exact = TRUE, ensemble = 40,
+               per_chain = 840, workers = 1L, cores = 2L, total = 3400, parallel_total = 1700,
+               n_obs = 100000L)
+  msg <- suppressMessages(bnnmc:::announce_cost(cost, quote(bnn_fit(y ~ ., data = big)), 4L,
+                                                full_batch = TRUE))
+  expect_match(msg, "estimated time 57 min")
+  expect_match(msg, "future::plan\\(future::multisession\\) they would use 2 cores: about 28 min")
+  expect_match(msg, "bnn_fit\\(y ~ ., data = big, sampler = bnn_sgld\\(stepsize = 5e-07")
+  expect_message(bnnmc:::announce_cost(cost, quote(bnn_fit(y ~ ., data = big)), 4L, TRUE),
+                 "minibatch sampler")
+  cost$total <- 10
+  expect_silent(bnnmc:::announce_cost(cost, quote(bnn_fit(y ~ ., data = big)), 4L, TRUE))
+})
