@@ -156,7 +156,8 @@ summary.bnnfit <- function(object, probs = c(0.05, 0.5, 0.95), ...) {
                   by = c("layer", "role"), all.x = TRUE, sort = FALSE)
   layers <- layers[order(layers$layer, layers$role), , drop = FALSE]
   structure(list(parameters = tab, layers = layers, sampler = samp,
-                 verdicts = fit_verdicts(object, diag, lsum), fit = object),
+                 verdicts = fit_verdicts(object, diag, lsum), fit = object,
+                 symmetry_free = symmetry_free_cw(object, 1.1)),
             class = "summary.bnnfit")
 }
 
@@ -167,6 +168,10 @@ print.summary.bnnfit <- function(x, digits = 3, ...) {
       "R-hat across chains, chain-wise R-hat, within- and between-chain variance; raw weights\n",
       "are not identified, see the function-space convergence line above):\n", sep = "")
   print(x$layers, digits = digits, row.names = FALSE)
+  if (!is.null(x$symmetry_free))
+    cat(sprintf(paste0("Parameter space with the symmetries removed (bnn_remove_symmetries()): ",
+                       "chain-wise R-hat > 1.1 for %.0f%% of the parameters (median %.3f).\n"),
+                100 * x$symmetry_free$share_above, x$symmetry_free$median))
   cat("\nSampler diagnostics per chain:\n")
   print(x$sampler, digits = digits, row.names = FALSE)
   if (length(x$verdicts)) {
