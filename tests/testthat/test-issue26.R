@@ -1,0 +1,79 @@
+# Issue #26: a crash and silent failures found under sanitizers and
+# adversarial input.
+
+# Runs `code` in a fresh R process with this session's library paths and
+# returns its exit status and output: a crash (free() of R memory at the
+# next gc) would otherwise kill the test run itself.
+run_in_child <- function(code) {
+  f <- tempfile(fileext = ".R")
+  on.exit(unlink(f))
+  writeLines(c("suppressMessages(library(bnnmc))", code), f)
+  libs <- paste(.libPaths(), collapse = .Platform$path.sep)
+  out <- suppressWarnings(system2(file.path(R.home("bin"), "Rscript"), c("--vanilla", f),
+                                  stdout = TRUE, stderr = TRUE,
+                                  env = c(paste0("R_LIBS=", libs), "R_LIBS_USER=")))
+  list(status = attr(out, "status") %||% 0L, output = out)
+}
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
+# a spec with a network but no rows of data
+zero_row_spec <- function() {
+  list(type = "bnn", sizes = c(1L, 2L, 1L), act = 0L, lik = 0L, sigma_fixed = 0.3,
+       sigma_prior = 0L, sigma_prior_scale = 1, prior = 0L, prior_scale = rep(1, 7),
+       X = matrix(numeric(0), 0, 1), y = numeric(0))
+}
+
+test_that("a CES emulator without training pairs is an error naming holdout and J", {
+  expect_error(bnn_ces(calibration = bnn_pcn(), calibration_iter = 30, J = 2,
+                       emulator = bnn_emulator(holdout = 0.75)),
+               "holdout = 0.75.*J = 2.*lower 'holdout' or raise 'J'")
+  expect_s3_class(bnn_ces(J = 4, emulator = bnn_emulator(holdout = 0.75)), "bnn_ces")
+  # the issue's reproduction, and the same settings reaching bnn_fit()
+  # past the constructor, in a child process: before, R aborted at the
+  # next gc with "free(): invalid pointer"
+  res <- run_in_child(c(
+    "set.seed(1); d <- data.frame(x = rnorm(20)); d$y <- d$x + rnorm(20)",
+    "r1 <- tryCatch(bnn_fit(y ~ x, d, hidden = 2,",
+    "  likelihood = bnn_likelihood('gaussian', sigma = 0.3),",
+    "  sampler = bnn_ces(calibration = bnn_pcn(), calibration_iter = 30, J = 2,",
+    "    emulator = bnn_emulator(holdout = 0.75)), chains = 1, warmup = 10, iter = 10),",
+    "  error = conditionMessage)",
+    "ces <- bnn_ces(calibration = bnn_pcn(), calibration_iter = 30, J = 4,",
+    "  emulator = bnn_emulator(holdout = 0.25))",
+    "ces$emulator$holdout <- 0.9",
+    "r2 <- tryCatch(bnn_fit(y ~ x, d, hidden = 2,",
+    "  likelihood = bnn_likelihood('gaussian', sigma = 0.3), sampler = ces,",
+    "  chains = 1, warmup = 10, iter = 10, progress = FALSE), error = conditionMessage)",
+    "invisible(gc()); invisible(gc())",
+    "cat('R1:', r1, '\\n'); cat('R2:', r2, '\\n'); cat('SURVIVED\\n')"))
+  expect_equal(res$status, 0L, info = paste(res$output, collapse = "\n"))
+  out <- paste(res$output, collapse = "\n")
+  expect_match(out, "SURVIVED")
+  expect_match(out, "R1: bnn_emulator\\(holdout = 0.75\\).*J = 2")
+  expect_match(out, "R2: bnn_emulator\\(holdout = 0.9\\).*J = 4")
+})
+
+test_that("zero-row specs through the internal paths do not free R's memory", {
+  # each call copies the (empty) data and is then garbage collected; before,
+  # the model claimed to own R's REAL() pointers and free()d them
+  res <- run_in_child(c(
+    sprintf("spec <- %s", paste(deparse(body(zero_row_spec)), collapse = "\n")),
+    "ini <- rep(0.1, 7); th <- matrix(ini, 7)",
+    "try1 <- function(expr) tryCatch({ expr; 'ok' }, error = conditionMessage)",
+    "r <- c(",
+    "  kchain = try1(.Call(bnnmc:::C_kchain_new, 'rwm', spec, ini, 1, 1L, list(stepsize = 0.1))),",
+    "  sgld = try1(.Call(bnnmc:::C_kchain_new, 'sgld', spec, ini, 1, 1L, list(stepsize = 1e-3))),",
+    "  minibatch = try1(.Call(bnnmc:::C_minibatch_eval, spec, list(batch_size = 1L), 1, 1L, th, NULL)),",
+    "  optimize = try1(bnnmc:::.bnn_optimize(spec)),",
+    "  nuts = try1(bnnmc:::run_chain(spec, ini, 1, 1L, bnn_nuts(), 5L, 5L, 1L)),",
+    "  mclmc = try1(.Call(bnnmc:::C_mclmc_new, spec, ini, 1, 1L,",
+    "    bnnmc:::.mclmc_c_settings(bnn_mclmc(n_tune = c(10, 5, 4), n_samples = 10), dim = 7))))",
+    "for (i in 1:3) invisible(gc())",
+    "print(r); cat('SURVIVED\\n')"))
+  expect_equal(res$status, 0L, info = paste(res$output, collapse = "\n"))
+  out <- paste(res$output, collapse = "\n")
+  expect_match(out, "SURVIVED")
+  # the optimiser refuses the empty spec (after copying it), the chains
+  # are built on the prior alone
+  expect_match(out, "no training rows")
+})
