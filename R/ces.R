@@ -193,6 +193,8 @@ fit_ces <- function(model, ces, chains, warmup, iter, thin, init, seed, progress
     stop(sprintf("J = %d is larger than the calibration run (%d chains x %d iterations = %d draws).",
                  ces$J, chains, ci, chains * ci), call. = FALSE)
   n_hold <- if (is.null(emu)) 0L else check_ces_holdout(emu$holdout, ces$J)
+  check_ces_size(ces, spec$sizes, chains, ceiling(iter / thin),
+                 n_out = as.double(nrow(spec$X)) * spec$sizes[length(spec$sizes)])
   if (!is.null(emu)) {
     bs <- emu$optimizer$batch_size
     if (!is.null(bs) && bs > ces$J - n_hold)

@@ -248,7 +248,10 @@ bnn_fit <- function(formula, data, hidden = c(16, 16), activation = "tanh",
               (if (given[["thin"]]) thin else sampler$thin)) else ceiling(iter / thin)
   model <- prepare_model(mf, parent.frame(), formula, data, hidden, activation,
                          likelihood, prior, standardize,
-                         per_par = bytes_per_parameter(sampler, chains, n_keep_est))
+                         # CES: the sampling stage here; fit_ces() checks all stages
+                         per_par = bytes_per_parameter(
+                           if (inherits(sampler, "bnn_ces")) sampler$sampler else sampler,
+                           chains, n_keep_est))
   check_sampler_model(sampler, model$prior)
   if (identical(protocol, "dei") && !given[["warmup"]]) warmup <- 100L
   if (protocol %in% c("dei", "mile") && !given[["init"]]) init <- "ensemble"
