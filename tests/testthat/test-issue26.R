@@ -117,3 +117,21 @@ test_that("the memory guard counts every stage of a CES fit", {
                        chains = 1, warmup = 10, iter = 2e4, progress = FALSE),
                "fewer chains or draws \\(thin\\)")
 })
+
+test_that("bnn_combine_chains() refuses to mix symmetry-removed and raw fits", {
+  p <- lapply(list(1L, 2L), function(id) suppressWarnings(
+    bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 2, chain_id = id, seed = 3,
+            sampler = bnn_rwm(), warmup = 20, iter = 10, progress = FALSE)))
+  raw <- p[[2]]
+  can <- bnn_remove_symmetries(p[[1]])
+  expect_identical(can$symmetries, "canonical")
+  # before: accepted in both orders, labelled "canonical" in one only
+  expect_error(bnn_combine_chains(can, raw),
+               "Argument 1 of '...' has draws with the symmetries removed \\(\"canonical\"\\) but argument 2 raw draws")
+  expect_error(bnn_combine_chains(raw, can),
+               "Argument 1 of '...' has raw draws but argument 2 draws with the symmetries removed")
+  # one parametrisation: fine, in either order
+  both <- bnn_combine_chains(p[[1]], raw)
+  expect_null(both$symmetries)
+  expect_identical(bnn_combine_chains(can, bnn_remove_symmetries(raw))$symmetries, "canonical")
+})
