@@ -135,3 +135,22 @@ test_that("bnn_combine_chains() refuses to mix symmetry-removed and raw fits", {
   expect_null(both$symmetries)
   expect_identical(bnn_combine_chains(can, bnn_remove_symmetries(raw))$symmetries, "canonical")
 })
+
+test_that("emulator widths that do not parse are refused by bnn_emulator()", {
+  # before: "3,1e10" and "Inf" became NA with a coercion warning and failed
+  # later with "invalid 'times' argument"; "3,,32" became c(3, 32)
+  expect_error(bnn_emulator(hidden = "3,1e10"),
+               "'hidden' = \"3,1e10\" is not valid: .*positive whole numbers up to 1,000,000")
+  expect_error(bnn_emulator(hidden = "Inf"), "'hidden' = \"Inf\" does not parse")
+  expect_error(bnn_emulator(hidden = "3,,32"), "'hidden' = \"3,,32\" has an empty field")
+  expect_error(bnn_emulator(hidden = "3,32,"), "has an empty field")
+  expect_error(bnn_emulator(hidden = c(3, Inf)), "'hidden' = c\\(3, Inf\\) is not valid")
+  expect_error(bnn_emulator(hidden = 2.5), "'hidden' = 2.5 is not valid")
+  expect_error(bnn_emulator(hidden = 1e7), "is not valid")
+  expect_error(bnn_emulator(hidden = "-3"), "does not parse")
+  expect_no_warning(expect_error(bnn_emulator(hidden = "3,1e10")))
+  expect_identical(bnn_emulator(hidden = "3,32")$hidden, c(3L, 32L))
+  expect_identical(bnn_emulator(hidden = "3 32")$hidden, c(3L, 32L))
+  expect_identical(bnn_emulator(hidden = " 8; 64, 32 ")$hidden, c(8L, 64L, 32L))
+  expect_identical(bnn_emulator(hidden = c(3, 32))$hidden, c(3L, 32L))
+})
