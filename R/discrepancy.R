@@ -152,7 +152,7 @@ bnn_mmd <- function(x, y, space = c("weight", "function"), newdata = NULL,
 #' sampler's unconstrained scale (`log sigma`), where the score is taken.
 #'
 #' @param x A `bnnfit` or `bnn_ensemble`, or a numeric matrix of draws (one
-#'   per row, on the unconstrained scale).
+#'   per row, on the unconstrained scale); at least 2 draws.
 #' @param score Optional matrix of scores, like `x` (for a matrix `x`
 #'   without a `model`).
 #' @param model A `bnnfit` or `bnn_ensemble` whose model gives the scores
@@ -197,6 +197,8 @@ bnn_ksd <- function(x, score = NULL, model = NULL, lengthscale = NULL,
       stop("'score' must have the same dimensions as the draws 'x'.", call. = FALSE)
   }
   n <- ncol(W)
+  if (n < 2L)
+    stop(sprintf("'x' must hold at least 2 draws for the KSD, not %d.", n), call. = FALSE)
   if (is.null(lengthscale)) {
     lengthscale <- median_distance(list(W), max_median, seed)
     if (!(lengthscale > 0))
