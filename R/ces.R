@@ -276,6 +276,7 @@ fit_ces <- function(model, ces, chains, warmup, iter, thin, init, seed, progress
   fit$inits <- init_s
   fit$elapsed <- time_cal + time_em + st2$elapsed
   fit$ensemble <- NULL
+  fit$kernels <- union(attr(st$res, "kernels"), attr(st2$res, "kernels"))
   fit$spec$X <- NULL
   fit$spec$y <- NULL
   fit$ces <- list(
