@@ -124,6 +124,7 @@ bnn_ces <- function(calibration = NULL, calibration_warmup = 100, calibration_it
     stop("'emulator' must be a bnn_emulator() object or \"exact\".", call. = FALSE)
   }
   J <- check_count(J, "J", 2L)
+  if (!is.null(emulator)) check_ces_holdout(emulator$holdout, J)
   structure(list(method = "ces", calibration = calibration,
                  calibration_warmup = check_count(calibration_warmup, "calibration_warmup", 0L),
                  calibration_iter = check_count(calibration_iter, "calibration_iter", 1L),
@@ -132,6 +133,19 @@ bnn_ces <- function(calibration = NULL, calibration_warmup = 100, calibration_it
 }
 
 default_calibration <- function() bnn_sghmc()
+
+# The emulator is trained on the J calibration pairs left after holding out
+# round(holdout * J) of them: at least one must be left (issue #26: none
+# left gave the optimiser a zero-row spec).
+check_ces_holdout <- function(holdout, J) {
+  n_hold <- as.integer(round(holdout * J))
+  if (n_hold >= J)
+    stop(sprintf(paste0("bnn_emulator(holdout = %s) holds out round(%s * J) = %d of J = %d ",
+                        "calibration pairs, leaving none to train the emulator: ",
+                        "lower 'holdout' or raise 'J'."),
+                 format(holdout), format(holdout), n_hold, J), call. = FALSE)
+  n_hold
+}
 
 format_ces <- function(x) {
   sprintf("calibration-emulation-sampling (%s calibration, J = %d; %s; sampling by %s)",
@@ -178,7 +192,9 @@ fit_ces <- function(model, ces, chains, warmup, iter, thin, init, seed, progress
   if (ces$J > chains * ci)
     stop(sprintf("J = %d is larger than the calibration run (%d chains x %d iterations = %d draws).",
                  ces$J, chains, ci, chains * ci), call. = FALSE)
-  n_hold <- if (is.null(emu)) 0L else as.integer(round(emu$holdout * ces$J))
+  n_hold <- if (is.null(emu)) 0L else check_ces_holdout(emu$holdout, ces$J)
+  check_ces_size(ces, spec$sizes, chains, ceiling(iter / thin),
+                 n_out = as.double(nrow(spec$X)) * spec$sizes[length(spec$sizes)])
   if (!is.null(emu)) {
     bs <- emu$optimizer$batch_size
     if (!is.null(bs) && bs > ces$J - n_hold)
@@ -260,6 +276,7 @@ fit_ces <- function(model, ces, chains, warmup, iter, thin, init, seed, progress
   fit$inits <- init_s
   fit$elapsed <- time_cal + time_em + st2$elapsed
   fit$ensemble <- NULL
+  fit$kernels <- union(attr(st$res, "kernels"), attr(st2$res, "kernels"))
   fit$spec$X <- NULL
   fit$spec$y <- NULL
   fit$ces <- list(

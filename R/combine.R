@@ -47,6 +47,19 @@ bnn_combine_chains <- function(...) {
     fits[[i]]$chain_id <- f$chain_id %||% seq_len(f$chains)
   }
   if (length(fits) == 1L) return(fits[[1L]])
+  # draws of one parametrisation only: symmetry-removed draws (and their
+  # method) with raw ones would give a fit whose $symmetries label depends
+  # on the order of the arguments (issue #26)
+  sym <- vapply(fits, function(f) f$symmetries %||% "none", character(1))
+  if (length(unique(sym)) > 1L) {
+    i <- which(sym != sym[1L])[1L]
+    lab <- function(s) if (s == "none") "raw draws" else
+      sprintf("draws with the symmetries removed (\"%s\")", s)
+    stop(sprintf(paste0("Argument 1 of '...' has %s but argument %d %s: chains of ",
+                        "different parametrisations cannot be combined. Combine the raw ",
+                        "fits, then apply bnn_remove_symmetries() to the result."),
+                 lab(sym[1L]), i, lab(sym[i])), call. = FALSE)
+  }
   # what must agree: data, model, sampler settings and seed
   same <- c("spec", "sampler", "warmup", "iter", "thin", "seed", "parameters", "protocol",
             "formula", "terms", "xlevels", "contrasts", "x_center", "x_scale", "y_center",
@@ -105,6 +118,7 @@ bnn_combine_chains <- function(...) {
   out$chain_status <- unlist(lapply(fits, function(f) as.character(f$chain_status)))[ord]
   out$chain_status <- factor(out$chain_status, levels = levels(f1$chain_status))
   out$inits <- unlist(lapply(fits, function(f) f$inits), recursive = FALSE)[ord]
+  out$kernels <- unique(unlist(lapply(fits, function(f) f$kernels)))
   out$chain_id <- ids[ord]
   out$chains <- length(ids)
   out$elapsed <- sum(vapply(fits, function(f) f$elapsed %||% NA_real_, numeric(1)))

@@ -122,8 +122,11 @@ bnn_mmd <- function(x, y, space = c("weight", "function"), newdata = NULL,
   if (nrow(X) != nrow(Y))
     stop(sprintf("'x' and 'y' must have draws of the same dimension (%d and %d).",
                  nrow(X), nrow(Y)), call. = FALSE)
-  D <- .Call(C_mean_dist, list(X, Y))
-  m2 <- max(0, 2 * D[1, 2] - D[1, 1] - D[2, 2])
+  # draws beyond 2^400 in magnitude (whose squared distances overflow) on an
+  # exact power-of-2 scale: the energy distance is homogeneous of degree 1
+  e <- pow2_exponent(X, Y)
+  D <- .Call(C_mean_dist, list(scale_pow2(X, -e), scale_pow2(Y, -e)))
+  m2 <- scale_pow2(max(0, 2 * D[1, 2] - D[1, 1] - D[2, 2]), e)
   if (isTRUE(squared)) m2 else sqrt(m2)
 }
 
@@ -149,7 +152,7 @@ bnn_mmd <- function(x, y, space = c("weight", "function"), newdata = NULL,
 #' sampler's unconstrained scale (`log sigma`), where the score is taken.
 #'
 #' @param x A `bnnfit` or `bnn_ensemble`, or a numeric matrix of draws (one
-#'   per row, on the unconstrained scale).
+#'   per row, on the unconstrained scale); at least 2 draws.
 #' @param score Optional matrix of scores, like `x` (for a matrix `x`
 #'   without a `model`).
 #' @param model A `bnnfit` or `bnn_ensemble` whose model gives the scores
@@ -194,6 +197,8 @@ bnn_ksd <- function(x, score = NULL, model = NULL, lengthscale = NULL,
       stop("'score' must have the same dimensions as the draws 'x'.", call. = FALSE)
   }
   n <- ncol(W)
+  if (n < 2L)
+    stop(sprintf("'x' must hold at least 2 draws for the KSD, not %d.", n), call. = FALSE)
   if (is.null(lengthscale)) {
     lengthscale <- median_distance(list(W), max_median, seed)
     if (!(lengthscale > 0))
@@ -201,8 +206,23 @@ bnn_ksd <- function(x, score = NULL, model = NULL, lengthscale = NULL,
            call. = FALSE)
   }
   check_positive(lengthscale, "lengthscale")
-  tot <- .Call(C_ksd, W, S, as.double(lengthscale))
-  structure(sqrt(max(tot, 0)) / n, lengthscale = lengthscale)
+  lengthscale <- as.double(lengthscale)
+  e <- pow2_exponent(W, lengthscale)
+  f <- pow2_exponent(S)
+  if (e == 0 && f == 0) {
+    tot <- .Call(C_ksd, W, S, lengthscale, FALSE)
+    return(structure(sqrt(max(tot, 0)) / n, lengthscale = lengthscale))
+  }
+  # Draws (with the lengthscale) or scores beyond 2^400 in magnitude, whose
+  # squares overflow (the KSD was NaN): with W = 2^e W~, l = 2^e l~ and
+  # S = 2^f S~ the Stein kernel's parts scale by 2^-2e, 2^(f-e) and 2^2f.
+  # The sum is taken relative to the largest of these (2^2h), so nothing
+  # overflows.
+  P <- .Call(C_ksd, scale_pow2(W, -e), scale_pow2(S, -f), scale_pow2(lengthscale, -e), TRUE)
+  h <- max(-e, f)
+  tot <- scale_pow2(P[1], -2 * e - 2 * h) + scale_pow2(P[2], f - e - 2 * h) +
+    scale_pow2(P[3], 2 * f - 2 * h)
+  structure(scale_pow2(sqrt(max(tot, 0)) / n, h), lengthscale = lengthscale)
 }
 
 # Scores (full-data log-posterior gradients) of draws W (d x n) under the
@@ -226,7 +246,8 @@ model_score <- function(model, W) {
 median_distance <- function(sets, max_n, seed) {
   W <- do.call(cbind, sets)
   if (ncol(W) > max_n) W <- W[, with_seed(seed, sort(sample.int(ncol(W), max_n))), drop = FALSE]
-  stats::median(stats::dist(t(W)))
+  e <- pow2_exponent(W)   # distances of draws beyond 2^400 overflow
+  scale_pow2(stats::median(stats::dist(t(scale_pow2(W, -e)))), e)
 }
 
 #' Median pairwise distance of pooled draws (the KSD lengthscale)

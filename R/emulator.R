@@ -73,7 +73,9 @@
 #' gives no optimiser, learning rate or batch size.
 #'
 #' @param hidden Hidden widths, e.g. `c(3, 32)`, or a string as printed in
-#'   the paper's Table 2, e.g. `"3,32"`.
+#'   the paper's Table 2, e.g. `"3,32"` (fields separated by commas,
+#'   semicolons or blanks; none may be empty).  Each width is a whole number
+#'   from 1 to 1,000,000.
 #' @param preset A data set name of the paper's Table 2 (`"boston"`,
 #'   `"wine"`, `"alzheimer"`, `"year"`, `"simulation"`, `"adult"`,
 #'   `"mnist"`, `"celeba"`, `"svhn"`), which sets `hidden` and
@@ -142,24 +144,40 @@ print.bnn_emulator_settings <- function(x, ...) {
   invisible(x)
 }
 
-# Hidden widths from a vector or a string such as "3,32" (Table 2).
+# Hidden widths from a vector or a string such as "3,32" (Table 2): each
+# width a whole number from 1 to .max_emulator_width.  A string is split at
+# commas, semicolons or blanks; an empty field ("3,,32") is an error, not
+# skipped (issue #26).
+.max_emulator_width <- 1e6
 parse_widths <- function(hidden) {
+  bad <- function(what)
+    stop(sprintf(paste0("The emulator's 'hidden' %s: it must be layer widths, positive ",
+                        "whole numbers up to %s, e.g. c(3, 32) or \"3,32\"."),
+                 what, format(.max_emulator_width, big.mark = ",", scientific = FALSE)),
+         call. = FALSE)
+  lab <- if (is.character(hidden)) sprintf("\"%s\"", hidden[1L]) else
+    if (is.numeric(hidden) && length(hidden) == 1L) as.character(hidden) else
+      paste0("c(", paste(as.character(hidden), collapse = ", "), ")")
   if (is.character(hidden)) {
-    if (length(hidden) != 1L)
+    if (length(hidden) != 1L || is.na(hidden))
       stop("'hidden' must be a vector of widths or one string such as \"3,32\".",
            call. = FALSE)
-    parts <- trimws(strsplit(hidden, "[,;[:space:]]+")[[1L]])
-    parts <- parts[nzchar(parts)]
+    s <- trimws(hidden)
+    parts <- if (grepl("[,;]", s)) trimws(strsplit(s, "[,;]")[[1L]]) else
+      strsplit(s, "[[:space:]]+")[[1L]]
+    if (grepl("[,;][[:space:]]*$", s)) parts <- c(parts, "")   # "3,32,"
+    if (!length(parts) || any(!nzchar(parts)))
+      bad(sprintf("= \"%s\" has an empty field", hidden))
     num <- suppressWarnings(as.numeric(parts))
-    if (!length(num) || anyNA(num))
-      stop(sprintf("'hidden' = \"%s\" does not parse as layer widths such as \"3,32\".",
-                   hidden), call. = FALSE)
+    if (anyNA(num) || any(!grepl("^[0-9.eE+]+$", parts)))
+      bad(sprintf("= \"%s\" does not parse", hidden))
     hidden <- num
   }
-  if (!is.numeric(hidden) || !length(hidden) || anyNA(hidden) ||
-      any(hidden != round(hidden)) || any(hidden < 1))
-    stop("The emulator's 'hidden' must be positive whole numbers (at least one layer), ",
-         "e.g. c(3, 32) or \"3,32\".", call. = FALSE)
+  if (!is.numeric(hidden) || !length(hidden))
+    bad("is not a numeric vector of widths")
+  if (anyNA(hidden) || any(!is.finite(hidden)) || any(hidden != round(hidden)) ||
+      any(hidden < 1) || any(hidden > .max_emulator_width))
+    bad(sprintf("= %s is not valid", lab))
   as.integer(hidden)
 }
 

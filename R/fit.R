@@ -64,6 +64,20 @@
 #'   `sampler = bnn_mclmc(tuning = "naive", stepsize = 26)` and
 #'   `init = <bnn_ensemble>` (see [bnn_mclmc()], `safeguard`, and the
 #'   example below); `sampler = "mile"` with the same `init` is MILE.
+#' @section Reproducibility:
+#' A seed gives the same draws, bit for bit, under every \pkg{future} plan
+#' and chain order, as long as the chains run on the same C kernels.  The
+#' kernels are chosen by `options(bnnmc.kernels = )`: `"auto"` (default,
+#' the best the CPU supports), `"portable"` (plain C: the same draws on
+#' every CPU), `"avx2"` or `"avx512"` (an error when not available).
+#' `bnn_fit()` applies the option when it starts, and sends it with the
+#' chains to every \pkg{future} worker, which applies it before running
+#' them (workers are other R processes and do not share the session's
+#' options).  The fit's `$kernels` records the kernels its chains ran on
+#' (`"generic"` for portable, `"avx2+fma"`, `"avx512"`).  The environment
+#' variable `BNNMC_KERNELS`, read when bnnmc is loaded, sets the option's
+#' default.  See also [bnnmc-package].
+#'
 #' @section Defaults:
 #'   The default fit is MILE (`sampler = "mile"`: a deep ensemble, then one
 #'   MCLMC chain from each member with MILE's tuning) of a 16-16 tanh network
@@ -129,7 +143,8 @@
 #'   redrawn up to 100 times for `"random"`; a user-supplied one fails that
 #'   chain.
 #' @param seed A whole number from 0 to `.Machine$integer.max`.  The same seed gives the same draws for each
-#'   chain, whatever the order or the number of workers the chains run on.
+#'   chain, whatever the order or the number of workers the chains run on
+#'   (on the same kernels: see `options(bnnmc.kernels)` in [bnnmc-package]).
 #'   `NULL` draws one from R's RNG.
 #' @param subset,na.action As in [stats::lm()].  Missing values are an error
 #'   unless `na.action = na.omit` (or another function) is given; with
@@ -279,12 +294,18 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   iter <- iter * thin
   model <- prepare_model(mf, parent.frame(), formula, data, hidden, activation,
                          likelihood, prior, standardize,
-                         per_par = bytes_per_parameter(sampler, chains, n_keep_est))
+                         # CES: the sampling stage here; fit_ces() checks all stages
+                         per_par = bytes_per_parameter(
+                           if (inherits(sampler, "bnn_ces")) sampler$sampler else sampler,
+                           chains, n_keep_est))
   check_sampler_model(sampler, model$prior)
   if (identical(protocol, "dei") && !given[["warmup"]]) warmup <- 100L
   if (protocol %in% c("dei", "mile") && !given[["init"]]) init <- "ensemble"
   if (is.null(seed)) seed <- new_seed()
   seed <- check_count(seed, "seed", 0L)
+  # the kernels of options(bnnmc.kernels), from here on in this session (the
+  # chains' workers apply the same, see dispatch_chains())
+  apply_kernels(kernels_option())
   if (inherits(sampler, "bnn_ces"))
     return(fit_ces(model, sampler, chains, warmup, iter, thin, init, seed, progress, call,
                    given[["init"]]))
@@ -344,13 +365,16 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   lr <- if (!is.null(ens)) ens$optimizer$lr else NULL
   render <- isTRUE(progress %||% interactive())
   # run_ids(pos) runs the chains at positions `pos` of this fit
+  kernels_used <- character(0)
   run_ids <- function(pos) {
     prog <- make_progress(!isFALSE(progress), length(pos), warmup + iter, phases = phases,
                           render = render)
-    dispatch_chains(pos, function(k) {
+    out <- dispatch_chains(pos, function(k) {
       run_chain_any(spec, inits[[k]], seed, ids[k], sampler, warmup, iter, thin,
                     progress = prog, lr = lr)
     })
+    kernels_used <<- union(kernels_used, attr(out, "kernels"))
+    out
   }
   finish <- function(res) {
     fit <- assemble_fit(res, pars, spec, sampler, warmup, iter, thin, seed, length(res),
@@ -379,6 +403,7 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   fit$elapsed <- elapsed
   fit$cost_estimate <- cost$total
   fit$ensemble <- ens
+  fit$kernels <- kernels_used
   fit$spec$X <- NULL
   fit$spec$y <- NULL
   class(fit) <- "bnnfit"

@@ -120,7 +120,8 @@
 #'   over the rounds of `marglik = "refit"` (full Hessian and GGN only; 0
 #'   for none).
 #' @param draws Number of Gaussian draws.
-#' @param fd_step Relative step of the central differences.
+#' @param fd_step Relative step of the central differences, from `1e-10`
+#'   to `0.1`.
 #' @return A fit of class `c("bnn_approx", "bnnfit")` with draws
 #'   `[draw, 1, parameter]`; `$approx` holds `map`, `hessian` (full: the
 #'   \eqn{d \times d} precision; KFAC: `NULL`), `kfac` (KFAC: per layer the
@@ -177,6 +178,11 @@ bnn_laplace <- function(formula, data, hidden = c(16, 16), activation = "tanh",
   newton <- check_count(newton, "newton", 0L)
   draws <- check_draws(draws)
   fd_step <- check_positive(fd_step, "fd_step")
+  # a relative step: above 0.1 the differences are not local (1e300 gave
+  # "infinite or missing values in 'x'"), below 1e-10 rounding error swamps them
+  if (fd_step > 0.1 || fd_step < 1e-10)
+    stop(sprintf(paste0("'fd_step' (the relative step of the central differences) must be ",
+                        "between 1e-10 and 0.1, not %s."), format(fd_step)), call. = FALSE)
   mf <- match.call(expand.dots = FALSE)
   m <- match(c("formula", "data", "subset", "na.action"), names(mf), 0L)
   mf <- mf[c(1L, m)]

@@ -56,7 +56,8 @@ bnn_mds_map <- function(fits, space = c("weight", "function"), newdata = NULL, n
   dims <- vapply(sets, nrow, integer(1))
   if (length(unique(dims)) != 1L)
     stop("All sets of draws must have the same dimension.", call. = FALSE)
-  D <- .Call(C_mean_dist, sets)
+  e <- do.call(pow2_exponent, sets)   # as bnn_mmd(): draws beyond 2^400
+  D <- scale_pow2(.Call(C_mean_dist, lapply(sets, scale_pow2, -e)), e)
   m2 <- 2 * D - outer(diag(D), diag(D), "+")
   m2[m2 < 0] <- 0
   diag(m2) <- 0

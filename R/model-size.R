@@ -15,6 +15,11 @@
 #' Independently of the option, a network cannot have more than
 #' `.Machine$integer.max` parameters (the C core indexes them with `int`).
 #'
+#' A calibration-emulation-sampling fit ([bnn_ces()]) counts every stage:
+#' the calibration draws (`chains x calibration_iter x parameters`, not
+#' thinned), the `J` emulator training pairs (parameters and the network's
+#' outputs on the training data) and the sampling stage's kept draws.
+#'
 #' `bnn_model_size()` gives the estimate for given layer sizes and settings.
 #'
 #' @param sizes Layer sizes: number of inputs, hidden widths, outputs.
@@ -60,10 +65,57 @@ max_memory <- function() {
 # chains' results and the assembled array), the sampler workspace of one
 # chain and the prior scales and inits.
 bytes_per_parameter <- function(sampler, chains, n_keep) {
+  if (inherits(sampler, "bnn_ces"))   # every stage's storage (ces_stage_bytes())
+    return(sum(ces_stage_bytes(sampler, chains, n_keep, n_par = 1, n_out = 0)))
   work <- if (inherits(sampler, "bnn_mclmc")) 16 else
     if (!is.null(sampler$max_treedepth)) 10 * (sampler$max_treedepth + 1) + 25 else
       16   # kernels of the generic driver: a few vectors of the dimension
   8 * (2 * chains * n_keep + work + 4 + chains)
+}
+
+# Bytes of each stage of a CES fit (bnn_ces()) of a network with n_par
+# parameters and n_out outputs on the training data (rows x outputs): the
+# calibration run's draws (kept in the fit's $ces, all calibration_iter of
+# every chain: they are not thinned), the J emulator training pairs (theta
+# and G(X; theta), with their transposed and standardised copies) and the
+# sampling stage's draws.  Issue #26: the guard counted only iter / thin.
+ces_stage_bytes <- function(ces, chains, n_keep, n_par, n_out) {
+  J <- as.double(ces$J)
+  c(calibration = n_par * bytes_per_parameter(ces$calibration, chains,
+                                              as.double(ces$calibration_iter)),
+    emulator = 8 * 3 * J * (n_par + n_out),
+    sampling = n_par * bytes_per_parameter(ces$sampler, chains, n_keep))
+}
+
+# Stop before a CES fit whose stages would need more memory than the limit,
+# naming the stage(s) to reduce.
+check_ces_size <- function(ces, sizes, chains, n_keep, n_out) {
+  n_par <- n_parameters_double(sizes)
+  b <- ces_stage_bytes(ces, chains, n_keep, n_par, n_out)
+  total <- sum(b) + model_workspace_bytes(sizes)
+  lim <- max_memory()
+  if (total > lim) {
+    what <- c(calibration = sprintf("calibration_iter (%s iterations x %d chain%s x %s parameters)",
+                                    format(ces$calibration_iter, big.mark = ",",
+                                           scientific = FALSE), chains,
+                                    if (chains == 1) "" else "s",
+                                    format(n_par, big.mark = ",", scientific = FALSE)),
+              emulator = sprintf("J (%d training pairs of %s parameters and %s outputs)",
+                                 ces$J, format(n_par, big.mark = ",", scientific = FALSE),
+                                 format(n_out, big.mark = ",", scientific = FALSE)),
+              sampling = "iter / thin")
+    # the stages that make up at least half of it, largest first
+    o <- names(sort(b, decreasing = TRUE))
+    big <- o[seq_len(which(cumsum(b[o]) >= 0.5 * sum(b))[1L])]
+    stop(sprintf(paste0("This CES fit would need about %s of memory (calibration draws %s, ",
+                        "emulator training pairs %s, sampling draws %s), above the limit of %s. ",
+                        "Reduce %s, or raise the limit with ",
+                        "options(bnnmc.max_memory = <bytes>) (see ?bnn_model_size)."),
+                 format_bytes(total), format_bytes(b[["calibration"]]),
+                 format_bytes(b[["emulator"]]), format_bytes(b[["sampling"]]),
+                 format_bytes(lim), paste(what[big], collapse = ", or ")), call. = FALSE)
+  }
+  invisible(total)
 }
 
 # The network's workspace: activations and deltas of a chunk of 256 rows.

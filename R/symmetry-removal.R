@@ -73,6 +73,7 @@
 #'   RNG is left alone).
 #' @return `x` with its draws mapped; a fit gets `$symmetries = "canonical"`.
 #'   Chains that failed (all draws `NA`) are left out with a warning.
+#'   Other missing (`NA`) or infinite values are an error.
 #' @references Wiese, J. G. et al. (2023).  Towards efficient MCMC sampling
 #'   in Bayesian neural networks by exploiting symmetry.
 #'   \doi{10.48550/arXiv.2304.02902}
@@ -110,11 +111,17 @@ bnn_remove_symmetries <- function(x, method = "canonical", sizes = NULL,
     a <- if (inp$fit) x$draws else x
     if (!is.double(a)) storage.mode(a) <- "double"
     res <- .Call(C_symmetry_canonical, a, inp$sizes, mode, .bnn_threads())
+    # draws with a non-finite network parameter were skipped (a failed
+    # chain's NA); an infinite value anywhere (also sigma) is an error: it
+    # was left as it was without a word (issue #26)
+    n_par <- if (is.null(dim(a))) length(a) else dim(a)[length(dim(a))]
+    first_extra <- length(a) %/% n_par * inp$n_net + 1
+    if ((res[[2L]] > 0L && any(is.infinite(a))) ||
+        (first_extra <= length(a) && any(is.infinite(a[first_extra:length(a)]))))
+      stop("'x' has infinite values (Inf); the symmetries of such draws are undefined.",
+           call. = FALSE)
     if (!inp$fit) {
-      # draws with a non-finite network parameter were skipped; NA anywhere
-      # (also sigma) is an error, as everywhere in these tools
-      n_par <- if (is.null(dim(a))) length(a) else dim(a)[length(dim(a))]
-      first_extra <- length(a) %/% n_par * inp$n_net + 1
+      # NA anywhere (also sigma) is an error, as everywhere in these tools
       if (res[[2L]] > 0L ||
           (first_extra <= length(a) && anyNA(a[first_extra:length(a)])))
         if (anyNA(a)) stop("'x' has missing (NA) values.", call. = FALSE)

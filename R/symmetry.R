@@ -302,8 +302,26 @@ bnn_rescale_neurons <- function(x, layer, neuron, c, sizes = NULL, activation = 
   mat <- inp$mat
   for (k in seq_along(neuron)) {
     idx <- neuron_index(sizes, layer, neuron[k])
-    mat[, c(idx$incoming, idx$bias)] <- mat[, c(idx$incoming, idx$bias)] / c[k]
-    mat[, idx$outgoing] <- mat[, idx$outgoing] * c[k]
+    old_in <- mat[, c(idx$incoming, idx$bias)]
+    old_out <- mat[, idx$outgoing]
+    new_in <- old_in / c[k]
+    new_out <- old_out * c[k]
+    # the rescaled weights must stay finite, and nonzero where they were
+    # (else the network's function changes): c = 1e-320 wrote Inf weights
+    # into a fit still marked "ok" (issue #26)
+    lost <- function(old, new) any(is.finite(old) & (!is.finite(new) | (old != 0 & new == 0)))
+    if (lost(old_in, new_in) || lost(old_out, new_out)) {
+      v <- abs(c(old_in, old_out))
+      v <- v[is.finite(v) & v > 0]
+      stop(sprintf(paste0("'c' = %s would make weights of neuron %d of layer %d infinite ",
+                          "or zero (its weights range over %s in magnitude): choose 'c' ",
+                          "closer to 1."),
+                   format(c[k], digits = 3), neuron[k], layer,
+                   paste(format(range(v), digits = 3), collapse = " to ")),
+           call. = FALSE)
+    }
+    mat[, c(idx$incoming, idx$bias)] <- new_in
+    mat[, idx$outgoing] <- new_out
   }
   inp$back(mat)
 }

@@ -64,7 +64,12 @@ bnn_thin_mmd <- function(draws, m) {
          call. = FALSE)
   X <- t(draws)
   storage.mode(X) <- "double"
-  res <- .Call(C_thin_mmd, X, as.integer(m))
+  # the kernel is homogeneous of degree 1: draws beyond 2^400 in magnitude
+  # are thinned on an exact power-of-2 scale (their squared distances
+  # overflowed and every selection was draw 1), and mmd2 scaled back
+  e <- pow2_exponent(X)
+  res <- .Call(C_thin_mmd, scale_pow2(X, -e), as.integer(m))
+  res$mmd2 <- scale_pow2(res$mmd2, e)
   out <- draws[res$index, , drop = FALSE]
   rownames(out) <- NULL
   attr(out, "index") <- res$index

@@ -109,3 +109,23 @@ format_duration <- function(sec) {
   if (sec < 5400) return(sprintf("%.0f min", sec / 60))
   sprintf("%.1f h", sec / 3600)
 }
+
+# Exponent e such that x * 2^-e has its largest magnitude in [0.5, 1), when
+# the largest magnitude of the numeric vectors in ... is beyond 2^(+-400):
+# there squares of differences (and their sums) overflow or underflow, and
+# distance kernels returned NaN or ties (issue #26).  0 otherwise, so that
+# ordinary draws are computed exactly as before.  Scaling by a power of 2
+# is exact in binary floating point (barring underflow of values far below
+# the largest), so distance-based results scale back exactly.
+pow2_exponent <- function(...) {
+  m <- max(0, vapply(list(...), function(v) if (length(v)) max(abs(v)) else 0, 0))
+  if (!is.finite(m) || m == 0 || (m <= 2^400 && m >= 2^-400)) return(0)
+  floor(log2(m)) + 1
+}
+
+# x * 2^e without overflowing the power itself (2^1024 is Inf)
+scale_pow2 <- function(x, e) {
+  if (e == 0) return(x)
+  h <- trunc(e / 2)
+  x * 2^h * 2^(e - h)
+}

@@ -162,12 +162,12 @@ static void check_interrupt_fn(void *dummy) {
 }
 
 typedef struct {
-  bnn_itimer timer;
+  bnn_itimer *timer;   /* the chain's, kept across run calls */
 } run_ctx;
 
 static int check_in_trajectory(void *ctx) {
   run_ctx *r = ctx;
-  if (!bnn_itimer_due(&r->timer)) return 0;
+  if (!bnn_itimer_due(r->timer)) return 0;
   return R_ToplevelExec(check_interrupt_fn, NULL) ? 0 : 1;
 }
 
@@ -209,7 +209,8 @@ SEXP C_chain_run(SEXP xp, SEXP n_iter) {
   double *draw = (double *)R_alloc((size_t)(c->dim > 0 ? c->dim : 1), sizeof(double));
   double st[BNN_N_STATS];
   run_ctx rc;
-  bnn_itimer_init(&rc.timer, bnn_interrupt_period());
+  bnn_itimer_resume(&c->itimer, bnn_interrupt_period());
+  rc.timer = &c->itimer;
   c->hmc.interrupt = check_in_trajectory;
   c->hmc.interrupt_ctx = &rc;
   c->hmc.interrupted = 0;
@@ -223,7 +224,7 @@ SEXP C_chain_run(SEXP xp, SEXP n_iter) {
     }
     for (int j = 0; j < c->dim; j++) REAL(draws)[it + (size_t)j * n] = draw[j];
     for (int j = 0; j < BNN_N_STATS; j++) REAL(stats)[it + (size_t)j * n] = st[j];
-    if (bnn_itimer_due(&rc.timer)) {
+    if (bnn_itimer_due(rc.timer)) {
       /* rc lives on this frame: unhook it before a possible jump */
       c->hmc.interrupt = NULL;
       R_CheckUserInterrupt();

@@ -64,13 +64,26 @@ SEXP C_mean_dist(SEXP sets) {
 
 /* W, S: double matrices d x n (draws and their scores, one per column);
  * ell: the IMQ lengthscale.  Returns sum_{a, b} k_p(W_a, W_b). */
-SEXP C_ksd(SEXP W, SEXP S, SEXP ell) {
+SEXP C_ksd(SEXP W, SEXP S, SEXP ell, SEXP parts) {
   int d, n, d2, n2;
   check_draws(W, "draws", 0, &d, &n);
   check_draws(S, "score", d, &d2, &n2);
   if (n2 != n) Rf_error("'score' must have one column per draw (%d)", n);
   double l = Rf_asReal(ell);
   if (!(l > 0.0) || !R_FINITE(l)) Rf_error("'lengthscale' must be positive and finite");
+  if (Rf_asLogical(parts) == 1) {
+    /* the three parts (discrepancy.h), for rescaled draws and scores */
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, 3));
+    double *P = REAL(out);
+    P[0] = P[1] = P[2] = 0.0;
+    for (int a0 = 0; a0 < n; a0 += DISC_BLOCK) {
+      int a1 = a0 + DISC_BLOCK < n ? a0 + DISC_BLOCK : n;
+      bnn_ksd_sum_rows_parts(REAL(W), REAL(S), n, d, l, a0, a1, P);
+      R_CheckUserInterrupt();
+    }
+    UNPROTECT(1);
+    return out;
+  }
   double tot = 0.0;
   for (int a0 = 0; a0 < n; a0 += DISC_BLOCK) {
     int a1 = a0 + DISC_BLOCK < n ? a0 + DISC_BLOCK : n;

@@ -345,8 +345,7 @@ SEXP C_kchain_run(SEXP xp, SEXP n_iter, SEXP keep) {
   int nbuf = nk < NBUF ? (nk > 0 ? nk : 1) : NBUF, nb = 0;
   double *buf = (double *)R_alloc((size_t)nbuf * (size_t)(dim > 0 ? dim : 1), sizeof(double));
   double *st = (double *)R_alloc((size_t)(ns > 0 ? ns : 1), sizeof(double));
-  bnn_itimer timer;
-  bnn_itimer_init(&timer, bnn_interrupt_period());
+  bnn_itimer_resume(&c->itimer, bnn_interrupt_period());
   int done = 0, row = 0;
   for (int it = 0; it < n; it++) {
     int want = !kp || (row < nk && kp[row] == it);
@@ -360,7 +359,7 @@ SEXP C_kchain_run(SEXP xp, SEXP n_iter, SEXP keep) {
     }
     for (int j = 0; j < ns; j++) S[it + (size_t)j * n] = st[j];
     done++;
-    if (bnn_itimer_due(&timer)) {
+    if (bnn_itimer_due(&c->itimer)) {
       flush_draws(buf, nb, dim, D + row0 + row - nb, ld);   /* before a possible longjmp */
       nb = 0;
       R_CheckUserInterrupt();

@@ -238,8 +238,7 @@ SEXP C_mclmc_tune(SEXP xp, SEXP n1, SEXP n2, SEXP n3) {
   SET_VECTOR_ELT(out, 0, tr);
   set_colnames(tr, 6, cn);
   double row[6];
-  bnn_itimer timer;
-  bnn_itimer_init(&timer, bnn_interrupt_period());
+  bnn_itimer_resume(&c->itimer, bnn_interrupt_period());
   for (int it = 0; it < total; it++) {
     if (c->status == BNN_MCLMC_NONFINITE) {
       /* the chain failed (safeguard "blackjax"): no more steps */
@@ -249,7 +248,7 @@ SEXP C_mclmc_tune(SEXP xp, SEXP n1, SEXP n2, SEXP n3) {
     if (bnn_mclmc_tune_step(c, row))
       Rf_error("cannot allocate the stage-3 sample store");
     for (int j = 0; j < 6; j++) REAL(tr)[it + (size_t)j * total] = row[j];
-    if (bnn_itimer_due(&timer)) R_CheckUserInterrupt();
+    if (bnn_itimer_due(&c->itimer)) R_CheckUserInterrupt();
   }
   SET_VECTOR_ELT(out, 1, chain_info(c));
   UNPROTECT(1);
@@ -289,8 +288,7 @@ SEXP C_mclmc_run(SEXP xp, SEXP n_iter, SEXP thin) {
   double *D = REAL(draws), *S = REAL(stats);
   int r = 0;
   bnn_mclmc_info info;
-  bnn_itimer timer;
-  bnn_itimer_init(&timer, bnn_interrupt_period());
+  bnn_itimer_resume(&c->itimer, bnn_interrupt_period());
   for (int it = 0; it < n; it++) {
     /* a failed chain (safeguard "blackjax") takes no more steps */
     if (c->status == BNN_MCLMC_NONFINITE) break;
@@ -305,7 +303,7 @@ SEXP C_mclmc_run(SEXP xp, SEXP n_iter, SEXP thin) {
       for (int j = 0; j < BNN_MCLMC_N_STATS; j++) S[r + (size_t)j * kept] = st[j];
       r++;
     }
-    if (bnn_itimer_due(&timer)) R_CheckUserInterrupt();
+    if (bnn_itimer_due(&c->itimer)) R_CheckUserInterrupt();
   }
   /* draws of a failed chain from its failing step on are NA */
   for (; r < kept; r++) {

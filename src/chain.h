@@ -5,6 +5,7 @@
 #define BNNMC_CHAIN_H
 #include "adapt.h"
 #include "hmc.h"
+#include "interrupt.h"
 #include "model.h"
 #include "gauss_target.h"
 #include "rng.h"
@@ -36,6 +37,7 @@ typedef struct {
   int num_warmup;
   int iter;                   /* transitions done so far */
   int status;
+  bnn_itimer itimer;          /* interrupt timer, kept across run calls */
 } bnn_chain;
 
 typedef struct {

@@ -64,6 +64,40 @@ double bnn_stein_imq(const double *w, const double *s, const double *w2,
          u12 * ss;
 }
 
+static void stein_imq_parts(const double *w, const double *s, const double *w2,
+                            const double *s2, int d, double ell, double *p) {
+  double r2 = 0.0, sr = 0.0, ss = 0.0;
+  for (int k = 0; k < d; k++) {
+    double r = w[k] - w2[k];
+    r2 += r * r;
+    sr += (s[k] - s2[k]) * r;
+    ss += s[k] * s2[k];
+  }
+  double l2 = ell * ell;
+  double u = 1.0 + r2 / l2;
+  double u12 = 1.0 / sqrt(u);
+  double u32 = u12 / u;
+  double u52 = u32 / u;
+  p[0] = (double)d / l2 * u32 - 3.0 * r2 / (l2 * l2) * u52;
+  p[1] = u32 * sr / l2;
+  p[2] = u12 * ss;
+}
+
+void bnn_ksd_sum_rows_parts(const double *W, const double *S, int n, int d,
+                            double ell, int a0, int a1, double *part) {
+  double p[3];
+  for (int a = a0; a < a1; a++) {
+    const double *w = W + (size_t)a * d, *s = S + (size_t)a * d;
+    double row[3] = {0.0, 0.0, 0.0};
+    for (int b = a + 1; b < n; b++) {
+      stein_imq_parts(w, s, W + (size_t)b * d, S + (size_t)b * d, d, ell, p);
+      for (int j = 0; j < 3; j++) row[j] += p[j];
+    }
+    stein_imq_parts(w, s, w, s, d, ell, p);
+    for (int j = 0; j < 3; j++) part[j] += p[j] + 2.0 * row[j];
+  }
+}
+
 double bnn_ksd_sum_rows(const double *W, const double *S, int n, int d,
                         double ell, int a0, int a1) {
   double tot = 0.0;

@@ -36,4 +36,12 @@ double bnn_stein_imq(const double *w, const double *s, const double *w2,
 double bnn_ksd_sum_rows(const double *W, const double *S, int n, int d,
                         double ell, int a0, int a1);
 
+/* The same double sum in three parts, added into part[0..2]: the terms
+ * d/ell^2 u^-3/2 - 3 ||r||^2/ell^4 u^-5/2, u^-3/2 (s - s')'r / ell^2 and
+ * u^-1/2 s's'.  They scale differently when the draws (and ell) and the
+ * scores are rescaled, so R can compute the KSD of draws or scores whose
+ * squares overflow from rescaled ones. */
+void bnn_ksd_sum_rows_parts(const double *W, const double *S, int n, int d,
+                            double ell, int a0, int a1, double *part);
+
 #endif

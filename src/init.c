@@ -52,7 +52,7 @@ SEXP C_dropout_loglik(SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP C_laplace_kfac(SEXP, SEXP);
 /* evaluation */
 SEXP C_mean_dist(SEXP);
-SEXP C_ksd(SEXP, SEXP, SEXP);
+SEXP C_ksd(SEXP, SEXP, SEXP, SEXP);
 /* symmetry */
 SEXP C_symmetry_canonical(SEXP, SEXP, SEXP, SEXP);
 
@@ -106,7 +106,7 @@ static const R_CallMethodDef CallEntries[] = {
     CALLDEF(C_laplace_kfac, 2),
     /* evaluation */
     CALLDEF(C_mean_dist, 1),
-    CALLDEF(C_ksd, 3),
+    CALLDEF(C_ksd, 4),
     /* symmetry */
     CALLDEF(C_symmetry_canonical, 4),
     /* ces */

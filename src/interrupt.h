@@ -27,6 +27,7 @@ typedef struct {
   double last_read, last_fire;
   int stride, count;
   double period;
+  int started;   /* 0 in a zeroed (calloc) struct: not yet started */
 } bnn_itimer;
 
 static inline void bnn_itimer_init(bnn_itimer *t, double period) {
@@ -34,6 +35,17 @@ static inline void bnn_itimer_init(bnn_itimer *t, double period) {
   t->stride = 1;
   t->count = 0;
   t->period = period;
+  t->started = 1;
+}
+
+/* A timer kept with a chain handle across run calls: started at the first
+ * call, later calls only take the (possibly changed) period.  R drives the
+ * chains in blocks shorter than the period (0.05-0.1 s against 0.2 s), so
+ * a timer restarted at every call would never fire and Ctrl-C would wait
+ * for R's own, much rarer, checks between blocks (issue #26). */
+static inline void bnn_itimer_resume(bnn_itimer *t, double period) {
+  if (!t->started) bnn_itimer_init(t, period);
+  else t->period = period;
 }
 
 /* 1 when at least `period` seconds passed since the last time it was 1. */

@@ -23,6 +23,7 @@
  *    is a failure with a short static reason string, never a draw. */
 #ifndef BNNMC_KERNEL_H
 #define BNNMC_KERNEL_H
+#include "interrupt.h"
 #include "nonfinite.h"
 #include "rng.h"
 #include "target.h"
@@ -69,6 +70,7 @@ typedef struct {
   int status;         /* enum bnn_kstatus */
   int failed_iter;    /* 0-based iteration of the failure, -1 if none */
   const char *reason; /* static failure reason, or NULL */
+  bnn_itimer itimer;  /* interrupt timer, kept across run calls */
 } bnn_kchain;
 
 /* Create a chain: seeds its RNG from (seed, stream), creates the kernel's

@@ -30,6 +30,7 @@
 #define BNNMC_MCLMC_H
 #include <stdint.h>
 #include "gauss_target.h"
+#include "interrupt.h"
 #include "model.h"
 #include "rng.h"
 #include "target.h"
@@ -162,6 +163,7 @@ typedef struct {
   int fail_stage;             /* 1-3: tuning stage, 4: sampling, 0: none */
   double fail_step;           /* step of that phase, from 1 */
   int fail_reason;            /* BNN_FAIL_* */
+  bnn_itimer itimer;          /* interrupt timer, kept across run calls */
 } bnn_mclmc_chain;
 
 /* Takes ownership of model/gauss (exactly one non-NULL; freed also when

@@ -49,9 +49,12 @@ bnn_model *bnn_model_new(int n_layers, const int *sizes, int act, int lik,
   m->n = n;
   m->p = p;
   m->lik_scale = 1.0;
-  m->owns_data = copy_data;
   m->y_cols = lik == BNN_LIK_MGAUSS ? sizes[n_layers] : 1;
-  if (copy_data && n > 0) {
+  /* owned only when copied: with no rows nothing is copied and X, y keep
+   * the caller's pointers (R's REAL() of empty vectors), which must never
+   * reach free() (issue #26: free(): invalid pointer at the next gc) */
+  m->owns_data = copy_data && n > 0;
+  if (m->owns_data) {
     m->X = malloc(sizeof(double) * (size_t)n * (size_t)(p > 0 ? p : 1));
     m->y = malloc(sizeof(double) * (size_t)n * (size_t)m->y_cols);
     if (!m->X || !m->y) goto fail;

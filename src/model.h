@@ -60,7 +60,7 @@ typedef struct {
   double *X, *y;
   int y_cols;        /* columns of y: K for BNN_LIK_MGAUSS, else 1 */
   double lik_scale;  /* multiplies the log-likelihood (n / batch size) */
-  int owns_data;
+  int owns_data;     /* X, y were malloc()ed here: only when copied and n > 0 */
   /* workspace, allocated once */
   double *z;         /* pre-activations, per layer: BNN_CHUNK x width */
   double *a;         /* activations, per layer */
@@ -70,7 +70,7 @@ typedef struct {
    * unweighted path, which never reads them (bit-identical to a model
    * without this field) */
   double *w;
-  int owns_w;
+  int owns_w;        /* w was malloc()ed here (a copy; never R memory) */
 } bnn_model;
 
 /* Allocate a model; copies X and y when copy_data is nonzero.  Returns NULL

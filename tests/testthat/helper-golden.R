@@ -155,7 +155,14 @@ golden_file <- function(kind, dir) file.path(dir, paste0("golden-", sub("+fma", 
 # Fingerprints of every config under one kind of kernels, as a data frame.
 golden_compute <- function(kind, configs = golden_configs()) {
   old <- .Call(C_simd, NULL)
-  on.exit(.Call(C_simd, old))
+  old_opt <- options(bnnmc.kernels = c(generic = "portable", "avx2+fma" = "avx2",
+                                       avx512 = "avx512")[[kind]])
+  on.exit({
+    options(old_opt)
+    .Call(C_simd, old)
+  })
+  # bnn_fit() applies options(bnnmc.kernels); the approximations run on the
+  # kernels in use
   .Call(C_simd, if (kind == "generic") FALSE else kind)
   rows <- lapply(names(configs), function(nm) {
     fp <- golden_fingerprint(unclass(configs[[nm]]()))

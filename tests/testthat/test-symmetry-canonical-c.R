@@ -92,10 +92,13 @@ test_that("the C canonical map equals the R transcription, ties included", {
     d <- bnn_n_parameters(sizes) + 1L
     for (act in c("tanh", "silu", "relu")) {
       m <- rbind(matrix(rnorm(40 * d), 40, d), tie_draws(40, d))
-      m[3, 2] <- Inf                       # left unchanged, as a whole
       got <- bnn_remove_symmetries(m, sizes = sizes, activation = act)
       ref <- canonical_ref_rows(m, sizes, act)
       expect_identical(got, ref, label = sprintf("%s, %s", paste(sizes, collapse = "-"), act))
+      # an infinite draw was left unchanged, as a whole; now an error (#26)
+      m[3, 2] <- Inf
+      expect_error(bnn_remove_symmetries(m, sizes = sizes, activation = act),
+                   "infinite values")
     }
   }
 })
