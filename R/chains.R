@@ -1,4 +1,4 @@
-# The chain driver: chains run in blocks of iterations with their state kept
+# The chain runner: chains run in blocks of iterations with their state kept
 # in C, so that R can show progress, respond to interrupts and (later) stop
 # early without changing the draws.  Chains are independent and each has its
 # own RNG stream from (seed, chain id), so they can run in any order or in
@@ -14,104 +14,36 @@
                    "the sampler failed (see $failed_at)",
                    "the chain never moved (every transition rejected)")
 
-# Run one chain; returns a list with the kept draws, stats and timings.
-run_chain <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
-                      block = 50L, progress = NULL) {
-  settings <- sampler_c_settings(sampler, warmup)
-  dim <- length(init)
-  n_keep <- if (iter > 0) (iter - 1L) %/% thin + 1L else 0L
-  res <- list(chain = chain_id, draws = matrix(NA_real_, n_keep, dim),
-              stats = matrix(NA_real_, n_keep, length(.stat_names)),
-              warmup_stats = matrix(NA_real_, warmup, length(.stat_names)),
-              time_warmup = 0, time_sampling = 0, status = 0L, n_grad = 0,
-              stepsize = NA_real_, inv_metric = rep(NA_real_, dim))
-  t0 <- proc.time()[[3]]
-  xp <- .Call(C_chain_new, spec, as.double(init), as.double(seed),
-              as.integer(chain_id), settings)
-  info <- .Call(C_chain_info, xp)
-  if (info$status == 1L) {
-    res$status <- 1L
-    res$n_grad <- info$n_grad
-    return(res)
-  }
-  done <- 0L
-  kept <- 0L
-  total <- warmup + iter
-  while (done < total) {
-    # blocks never straddle the end of warm-up, so timings are exact
-    limit <- if (done < warmup) warmup else total
-    n <- min(block, limit - done)
-    out <- .Call(C_chain_run, xp, n)
-    idx <- done + seq_len(n)          # 1-based iteration numbers
-    w <- idx <= warmup
-    if (any(w)) res$warmup_stats[idx[w], ] <- out$stats[w, , drop = FALSE]
-    m <- idx[!w] - warmup - 1L        # 0-based sampling index
-    keep <- which(!w)[m %% thin == 0L]
-    if (length(keep)) {
-      rows <- kept + seq_along(keep)
-      res$draws[rows, ] <- out$draws[keep, , drop = FALSE]
-      res$stats[rows, ] <- out$stats[keep, , drop = FALSE]
-      kept <- kept + length(keep)
-    }
-    done <- done + n
-    if (done == warmup) {
-      t1 <- proc.time()[[3]]
-      res$time_warmup <- t1 - t0
-      t0 <- t1
-    }
-    info <- out$info
-    if (!is.null(progress)) progress(chain_id, done, total)
-    if (info$status != 0L) {
-      # a failed adaptation ends the chain: its remaining draws stay NA
-      res$draws[] <- NA_real_
-      res$stats[] <- NA_real_
-      break
-    }
-  }
-  if (warmup == 0L) res$time_warmup <- 0
-  res$time_sampling <- proc.time()[[3]] - t0
-  res$status <- info$status
-  # a chain still at its initial values after every transition (all
-  # rejected, e.g. NaN momenta or a step size far too large) has no draws of
-  # the posterior: a failed chain, not draws equal to the init
-  # (its sampler statistics are kept: they show why, e.g. divergent__ = 1)
-  if (res$status == 0L && done >= 2L && identical(as.double(info$position), as.double(init))) {
-    res$status <- 6L
-    res$draws[] <- NA_real_
-  }
-  res$n_grad <- info$n_grad
-  res$stepsize <- info$stepsize
-  res$inv_metric <- info$inv_metric
-  res
+# The kernel of the chain driver (src/kernel.h) that runs a sampler, and its
+# settings list for C_kchain_new: NUTS and static HMC (bnn_nuts(),
+# bnn_hmc(): sampler_c_settings()) or any sampler whose settings object has
+# a `driver` entry (the kernel's C name) and a `c_settings` list.
+sampler_kernel <- function(sampler, warmup, iter) {
+  extra <- list(warmup = as.integer(warmup), iter = as.integer(iter))
+  if (!is.null(sampler$driver))
+    return(list(name = sampler$driver, settings = c(sampler$c_settings, extra)))
+  if (!identical(sampler$method, "nuts") && !identical(sampler$method, "hmc") &&
+      is.null(sampler$kernel))
+    stop("'sampler' is not a sampler of the chain driver (internal).", call. = FALSE)
+  list(name = if (identical(sampler$kernel, 1L)) "hmc" else "nuts",
+       settings = c(sampler_c_settings(sampler, warmup), extra["iter"]))
 }
 
-# Run one chain of any sampler: MCLMC (its own tuning driver), a kernel of
-# the generic driver (settings with a `driver` entry) or NUTS/HMC (chain.c).
-run_chain_any <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
-                          progress = NULL, lr = NULL) {
-  if (inherits(sampler, "bnn_mclmc"))
-    run_chain_mclmc(spec, init, seed, chain_id, sampler, lr, progress = progress)
-  else if (!is.null(sampler$driver))
-    run_chain_kernel(spec, init, seed, chain_id, sampler, warmup, iter, thin,
-                     progress = progress)
-  else
-    run_chain(spec, init, seed, chain_id, sampler, warmup, iter, thin,
-              progress = progress)
-}
-
-# Run one chain of a kernel of the generic driver (src/kernel.h): every
-# sampler whose settings object has a `driver` entry (the kernel's C name)
-# and a `c_settings` list.  `block` is the first block's length; blocks
-# that take under 0.05 s are doubled (up to 1e5 transitions).  Returns
-# run_chain()'s shape, plus the kernel's statistic names and, for a failed
-# chain, where and why it failed
+# Run one chain of any kernel of the chain driver: NUTS, static HMC, RWM,
+# pCN, SGLD/pSGLD/SGHMC (every sampler but MCLMC, run_chain_mclmc()).
+# `block` is the first block's length; blocks that take under 0.05 s are
+# doubled (up to 1e5 transitions).  Returns a list with the kept draws
+# (n_keep x dim; with fit_shape = TRUE and a BNN spec, already in the shape
+# and with the names of a one-chain fit's draws, which assemble_fit() then
+# takes without a copy), the sampler and warm-up statistics and their names,
+# timings, the status (a position in .chain_status), gradients, step size,
+# inverse metric and, for a failed chain, where and why it failed
 # ($failed_at: phase "warm-up" or "sampling", step from 1 within the phase,
 # reason).  A failed chain's draws are all NA, never partial.
-run_chain_kernel <- function(spec, init, seed, chain_id, sampler, warmup, iter,
-                             thin, block = 50L, progress = NULL) {
-  snames <- .Call(C_kchain_stat_names, sampler$driver)
-  settings <- c(sampler$c_settings, list(warmup = as.integer(warmup),
-                                         iter = as.integer(iter)))
+run_chain <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
+                      block = 50L, progress = NULL, fit_shape = FALSE) {
+  kern <- sampler_kernel(sampler, warmup, iter)
+  snames <- .Call(C_kchain_stat_names, kern$name)
   dim <- length(init)
   n_keep <- if (iter > 0) (iter - 1L) %/% thin + 1L else 0L
   res <- list(chain = chain_id, stat_names = snames,
@@ -122,8 +54,9 @@ run_chain_kernel <- function(spec, init, seed, chain_id, sampler, warmup, iter,
               stepsize = NA_real_, failed_at = NULL,
               inv_metric = rep(NA_real_, dim))
   t0 <- proc.time()[[3]]
-  xp <- .Call(C_kchain_new, sampler$driver, spec, as.double(init), as.double(seed),
-              as.integer(chain_id), settings)
+  xp <- .Call(C_kchain_new, kern$name, spec, as.double(init), as.double(seed),
+              as.integer(chain_id), kern$settings)
+  on.exit(.Call(C_kchain_free, xp), add = TRUE)
   info <- .Call(C_kchain_info, xp)
   done <- 0L
   kept <- 0L
@@ -134,6 +67,7 @@ run_chain_kernel <- function(spec, init, seed, chain_id, sampler, warmup, iter,
   # 10,000-parameter network, most of it in touching fresh memory
   .Call(C_kchain_sink, xp, as.integer(n_keep))
   while (info$status == 0L && done < total) {
+    # blocks never straddle the end of warm-up, so timings are exact
     limit <- if (done < warmup) warmup else total
     n <- min(block, limit - done)
     t_block <- proc.time()[[3]]
@@ -165,7 +99,7 @@ run_chain_kernel <- function(spec, init, seed, chain_id, sampler, warmup, iter,
   }
   res$time_sampling <- proc.time()[[3]] - t0
   draws <- .Call(C_kchain_take, xp)
-  if (!is.null(spec$sizes)) {
+  if (fit_shape && !is.null(spec$sizes)) {
     # already in the shape and with the names of a one-chain fit's draws
     # (assemble_fit() then takes it as it is, without a copy)
     pars <- bnn_parameter_names(spec$sizes, sigma = has_sigma(spec))
@@ -178,6 +112,7 @@ run_chain_kernel <- function(spec, init, seed, chain_id, sampler, warmup, iter,
   rm(draws)
   res$n_grad <- info$n_grad
   res$stepsize <- info$stepsize
+  if (!is.null(info$inv_metric)) res$inv_metric <- info$inv_metric
   if (info$status != 0L) {
     res$status <- info$status
     res$draws[] <- NA_real_
@@ -186,8 +121,27 @@ run_chain_kernel <- function(spec, init, seed, chain_id, sampler, warmup, iter,
     res$failed_at <- list(
       phase = if (it <= warmup) "warm-up" else "sampling",
       step = if (it <= warmup) it else it - warmup, reason = info$reason)
+  } else if (!is.null(info$position) && done >= 2L &&
+             identical(as.double(info$position), as.double(init))) {
+    # a chain still at its initial values after every transition (all
+    # rejected, e.g. NaN momenta or a step size far too large) has no draws
+    # of the posterior: a failed chain, not draws equal to the init (its
+    # sampler statistics are kept: they show why, e.g. divergent__ = 1)
+    res$status <- 6L
+    res$draws[] <- NA_real_
   }
   res
+}
+
+# Run one chain of any sampler: MCLMC (its own tuning driver) or a kernel of
+# the chain driver (run_chain()).
+run_chain_any <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
+                          progress = NULL, lr = NULL) {
+  if (inherits(sampler, "bnn_mclmc"))
+    run_chain_mclmc(spec, init, seed, chain_id, sampler, lr, progress = progress)
+  else
+    run_chain(spec, init, seed, chain_id, sampler, warmup, iter, thin,
+              progress = progress, fit_shape = TRUE)
 }
 
 # Run one MCLMC chain (R/mclmc.R) and return it in run_chain()'s shape.

@@ -1,5 +1,5 @@
 /* .Call entry points that create an MCLMC chain, tune it stage by stage in
- * blocks and sample in blocks (the pattern of api_chain.c).  R checks
+ * blocks and sample in blocks (as the chain driver, api_kernel.c).  R checks
  * progress and interrupts between blocks; inside a block interrupts are
  * checked after every 0.2 s of work (bnn_itimer; option
  * bnnmc.interrupt_period), always at a step boundary, where the chain's

@@ -118,5 +118,11 @@ static double sghmc_stepsize(const void *state) {
 }
 
 const bnn_kernel_type bnn_kernel_sghmc = {
-    "sghmc", 2, sghmc_stat_names, sghmc_create, sghmc_destroy, sghmc_init,
-    sghmc_step, sghmc_stepsize};
+    .name = "sghmc",
+    .n_stats = 2,
+    .stat_names = sghmc_stat_names,
+    .create = sghmc_create,
+    .destroy = sghmc_destroy,
+    .init = sghmc_init,
+    .step = sghmc_step,
+    .stepsize = sghmc_stepsize};

@@ -130,8 +130,20 @@ static double sgld_stepsize(const void *state) {
 }
 
 const bnn_kernel_type bnn_kernel_sgld = {
-    "sgld", 2, sgld_stat_names, sgld_create, sgld_destroy, sgld_init, sgld_step,
-    sgld_stepsize};
+    .name = "sgld",
+    .n_stats = 2,
+    .stat_names = sgld_stat_names,
+    .create = sgld_create,
+    .destroy = sgld_destroy,
+    .init = sgld_init,
+    .step = sgld_step,
+    .stepsize = sgld_stepsize};
 const bnn_kernel_type bnn_kernel_psgld = {
-    "psgld", 2, sgld_stat_names, psgld_create, sgld_destroy, sgld_init, sgld_step,
-    sgld_stepsize};
+    .name = "psgld",
+    .n_stats = 2,
+    .stat_names = sgld_stat_names,
+    .create = psgld_create,
+    .destroy = sgld_destroy,
+    .init = sgld_init,
+    .step = sgld_step,
+    .stepsize = sgld_stepsize};
