@@ -16,10 +16,14 @@
 
 # The kernel of the chain driver (src/kernel.h) that runs a sampler, and its
 # settings list for C_kchain_new: NUTS and static HMC (bnn_nuts(),
-# bnn_hmc(): sampler_c_settings()) or any sampler whose settings object has
-# a `driver` entry (the kernel's C name) and a `c_settings` list.
-sampler_kernel <- function(sampler, warmup, iter) {
+# bnn_hmc(): sampler_c_settings()), MCLMC (bnn_mclmc(): .mclmc_c_settings(),
+# which needs the dimension and the ensemble's learning rate `lr`) or any
+# sampler whose settings object has a `driver` entry (the kernel's C name)
+# and a `c_settings` list.
+sampler_kernel <- function(sampler, warmup, iter, dim = NULL, lr = NULL) {
   extra <- list(warmup = as.integer(warmup), iter = as.integer(iter))
+  if (inherits(sampler, "bnn_mclmc"))
+    return(list(name = "mclmc", settings = c(.mclmc_c_settings(sampler, dim, lr), extra)))
   if (!is.null(sampler$driver))
     return(list(name = sampler$driver, settings = c(sampler$c_settings, extra)))
   if (!identical(sampler$method, "nuts") && !identical(sampler$method, "hmc") &&
@@ -29,8 +33,11 @@ sampler_kernel <- function(sampler, warmup, iter) {
        settings = c(sampler_c_settings(sampler, warmup), extra["iter"]))
 }
 
-# Run one chain of any kernel of the chain driver: NUTS, static HMC, RWM,
-# pCN, SGLD/pSGLD/SGHMC (every sampler but MCLMC, run_chain_mclmc()).
+# Run one chain of any sampler (every sampler is a kernel of the chain
+# driver): NUTS, static HMC, MCLMC, RWM, pCN, SGLD/pSGLD/SGHMC.  For MCLMC,
+# warmup, iter and thin come from its settings (the tuning's steps,
+# n_samples and thin; the arguments are ignored) and `lr` is the learning
+# rate of the ensemble that gave the start (MILE's initial step size).
 # `block` is the first block's length; blocks that take under 0.05 s are
 # doubled (up to 1e5 transitions).  Returns a list with the kept draws
 # (n_keep x dim; with fit_shape = TRUE and a BNN spec, already in the shape
@@ -41,8 +48,21 @@ sampler_kernel <- function(sampler, warmup, iter) {
 # ($failed_at: phase "warm-up" or "sampling", step from 1 within the phase,
 # reason).  A failed chain's draws are all NA, never partial.
 run_chain <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
-                      block = 50L, progress = NULL, fit_shape = FALSE) {
-  kern <- sampler_kernel(sampler, warmup, iter)
+                      block = 50L, progress = NULL, fit_shape = FALSE, lr = NULL) {
+  is_mclmc <- inherits(sampler, "bnn_mclmc")
+  report <- function(done, total) progress(chain_id, done, total)
+  if (is_mclmc) {
+    stages <- mclmc_tune_steps(sampler)
+    warmup <- sum(stages)
+    iter <- as.integer(sampler$n_samples)
+    thin <- as.integer(sampler$thin)
+    # progress in the fit's units: without the preconditioning steps
+    n_pre <- stages[2L] - as.integer(sampler$n_tune[2L])
+    pre0 <- sum(as.integer(sampler$n_tune[1:2]))
+    report <- function(done, total)
+      progress(chain_id, done - min(max(done - pre0, 0L), n_pre), total - n_pre)
+  }
+  kern <- sampler_kernel(sampler, warmup, iter, length(init), lr)
   snames <- .Call(C_kchain_stat_names, kern$name)
   dim <- length(init)
   n_keep <- if (iter > 0) (iter - 1L) %/% thin + 1L else 0L
@@ -91,7 +111,9 @@ run_chain <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
       res$time_warmup <- t1 - t0
       t0 <- t1
     }
-    if (!is.null(progress)) progress(chain_id, done, total)
+    if (!is.null(progress)) report(done, total)
+    if (info$status != 0L && nrow(out$stats) > out$n_done)
+      res$failed_stats <- out$stats[out$n_done + 1L, ]
     # cheap transitions (minibatch kernels): longer blocks, so that R's work
     # per block stays small against the chain's; the draws do not depend
     # on the blocks, and interrupts are checked in C by time
@@ -121,7 +143,7 @@ run_chain <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
     res$failed_at <- list(
       phase = if (it <= warmup) "warm-up" else "sampling",
       step = if (it <= warmup) it else it - warmup, reason = info$reason)
-  } else if (!is.null(info$position) && done >= 2L &&
+  } else if (kern$name %in% c("nuts", "hmc") && done >= 2L &&
              identical(as.double(info$position), as.double(init))) {
     # a chain still at its initial values after every transition (all
     # rejected, e.g. NaN momenta or a step size far too large) has no draws
@@ -130,75 +152,16 @@ run_chain <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
     res$status <- 6L
     res$draws[] <- NA_real_
   }
+  res$n_done <- done
+  if (is_mclmc) res <- mclmc_chain_result(res, info, stages, warmup)
   res
 }
 
-# Run one chain of any sampler: MCLMC (its own tuning driver) or a kernel of
-# the chain driver (run_chain()).
+# Run one chain of a fit (run_chain(), draws in the fit's shape).
 run_chain_any <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
                           progress = NULL, lr = NULL) {
-  if (inherits(sampler, "bnn_mclmc"))
-    run_chain_mclmc(spec, init, seed, chain_id, sampler, lr, progress = progress)
-  else
-    run_chain(spec, init, seed, chain_id, sampler, warmup, iter, thin,
-              progress = progress, fit_shape = TRUE)
-}
-
-# Run one MCLMC chain (R/mclmc.R) and return it in run_chain()'s shape.
-run_chain_mclmc <- function(spec, init, seed, chain_id, settings, lr = NULL,
-                            progress = NULL) {
-  n_tune <- sum(settings$n_tune)
-  total <- n_tune + settings$n_samples
-  t0 <- proc.time()[[3]]
-  t_tuned <- NA_real_
-  cb <- function(phase, done, tot) {
-    if (phase == "sampling" && is.na(t_tuned)) t_tuned <<- proc.time()[[3]]
-    if (!is.null(progress)) {
-      offs <- switch(phase, stage1 = 0, stage2 = settings$n_tune[1],
-                     stage3 = sum(settings$n_tune[1:2]), sampling = n_tune)
-      progress(chain_id, offs + done, total)
-    }
-  }
-  snames <- c("energy_change__", "kinetic_change__", "lp__", "stepsize__", "L__",
-              "reverted__")
-  n_keep <- ceiling(settings$n_samples / settings$thin)
-  out <- tryCatch(
-    .mclmc_chain(spec, init, seed, chain_id, settings, lr = lr, progress = cb),
-    error = function(e) e)
-  res <- list(chain = chain_id, stat_names = snames,
-              draws = matrix(NA_real_, n_keep, length(init)),
-              stats = matrix(NA_real_, n_keep, length(snames)),
-              warmup_stats = matrix(NA_real_, 0L, length(snames)),
-              time_warmup = 0, time_sampling = 0, status = 0L, n_grad = 0,
-              stepsize = NA_real_, L = NA_real_, n_reverted = NA_real_,
-              failed_at = NULL, inv_metric = rep(NA_real_, length(init)))
-  t1 <- proc.time()[[3]]
-  if (inherits(out, "error")) {
-    res$status <- 1L
-    return(res)
-  }
-  if (is.na(t_tuned)) t_tuned <- t1
-  res$time_warmup <- t_tuned - t0
-  res$time_sampling <- t1 - t_tuned
-  res$n_grad <- out$n_grad
-  res$stepsize <- out$info$stepsize
-  res$L <- out$info$L
-  res$n_reverted <- out$info$n_reverted
-  sdc <- out$info$sqrt_diag_cov
-  if (length(sdc) == length(init)) res$inv_metric <- sdc^2
-  if (out$info$status == "nonfinite") {
-    # safeguard "blackjax": the chain diverged; its draws stay NA
-    res$status <- 4L
-    res$failed_at <- out$info$failed_at
-    return(res)
-  }
-  if (out$info$status != "ok" || nrow(out$draws) < n_keep) {
-    res$status <- 2L
-    return(res)
-  }
-  res$draws <- out$draws
-  res$stats <- out$stats
-  res
+  run_chain(spec, init, seed, chain_id, sampler, warmup, iter, thin,
+            progress = progress, fit_shape = TRUE, lr = lr)
 }
 
 # Apply fun to each chain index.

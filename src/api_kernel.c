@@ -9,7 +9,9 @@
 #include "api_kernel.h"
 #include "api_sgmcmc.h"
 #include "gauss_target.h"
+#include "api_mclmc.h"
 #include "hmc_kernel.h"
+#include "mclmc_kernel.h"
 #include "rwm.h"
 #include "sghmc.h"
 #include "sgld.h"
@@ -118,6 +120,7 @@ static void parse_hmc(SEXP settings, int dim, void *out) {
 static const bnn_kernel_entry kernel_registry[] = {
     {"nuts", &bnn_kernel_nuts, sizeof(bnn_hmc_settings), parse_nuts, 0},
     {"hmc", &bnn_kernel_hmc, sizeof(bnn_hmc_settings), parse_hmc, 0},
+    {"mclmc", &bnn_kernel_mclmc, sizeof(bnn_mclmc_settings), bnn_parse_mclmc, 0},
     {"rwm", &bnn_kernel_rwm, sizeof(bnn_rwm_settings), parse_rwm, 0},
     /* sgmcmc: parsers in api_sgmcmc.c */
     {"sgld", &bnn_kernel_sgld, sizeof(bnn_sgld_settings), bnn_parse_sgld, 0},
@@ -158,6 +161,9 @@ static int spec_dim(SEXP spec) {
     if (TYPEOF(mean) != REALSXP || TYPEOF(prec) != REALSXP ||
         Rf_xlength(prec) != Rf_xlength(mean) * Rf_xlength(mean))
       Rf_error("'spec' of type gaussian needs double 'mean' and square 'prec'");
+    SEXP up = bnn_list_get(spec, "upper");
+    if (!Rf_isNull(up) && (TYPEOF(up) != REALSXP || Rf_length(up) != Rf_length(mean)))
+      Rf_error("'spec$upper' must be a double vector of length %d", Rf_length(mean));
     return Rf_length(mean);
   }
   bnn_model *probe;
@@ -191,6 +197,11 @@ static bnn_target build_target(SEXP spec, SEXP settings, uint64_t seed,
                                         REAL(bnn_list_get(spec, "mean")),
                                         REAL(bnn_list_get(spec, "prec")));
     if (!g) Rf_error("cannot allocate the target");
+    SEXP up = bnn_list_get(spec, "upper");   /* a test wall, validated by spec_dim */
+    if (!Rf_isNull(up) && bnn_gauss_set_upper(g, REAL(up))) {
+      bnn_gauss_free(g);
+      Rf_error("cannot allocate the target");
+    }
     bnn_target_bind(&t, NULL, g);
     *free_fn = free_gauss;
   } else {
@@ -282,7 +293,11 @@ static SEXP kchain_info(const bnn_kchain *c) {
   SET_VECTOR_ELT(out, 4, Rf_ScalarInteger(c->failed_iter));
   SET_VECTOR_ELT(out, 5, c->reason ? Rf_mkString(c->reason) : Rf_ScalarString(NA_STRING));
   SET_VECTOR_ELT(out, 6, dvec(k->position ? k->position(c->state) : NULL, c->dim));
-  SET_VECTOR_ELT(out, 7, dvec(k->inv_metric ? k->inv_metric(c->state) : NULL, c->dim));
+  if (k->inv_metric) {
+    SEXP im = Rf_allocVector(REALSXP, c->dim);
+    SET_VECTOR_ELT(out, 7, im);
+    k->inv_metric(c->state, REAL(im));
+  }
   if (ni > 0) {
     double val[16];
     k->info(c->state, val);
@@ -405,7 +420,8 @@ static void reraise_interrupt(void) {
 /* Run up to n_iter transitions.  Returns list(draws = n_keep x dim (NULL
  * when the chain has a sink: the kept draws were written there),
  * stats = n x n_stats, n_done, info); n_done < n_iter when the chain
- * failed (the rows after it are NA).  keep: NULL (every transition's draw
+ * failed: row n_done + 1 of stats then holds what the kernel wrote of the
+ * failing transition's statistics (NA if nothing), the rows after it NA.  keep: NULL (every transition's draw
  * is returned, n_keep = n) or the increasing 0-based indices within the
  * block of the transitions whose draws are returned (thinning, burn-in), so
  * long runs of big models do not copy draws that are thrown away.
@@ -468,13 +484,19 @@ SEXP C_kchain_run(SEXP xp, SEXP n_iter, SEXP keep) {
   c->abort.ctx = c;
   for (int it = 0; it < n; it++) {
     int want = !kp || (row < nk && kp[row] == it);
+    for (int j = 0; j < ns; j++) st[j] = NA_REAL;
     int stc = bnn_kchain_step(c, want ? buf + (size_t)nb * dim : NULL, st);
     if (stc == BNN_K_INTERRUPTED) {
       c->abort.fn = NULL;
       UNPROTECT(1);
       reraise_interrupt();
     }
-    if (stc != BNN_K_OK) break;
+    if (stc != BNN_K_OK) {
+      /* the failing transition's statistics, as far as its kernel wrote
+       * them (NA otherwise), in the row after the n_done ones */
+      for (int j = 0; j < ns; j++) S[it + (size_t)j * n] = st[j];
+      break;
+    }
     if (want) {
       row++;
       if (++nb == nbuf) {

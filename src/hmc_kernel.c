@@ -134,8 +134,9 @@ static double hmc_stepsize(const void *state) { return ((const hmc_state *)state
 static const double *hmc_position(const void *state) {
   return ((const hmc_state *)state)->hmc.z.q;
 }
-static const double *hmc_inv_metric(const void *state) {
-  return ((const hmc_state *)state)->hmc.inv_metric;
+static void hmc_inv_metric(const void *state, double *out) {
+  const hmc_state *k = state;
+  memcpy(out, k->hmc.inv_metric, sizeof(double) * (size_t)k->hmc.dim);
 }
 
 const bnn_kernel_type bnn_kernel_nuts = {

@@ -20,10 +20,6 @@ SEXP C_lppd_stop(SEXP, SEXP, SEXP);
 
 /* --- optimiser and MCLMC (api_optim.c, api_mclmc.c) --- */
 SEXP C_optimize(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP C_mclmc_new(SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP C_mclmc_tune(SEXP, SEXP, SEXP, SEXP);
-SEXP C_mclmc_run(SEXP, SEXP, SEXP);
-SEXP C_mclmc_info(SEXP);
 SEXP C_mclmc_ess(SEXP);
 SEXP C_mclmc_grads_per_step(SEXP);
 
@@ -75,10 +71,6 @@ static const R_CallMethodDef CallEntries[] = {
     CALLDEF(C_lppd_stop, 3),
     /* optimiser and MCLMC */
     CALLDEF(C_optimize, 6),
-    CALLDEF(C_mclmc_new, 5),
-    CALLDEF(C_mclmc_tune, 4),
-    CALLDEF(C_mclmc_run, 3),
-    CALLDEF(C_mclmc_info, 1),
     CALLDEF(C_mclmc_ess, 1),
     CALLDEF(C_mclmc_grads_per_step, 1),
     /* the chain driver */

@@ -69,17 +69,19 @@ typedef struct bnn_kernel_type {
   /* Transition number iter (0-based).  Writes the position (dim values)
    * to draw unless draw is NULL (a transition whose draw is not kept:
    * thinning, burn-in), and n_stats statistics.  Returns a status; on
-   * failure sets *reason to a static string. */
+   * failure sets *reason to a static string (statistics it wrote for the
+   * failing transition are reported with the failure). */
   int (*step)(void *state, int iter, double *draw, double *stats,
               const char **reason);
   /* The current step size (NaN if the kernel has none). */
   double (*stepsize)(const void *state);
   /* Optional (NULL: none): the current position (dim values), the diagonal
-   * inverse metric in use (dim values), further named scalar statistics of
-   * the chain (n_info of them, e.g. MCLMC's L), and the abort hook, handed
-   * over once after create(). */
+   * inverse metric in use (writes dim values), further named scalar
+   * statistics of the chain (n_info of them, at most 16, e.g. MCLMC's L),
+   * and the abort hook, handed over once after create().  Read between
+   * transitions only. */
   const double *(*position)(const void *state);
-  const double *(*inv_metric)(const void *state);
+  void (*inv_metric)(const void *state, double *out);
   int n_info;
   const char *const *info_names;
   void (*info)(const void *state, double *out);
