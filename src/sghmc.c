@@ -27,7 +27,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "kernels.h"
+#include "sg_update.h"
 #include "ziggurat.h"
 #include "sghmc.h"
 
@@ -99,7 +99,7 @@ static int sghmc_step(void *state, int iter, double *draw, double *stats,
     /* bad flags a non-finite position or momentum (a non-finite gradient
      * shows in v) */
     bnn_zig_fill(r->rng, &r->zig, r->z, d);
-    int bad = bnn_kern()->sghmc_update(r->w, r->v, r->g, r->z, 1.0 - a, eps, sd_xi, d);
+    int bad = bnn_sg_kern()->sghmc_update(r->w, r->v, r->g, r->z, 1.0 - a, eps, sd_xi, d);
     ok = isfinite(r->lp) && !bad;
   }
   if (r->s.batch_per_iter) bnn_target_hold(r->target, 0);
