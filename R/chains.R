@@ -38,8 +38,8 @@ sampler_kernel <- function(sampler, warmup, iter, dim = NULL, lr = NULL) {
 # warmup, iter and thin come from its settings (the tuning's steps,
 # n_samples and thin; the arguments are ignored) and `lr` is the learning
 # rate of the ensemble that gave the start (MILE's initial step size).
-# `block` is the first block's length; blocks that take under 0.05 s are
-# doubled (up to 1e5 transitions).  Returns a list with the kept draws
+# `block` is the first block's length; blocks that take under 0.2 s (the
+# progress reports' period) are doubled (up to 1e5 transitions).  Returns a list with the kept draws
 # (n_keep x dim; with fit_shape = TRUE and a BNN spec, already in the shape
 # and with the names of a one-chain fit's draws, which assemble_fit() then
 # takes without a copy), the sampler and warm-up statistics and their names,
@@ -117,7 +117,7 @@ run_chain <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
     # cheap transitions (minibatch kernels): longer blocks, so that R's work
     # per block stays small against the chain's; the draws do not depend
     # on the blocks, and interrupts are checked in C by time
-    if (proc.time()[[3]] - t_block < 0.05 && n == block) block <- min(2L * block, 100000L)
+    if (proc.time()[[3]] - t_block < 0.2 && n == block) block <- min(2L * block, 100000L)
   }
   res$time_sampling <- proc.time()[[3]] - t0
   draws <- .Call(C_kchain_take, xp)
