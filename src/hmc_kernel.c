@@ -139,28 +139,12 @@ static void hmc_inv_metric(const void *state, double *out) {
   memcpy(out, k->hmc.inv_metric, sizeof(double) * (size_t)k->hmc.dim);
 }
 
-const bnn_kernel_type bnn_kernel_nuts = {
-    .name = "nuts",
-    .n_stats = 7,
-    .stat_names = hmc_stat_names,
-    .create = nuts_create,
-    .destroy = hmc_destroy,
-    .init = hmc_init,
-    .step = hmc_step,
-    .stepsize = hmc_stepsize,
-    .position = hmc_position,
-    .inv_metric = hmc_inv_metric,
-    .set_abort = hmc_set_abort};
+/* NUTS and static HMC differ only in their transition (create() sets it) */
+#define HMC_KERNEL_TYPE(kname, create_fn)                                     \
+  {.name = kname, .n_stats = 7, .stat_names = hmc_stat_names,                 \
+   .create = create_fn, .destroy = hmc_destroy, .init = hmc_init,             \
+   .step = hmc_step, .stepsize = hmc_stepsize, .position = hmc_position,      \
+   .inv_metric = hmc_inv_metric, .set_abort = hmc_set_abort}
 
-const bnn_kernel_type bnn_kernel_hmc = {
-    .name = "hmc",
-    .n_stats = 7,
-    .stat_names = hmc_stat_names,
-    .create = static_create,
-    .destroy = hmc_destroy,
-    .init = hmc_init,
-    .step = hmc_step,
-    .stepsize = hmc_stepsize,
-    .position = hmc_position,
-    .inv_metric = hmc_inv_metric,
-    .set_abort = hmc_set_abort};
+const bnn_kernel_type bnn_kernel_nuts = HMC_KERNEL_TYPE("nuts", nuts_create);
+const bnn_kernel_type bnn_kernel_hmc = HMC_KERNEL_TYPE("hmc", static_create);
