@@ -3,7 +3,6 @@
  * finalizer), run it in blocks, read its state, free it. */
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include "api_kernel.h"
@@ -342,43 +341,36 @@ static void flush_draws(const double *buf, int nb, int dim, double *D, R_xlen_t 
  * the chain's timer (bnn_itimer, 0.2 s by default, option
  * bnnmc.interrupt_period) is due.  The timer lives in the chain, so that
  * blocks shorter than the period do not restart it and a chain driven in
- * many short blocks is still checked.  Inside a long trajectory (a NUTS
- * tree at depth 12 can take seconds) a jump would leave the kernel's state
- * half-updated, so kernels that can take long call the chain's abort hook
- * (kernel.h) instead: when the timer is due it asks R inside
- * R_ToplevelExec(), which catches the jump and returns FALSE when the user
- * interrupted.  The kernel then ends its transition at once, the chain is
- * marked unusable (BNN_K_INTERRUPTED) and the interrupt is re-raised at
- * this boundary, where nothing is half-done.  Neither check reads random
- * numbers or changes a chain's state, so the draws do not depend on them. */
-static void check_interrupt_fn(void *dummy) {
-  (void)dummy;
-  R_CheckUserInterrupt();
-}
+ * many short blocks is still checked.  Never inside a transition: a jump
+ * there would leave the kernel's state half-updated.  A long transition (a
+ * NUTS tree at depth 12 can take seconds) instead calls the chain's abort
+ * hook (kernel.h) after every leapfrog step, which only reads R's
+ * pending-interrupt flag (set by R's own SIGINT handler; UserBreak on
+ * Windows): no R call, no jump.  When it is set the kernel ends its
+ * transition at once, the chain is marked unusable (BNN_K_INTERRUPTED), and
+ * this boundary lets R_CheckUserInterrupt() raise the interrupt, still
+ * pending, where nothing is half-done.  Neither check reads random numbers
+ * or changes a chain's state, so the draws do not depend on them. */
+#include <R_ext/libextern.h>
+/* declared as in R_ext/GraphicsDevice.h (graphics devices read it too) */
+LibExtern int R_interrupts_pending;
+#ifdef _WIN32
+LibExtern int UserBreak;   /* as in Rembedded.h */
+#endif
 
 static int abort_requested(void *ctx) {
-  bnn_kchain *c = ctx;
-  if (!bnn_itimer_due(&c->timer)) return 0;
-  return R_ToplevelExec(check_interrupt_fn, NULL) ? 0 : 1;
+  (void)ctx;
+#ifdef _WIN32
+  return UserBreak != 0;
+#else
+  return R_interrupts_pending != 0;
+#endif
 }
 
-/* Re-raise a user interrupt caught inside a transition: SIGINT sets R's
- * pending-interrupt flag (R's own handler), so R_CheckUserInterrupt() raises
- * a genuine interrupt condition; an error if the signal cannot be sent.
- * Only when a SIGINT handler is installed: an R embedded without R's signal
- * handlers would be terminated by the signal's default action.  Not on
- * Windows, where R_CheckUserInterrupt() does not look at the flag (Ctrl-C
- * comes through the console), which would stay set and interrupt some later
- * computation: there, an error. */
-static void reraise_interrupt(void) {
-#ifndef _WIN32
-  struct sigaction sa;
-  if (sigaction(SIGINT, NULL, &sa) == 0 && sa.sa_handler != SIG_DFL &&
-      sa.sa_handler != SIG_IGN) {
-    raise(SIGINT);
-    R_CheckUserInterrupt();
-  }
-#endif
+/* Raise the interrupt that ended a transition (still pending in R); an
+ * error if R does not raise it (e.g. interrupts suspended). */
+static void raise_pending_interrupt(void) {
+  R_CheckUserInterrupt();
   Rf_error("interrupted by the user");
 }
 
@@ -386,8 +378,9 @@ static void reraise_interrupt(void) {
  * when the chain has a sink: the kept draws were written there),
  * stats = n x n_stats, n_done, info); n_done < n_iter when the chain
  * failed: row n_done + 1 of stats then holds what the kernel wrote of the
- * failing transition's statistics (NA if nothing), the rows after it NA.  keep: NULL (every transition's draw
- * is returned, n_keep = n) or the increasing 0-based indices within the
+ * failing transition's statistics (NA if nothing), the rows after it NA.
+ * keep: NULL (every transition's draw is returned, n_keep = n) or the
+ * increasing 0-based indices within the
  * block of the transitions whose draws are returned (thinning, burn-in), so
  * long runs of big models do not copy draws that are thrown away.
  * Interrupts: see above (the block's draws are lost, the chain is not,
@@ -454,7 +447,7 @@ SEXP C_kchain_run(SEXP xp, SEXP n_iter, SEXP keep) {
     if (stc == BNN_K_INTERRUPTED) {
       c->abort.fn = NULL;
       UNPROTECT(1);
-      reraise_interrupt();
+      raise_pending_interrupt();
     }
     if (stc != BNN_K_OK) {
       /* the failing transition's statistics, as far as its kernel wrote

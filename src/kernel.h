@@ -48,7 +48,8 @@ const char *bnn_status_reason(int status);
 /* A check a kernel may call inside a long transition (after each leapfrog
  * step of NUTS or HMC): nonzero means "stop now" (a user interrupt); the
  * kernel then ends the transition and returns BNN_K_INTERRUPTED.  It reads
- * no random numbers and changes no state of the chain. */
+ * no random numbers, changes no state of the chain and calls no R API (the
+ * .Call layer's hook reads R's pending-interrupt flag). */
 typedef struct {
   int (*fn)(void *ctx);
   void *ctx;
@@ -101,8 +102,8 @@ typedef struct {
   int failed_iter;    /* 0-based iteration of the failure, -1 if none */
   const char *reason; /* static failure reason, or NULL */
   /* Interrupt checks of the .Call layer (api_kernel.c): a timer that lives
-   * as long as the chain (not restarted by each block), and the hook the
-   * kernel may call inside a transition (ctx: the chain). */
+   * as long as the chain (not restarted by each block) for the checks
+   * between transitions, and the hook the kernel may call inside one. */
   bnn_itimer timer;
   bnn_abort_hook abort;
 } bnn_kchain;
