@@ -1,4 +1,4 @@
-# The chain driver: chains run in blocks of iterations with their state kept
+# The chain runner: chains run in blocks of iterations with their state kept
 # in C, so that R can show progress, respond to interrupts and (later) stop
 # early without changing the draws.  Chains are independent and each has its
 # own RNG stream from (seed, chain id), so they can run in any order or in
@@ -14,104 +14,56 @@
                    "the sampler failed (see $failed_at)",
                    "the chain never moved (every transition rejected)")
 
-# Run one chain; returns a list with the kept draws, stats and timings.
-run_chain <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
-                      block = 50L, progress = NULL) {
-  settings <- sampler_c_settings(sampler, warmup)
-  dim <- length(init)
-  n_keep <- if (iter > 0) (iter - 1L) %/% thin + 1L else 0L
-  res <- list(chain = chain_id, draws = matrix(NA_real_, n_keep, dim),
-              stats = matrix(NA_real_, n_keep, length(.stat_names)),
-              warmup_stats = matrix(NA_real_, warmup, length(.stat_names)),
-              time_warmup = 0, time_sampling = 0, status = 0L, n_grad = 0,
-              stepsize = NA_real_, inv_metric = rep(NA_real_, dim))
-  t0 <- proc.time()[[3]]
-  xp <- .Call(C_chain_new, spec, as.double(init), as.double(seed),
-              as.integer(chain_id), settings)
-  info <- .Call(C_chain_info, xp)
-  if (info$status == 1L) {
-    res$status <- 1L
-    res$n_grad <- info$n_grad
-    return(res)
-  }
-  done <- 0L
-  kept <- 0L
-  total <- warmup + iter
-  while (done < total) {
-    # blocks never straddle the end of warm-up, so timings are exact
-    limit <- if (done < warmup) warmup else total
-    n <- min(block, limit - done)
-    out <- .Call(C_chain_run, xp, n)
-    idx <- done + seq_len(n)          # 1-based iteration numbers
-    w <- idx <= warmup
-    if (any(w)) res$warmup_stats[idx[w], ] <- out$stats[w, , drop = FALSE]
-    m <- idx[!w] - warmup - 1L        # 0-based sampling index
-    keep <- which(!w)[m %% thin == 0L]
-    if (length(keep)) {
-      rows <- kept + seq_along(keep)
-      res$draws[rows, ] <- out$draws[keep, , drop = FALSE]
-      res$stats[rows, ] <- out$stats[keep, , drop = FALSE]
-      kept <- kept + length(keep)
-    }
-    done <- done + n
-    if (done == warmup) {
-      t1 <- proc.time()[[3]]
-      res$time_warmup <- t1 - t0
-      t0 <- t1
-    }
-    info <- out$info
-    if (!is.null(progress)) progress(chain_id, done, total)
-    if (info$status != 0L) {
-      # a failed adaptation ends the chain: its remaining draws stay NA
-      res$draws[] <- NA_real_
-      res$stats[] <- NA_real_
-      break
-    }
-  }
-  if (warmup == 0L) res$time_warmup <- 0
-  res$time_sampling <- proc.time()[[3]] - t0
-  res$status <- info$status
-  # a chain still at its initial values after every transition (all
-  # rejected, e.g. NaN momenta or a step size far too large) has no draws of
-  # the posterior: a failed chain, not draws equal to the init
-  # (its sampler statistics are kept: they show why, e.g. divergent__ = 1)
-  if (res$status == 0L && done >= 2L && identical(as.double(info$position), as.double(init))) {
-    res$status <- 6L
-    res$draws[] <- NA_real_
-  }
-  res$n_grad <- info$n_grad
-  res$stepsize <- info$stepsize
-  res$inv_metric <- info$inv_metric
-  res
-}
-
-# Run one chain of any sampler: MCLMC (its own tuning driver), a kernel of
-# the generic driver (settings with a `driver` entry) or NUTS/HMC (chain.c).
-run_chain_any <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
-                          progress = NULL, lr = NULL) {
-  if (inherits(sampler, "bnn_mclmc"))
-    run_chain_mclmc(spec, init, seed, chain_id, sampler, lr, progress = progress)
-  else if (!is.null(sampler$driver))
-    run_chain_kernel(spec, init, seed, chain_id, sampler, warmup, iter, thin,
-                     progress = progress)
-  else
-    run_chain(spec, init, seed, chain_id, sampler, warmup, iter, thin,
-              progress = progress)
-}
-
-# Run one chain of a kernel of the generic driver (src/kernel.h): every
+# The kernel of the chain driver (src/kernel.h) that runs a sampler, and its
+# settings list for C_kchain_new: NUTS and static HMC (bnn_nuts(),
+# bnn_hmc(): sampler_c_settings()), MCLMC (bnn_mclmc(): .mclmc_c_settings(),
+# which needs the dimension and the ensemble's learning rate `lr`) or any
 # sampler whose settings object has a `driver` entry (the kernel's C name)
-# and a `c_settings` list.  `block` is the first block's length; blocks
-# that take under 0.05 s are doubled (up to 1e5 transitions).  Returns
-# run_chain()'s shape, plus the kernel's statistic names and, for a failed
-# chain, where and why it failed
+# and a `c_settings` list.
+sampler_kernel <- function(sampler, warmup, iter, dim = NULL, lr = NULL) {
+  extra <- list(warmup = as.integer(warmup), iter = as.integer(iter))
+  if (inherits(sampler, "bnn_mclmc"))
+    return(list(name = "mclmc", settings = c(.mclmc_c_settings(sampler, dim, lr), extra)))
+  if (!is.null(sampler$driver))
+    return(list(name = sampler$driver, settings = c(sampler$c_settings, extra)))
+  if (!identical(sampler$method, "nuts") && !identical(sampler$method, "hmc") &&
+      is.null(sampler$kernel))
+    stop("'sampler' is not a sampler of the chain driver (internal).", call. = FALSE)
+  list(name = if (identical(sampler$kernel, 1L)) "hmc" else "nuts",
+       settings = c(sampler_c_settings(sampler, warmup), extra["iter"]))
+}
+
+# Run one chain of any sampler (every sampler is a kernel of the chain
+# driver): NUTS, static HMC, MCLMC, RWM, pCN, SGLD/pSGLD/SGHMC.  For MCLMC,
+# warmup, iter and thin come from its settings (the tuning's steps,
+# n_samples and thin; the arguments are ignored) and `lr` is the learning
+# rate of the ensemble that gave the start (MILE's initial step size).
+# `block` is the first block's length; blocks that take under 0.2 s (the
+# progress reports' period) are doubled (up to 1e5 transitions).  Returns a list with the kept draws
+# (n_keep x dim; with fit_shape = TRUE and a BNN spec, already in the shape
+# and with the names of a one-chain fit's draws, which assemble_fit() then
+# takes without a copy), the sampler and warm-up statistics and their names,
+# timings, the status (a position in .chain_status), gradients, step size,
+# inverse metric and, for a failed chain, where and why it failed
 # ($failed_at: phase "warm-up" or "sampling", step from 1 within the phase,
 # reason).  A failed chain's draws are all NA, never partial.
-run_chain_kernel <- function(spec, init, seed, chain_id, sampler, warmup, iter,
-                             thin, block = 50L, progress = NULL) {
-  snames <- .Call(C_kchain_stat_names, sampler$driver)
-  settings <- c(sampler$c_settings, list(warmup = as.integer(warmup),
-                                         iter = as.integer(iter)))
+run_chain <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
+                      block = 50L, progress = NULL, fit_shape = FALSE, lr = NULL) {
+  is_mclmc <- inherits(sampler, "bnn_mclmc")
+  report <- function(done, total) progress(chain_id, done, total)
+  if (is_mclmc) {
+    stages <- mclmc_tune_steps(sampler)
+    warmup <- sum(stages)
+    iter <- as.integer(sampler$n_samples)
+    thin <- as.integer(sampler$thin)
+    # progress in the fit's units: without the preconditioning steps
+    n_pre <- stages[2L] - as.integer(sampler$n_tune[2L])
+    pre0 <- sum(as.integer(sampler$n_tune[1:2]))
+    report <- function(done, total)
+      progress(chain_id, done - min(max(done - pre0, 0L), n_pre), total - n_pre)
+  }
+  kern <- sampler_kernel(sampler, warmup, iter, length(init), lr)
+  snames <- .Call(C_kchain_stat_names, kern$name)
   dim <- length(init)
   n_keep <- if (iter > 0) (iter - 1L) %/% thin + 1L else 0L
   res <- list(chain = chain_id, stat_names = snames,
@@ -122,8 +74,9 @@ run_chain_kernel <- function(spec, init, seed, chain_id, sampler, warmup, iter,
               stepsize = NA_real_, failed_at = NULL,
               inv_metric = rep(NA_real_, dim))
   t0 <- proc.time()[[3]]
-  xp <- .Call(C_kchain_new, sampler$driver, spec, as.double(init), as.double(seed),
-              as.integer(chain_id), settings)
+  xp <- .Call(C_kchain_new, kern$name, spec, as.double(init), as.double(seed),
+              as.integer(chain_id), kern$settings)
+  on.exit(.Call(C_kchain_free, xp), add = TRUE)
   info <- .Call(C_kchain_info, xp)
   done <- 0L
   kept <- 0L
@@ -134,6 +87,7 @@ run_chain_kernel <- function(spec, init, seed, chain_id, sampler, warmup, iter,
   # 10,000-parameter network, most of it in touching fresh memory
   .Call(C_kchain_sink, xp, as.integer(n_keep))
   while (info$status == 0L && done < total) {
+    # blocks never straddle the end of warm-up, so timings are exact
     limit <- if (done < warmup) warmup else total
     n <- min(block, limit - done)
     t_block <- proc.time()[[3]]
@@ -157,15 +111,17 @@ run_chain_kernel <- function(spec, init, seed, chain_id, sampler, warmup, iter,
       res$time_warmup <- t1 - t0
       t0 <- t1
     }
-    if (!is.null(progress)) progress(chain_id, done, total)
+    if (!is.null(progress)) report(done, total)
+    if (info$status != 0L && nrow(out$stats) > out$n_done)
+      res$failed_stats <- out$stats[out$n_done + 1L, ]
     # cheap transitions (minibatch kernels): longer blocks, so that R's work
     # per block stays small against the chain's; the draws do not depend
     # on the blocks, and interrupts are checked in C by time
-    if (proc.time()[[3]] - t_block < 0.05 && n == block) block <- min(2L * block, 100000L)
+    if (proc.time()[[3]] - t_block < 0.2 && n == block) block <- min(2L * block, 100000L)
   }
   res$time_sampling <- proc.time()[[3]] - t0
   draws <- .Call(C_kchain_take, xp)
-  if (!is.null(spec$sizes)) {
+  if (fit_shape && !is.null(spec$sizes)) {
     # already in the shape and with the names of a one-chain fit's draws
     # (assemble_fit() then takes it as it is, without a copy)
     pars <- bnn_parameter_names(spec$sizes, sigma = has_sigma(spec))
@@ -178,6 +134,7 @@ run_chain_kernel <- function(spec, init, seed, chain_id, sampler, warmup, iter,
   rm(draws)
   res$n_grad <- info$n_grad
   res$stepsize <- info$stepsize
+  if (!is.null(info$inv_metric)) res$inv_metric <- info$inv_metric
   if (info$status != 0L) {
     res$status <- info$status
     res$draws[] <- NA_real_
@@ -186,65 +143,25 @@ run_chain_kernel <- function(spec, init, seed, chain_id, sampler, warmup, iter,
     res$failed_at <- list(
       phase = if (it <= warmup) "warm-up" else "sampling",
       step = if (it <= warmup) it else it - warmup, reason = info$reason)
+  } else if (kern$name %in% c("nuts", "hmc") && done >= 2L &&
+             identical(as.double(info$position), as.double(init))) {
+    # a chain still at its initial values after every transition (all
+    # rejected, e.g. NaN momenta or a step size far too large) has no draws
+    # of the posterior: a failed chain, not draws equal to the init (its
+    # sampler statistics are kept: they show why, e.g. divergent__ = 1)
+    res$status <- 6L
+    res$draws[] <- NA_real_
   }
+  res$n_done <- done
+  if (is_mclmc) res <- mclmc_chain_result(res, info, stages, warmup)
   res
 }
 
-# Run one MCLMC chain (R/mclmc.R) and return it in run_chain()'s shape.
-run_chain_mclmc <- function(spec, init, seed, chain_id, settings, lr = NULL,
-                            progress = NULL) {
-  n_tune <- sum(settings$n_tune)
-  total <- n_tune + settings$n_samples
-  t0 <- proc.time()[[3]]
-  t_tuned <- NA_real_
-  cb <- function(phase, done, tot) {
-    if (phase == "sampling" && is.na(t_tuned)) t_tuned <<- proc.time()[[3]]
-    if (!is.null(progress)) {
-      offs <- switch(phase, stage1 = 0, stage2 = settings$n_tune[1],
-                     stage3 = sum(settings$n_tune[1:2]), sampling = n_tune)
-      progress(chain_id, offs + done, total)
-    }
-  }
-  snames <- c("energy_change__", "kinetic_change__", "lp__", "stepsize__", "L__",
-              "reverted__")
-  n_keep <- ceiling(settings$n_samples / settings$thin)
-  out <- tryCatch(
-    .mclmc_chain(spec, init, seed, chain_id, settings, lr = lr, progress = cb),
-    error = function(e) e)
-  res <- list(chain = chain_id, stat_names = snames,
-              draws = matrix(NA_real_, n_keep, length(init)),
-              stats = matrix(NA_real_, n_keep, length(snames)),
-              warmup_stats = matrix(NA_real_, 0L, length(snames)),
-              time_warmup = 0, time_sampling = 0, status = 0L, n_grad = 0,
-              stepsize = NA_real_, L = NA_real_, n_reverted = NA_real_,
-              failed_at = NULL, inv_metric = rep(NA_real_, length(init)))
-  t1 <- proc.time()[[3]]
-  if (inherits(out, "error")) {
-    res$status <- 1L
-    return(res)
-  }
-  if (is.na(t_tuned)) t_tuned <- t1
-  res$time_warmup <- t_tuned - t0
-  res$time_sampling <- t1 - t_tuned
-  res$n_grad <- out$n_grad
-  res$stepsize <- out$info$stepsize
-  res$L <- out$info$L
-  res$n_reverted <- out$info$n_reverted
-  sdc <- out$info$sqrt_diag_cov
-  if (length(sdc) == length(init)) res$inv_metric <- sdc^2
-  if (out$info$status == "nonfinite") {
-    # safeguard "blackjax": the chain diverged; its draws stay NA
-    res$status <- 4L
-    res$failed_at <- out$info$failed_at
-    return(res)
-  }
-  if (out$info$status != "ok" || nrow(out$draws) < n_keep) {
-    res$status <- 2L
-    return(res)
-  }
-  res$draws <- out$draws
-  res$stats <- out$stats
-  res
+# Run one chain of a fit (run_chain(), draws in the fit's shape).
+run_chain_any <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
+                          progress = NULL, lr = NULL) {
+  run_chain(spec, init, seed, chain_id, sampler, warmup, iter, thin,
+            progress = progress, fit_shape = TRUE, lr = lr)
 }
 
 # Apply fun to each chain index.

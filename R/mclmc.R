@@ -254,7 +254,8 @@ bnn_mclmc_budget <- function(settings = bnn_mclmc()) {
        n_draws = ceiling(settings$n_samples / settings$thin))
 }
 
-# Settings for C_mclmc_new with the dimension-dependent defaults resolved.
+# Settings of the driver's "mclmc" kernel (C_kchain_new; src/api_mclmc.c)
+# with the dimension-dependent defaults resolved.
 # lr: learning rate of the ensemble that produced the start (MILE's initial
 # step size), or NULL.
 .mclmc_c_settings <- function(settings, dim, lr = NULL) {
@@ -280,10 +281,56 @@ bnn_mclmc_budget <- function(settings = bnn_mclmc()) {
        safeguard = if (identical(settings$safeguard, "blackjax")) 1L else 0L)
 }
 
-# Run one MCLMC chain: tuning stage by stage, then sampling, each in blocks
-# of `block` steps (R checks interrupts between blocks; `progress`, if a
-# function, is called after each block as progress(phase, done, total) with
-# phase "stage1", "stage2", "stage3" or "sampling").
+# The tuning's transitions per stage: n1, n2 plus the preconditioning steps
+# (floor(n2 / 3) with diag_precond), n3.
+mclmc_tune_steps <- function(settings) {
+  nt <- as.integer(settings$n_tune)
+  c(nt[1L], nt[2L] + if (isTRUE(settings$diag_precond)) nt[2L] %/% 3L else 0L, nt[3L])
+}
+
+# The phase ("stage1".."stage3", "sampling") and step (from 1 within it) of
+# transition `it` (1-based over tuning and sampling).
+mclmc_phase <- function(it, stages) {
+  ends <- cumsum(stages)
+  if (it > ends[3L]) return(list(phase = "sampling", step = as.double(it - ends[3L])))
+  st <- which(it <= ends)[1L]
+  list(phase = paste0("stage", st), step = as.double(it - c(0L, ends)[st]))
+}
+
+# MCLMC's part of run_chain()'s result: its statistics (L, number of
+# reverted steps, the preconditioner as an inverse metric sigma^2), the
+# tuning's statistics in $tuning_stats (not in the fit's warm-up
+# statistics, which MCLMC leaves empty), where a chain that turned
+# non-finite failed (phase "stage1".."stage3" or "sampling", reason
+# "state" or "stepsize") and, in $mclmc, what .mclmc_chain() reports.
+mclmc_chain_result <- function(res, info, stages, warmup) {
+  res$L <- info$L
+  res$n_reverted <- info$n_reverted
+  res$tuning_stats <- res$warmup_stats
+  res$warmup_stats <- res$warmup_stats[0L, , drop = FALSE]
+  status <- info$status
+  res$failed_at <- NULL
+  if (status == 4L)
+    res$failed_at <- c(mclmc_phase(info$failed_iter + 1L, stages),
+                       list(reason = c("state", "stepsize")[info$fail_reason]))
+  done <- c(info$done1, info$done2, info$done3)
+  res$mclmc <- list(
+    stepsize = info$stepsize, L = info$L, sqrt_diag_cov = sqrt(info$inv_metric),
+    n_grad = info$n_grad, n_reverted = info$n_reverted,
+    status = c("ok", "bad_init", "stepsize", "", "nonfinite")[status + 1L],
+    done = as.integer(done), total = as.integer(stages),
+    iter = info$n_sample_steps, eevpd = if (is.nan(info$eevpd)) NA_real_ else info$eevpd,
+    position = info$position, failed_at = res$failed_at,
+    tune = if (info$stage == 4) list(stepsize = info$tuned_stepsize, L = info$tuned_L) else
+      list(stepsize = info$stepsize, L = info$L))
+  res
+}
+
+# Run one MCLMC chain (run_chain(), the chain driver's "mclmc" kernel):
+# tuning stage by stage, then sampling, in blocks of `block` steps (R
+# checks interrupts between blocks; `progress`, if a function, is called
+# after each block as progress(phase, done, total) with phase "stage1",
+# "stage2", "stage3" or "sampling").
 #
 # spec: model spec (list(type = "bnn", ...)) or list(type = "gaussian", mean,
 # prec, upper = NULL); init: start (e.g. a deep-ensemble member); the RNG is
@@ -313,79 +360,56 @@ bnn_mclmc_budget <- function(settings = bnn_mclmc()) {
   block <- .omc_check_count(block, "block", 1)
   if (!is.null(progress) && !is.function(progress))
     stop("'progress' must be NULL or a function", call. = FALSE)
-  cs <- .mclmc_c_settings(settings, length(init), lr)
-  xp <- .Call(C_mclmc_new, spec, as.double(init), seed, chain_id, cs)
-  info <- .Call(C_mclmc_info, xp)
-  if (info$status == 1L)
+  stages <- mclmc_tune_steps(settings)
+  n_tune <- sum(stages)
+  prog <- NULL
+  if (!is.null(progress)) {
+    # run_chain() reports in the fit's units (without the preconditioning
+    # steps): one call per stage (or sampling) that the block reached
+    nt <- as.integer(settings$n_tune)
+    ends <- cumsum(nt)
+    last <- 0L
+    prog <- function(chain, done, total) {
+      for (st in 1:3) if (nt[st] > 0L && done > c(0L, ends)[st] && last < ends[st])
+        progress(paste0("stage", st), min(done, ends[st]) - c(0L, ends)[st], nt[st])
+      if (done > ends[3L]) progress("sampling", done - ends[3L], settings$n_samples)
+      last <<- done
+    }
+  }
+  r <- run_chain(spec, init, seed, chain_id, settings, NULL, NULL, NULL,
+                 block = block, lr = lr, progress = prog)
+  info <- r$mclmc
+  if (r$status == 1L)
     stop(sprintf("chain %d: the log density or its gradient is not finite at 'init'",
                  chain_id), call. = FALSE)
-  traces <- list()
-  failed <- FALSE
-  for (st in 1:3) {
-    repeat {
-      info <- .Call(C_mclmc_info, xp)
-      failed <- info$status == 3L
-      left <- if (failed || info$stage > st) 0L else info$total[st] - info$done[st]
-      if (left <= 0L) break
-      req <- c(0L, 0L, 0L)
-      req[st] <- min(block, left)
-      res <- .Call(C_mclmc_tune, xp, req[1], req[2], req[3])
-      if (trace) {
-        # rows after a failing step are NA: the chain stopped there
-        tr <- res$trace
-        traces[[length(traces) + 1L]] <- tr[!is.na(tr[, "stage"]), , drop = FALSE]
-      }
-      if (!is.null(progress))
-        progress(paste0("stage", st), res$info$done[st], res$info$total[st])
-    }
-    if (failed) break
-  }
-  info <- .Call(C_mclmc_info, xp)
-  tune <- list(stepsize = info$stepsize, L = info$L)
-  dim <- length(init)
-  n_keep <- ceiling(settings$n_samples / settings$thin)
   stat_names <- c("energy_change", "kinetic_change", "logdens", "stepsize",
                   "L", "reverted")
-  draws <- matrix(NA_real_, n_keep, dim)
-  stats <- matrix(NA_real_, n_keep, length(stat_names),
-                  dimnames = list(NULL, stat_names))
-  if (info$status == 2L) {
+  draws <- r$draws
+  stats <- r$stats
+  colnames(stats) <- stat_names
+  if (r$status == 2L) {
     warning(sprintf("chain %d: tuning gave a non-finite or zero step size or L; no draws",
                     chain_id), call. = FALSE)
     draws <- draws[0L, , drop = FALSE]
     stats <- stats[0L, , drop = FALSE]
-  } else if (info$status == 0L) {
-    done <- 0L
-    row <- 0L
-    while (done < settings$n_samples) {
-      n <- min(block, settings$n_samples - done)
-      res <- .Call(C_mclmc_run, xp, n, settings$thin)
-      k <- nrow(res$draws)
-      if (k > 0L) {
-        draws[row + seq_len(k), ] <- res$draws
-        stats[row + seq_len(k), ] <- res$stats
-        row <- row + k
-      }
-      done <- done + n
-      if (!is.null(progress)) progress("sampling", done, settings$n_samples)
-      if (res$info$status == 3L) break
+  }
+  tr <- NULL
+  if (trace) {
+    # the tuning steps done, and the one that failed (if tuning failed)
+    n <- min(r$n_done, n_tune)
+    tr <- r$tuning_stats[seq_len(n), , drop = FALSE]
+    if (r$status != 0L && r$n_done < n_tune && !is.null(r$failed_stats)) {
+      tr <- rbind(tr, r$failed_stats)
+      n <- n + 1L
     }
-    info <- .Call(C_mclmc_info, xp)
+    tr <- cbind(stage = rep(1:3, stages)[seq_len(n)], tr[, c(1L, 4L, 5L, 3L, 6L), drop = FALSE])
+    dimnames(tr) <- list(NULL, c("stage", "energy_change", "stepsize", "L", "logdens", "reverted"))
+    if (!n) tr <- NULL
   }
-  fa <- info$failed_at
-  info$failed_at <- if (info$status == 3L)
-    list(phase = c("stage1", "stage2", "stage3", "sampling")[fa[1]], step = fa[2],
-         reason = c("state", "stepsize")[fa[3]]) else NULL
-  if (info$status == 3L) {
-    # never turn any part of a diverged chain into draws
-    draws[] <- NA_real_
-    stats[] <- NA_real_
-  }
-  info$status <- c("ok", "bad_init", "stepsize", "nonfinite")[info$status + 1L]
-  info$stage <- NULL
+  tune <- info$tune
+  info$tune <- NULL
   list(draws = draws, stats = stats, info = info, n_grad = info$n_grad,
-       tune = tune,
-       trace = if (trace && length(traces)) do.call(rbind, traces) else NULL)
+       tune = tune, trace = tr)
 }
 
 # MCLMC on the Gaussian test target N(mean, cov) (or given its precision

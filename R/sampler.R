@@ -201,7 +201,7 @@ as_sampler <- function(x) {
        call. = FALSE)
 }
 
-# The settings list handed to C_chain_new.
+# The settings list of the "nuts" and "hmc" kernels (C_kchain_new, src/api_kernel.c).
 sampler_c_settings <- function(s, warmup) {
   list(kernel = s$kernel, max_treedepth = s$max_treedepth, warmup = as.integer(warmup),
        adapt_stepsize = as.integer(s$adapt_stepsize),

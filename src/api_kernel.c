@@ -1,53 +1,22 @@
-/* .Call entry points of the generic chain driver: build a target from a
- * spec, create a chain of any registered kernel, run it in blocks. */
+/* The one .Call boundary of the chain driver: build a target from a spec,
+ * create a chain of any registered kernel (an R external pointer with a
+ * finalizer), run it in blocks, read its state, free it. */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include "api_kernel.h"
 #include "api_sgmcmc.h"
 #include "gauss_target.h"
-#include "interrupt.h"
+#include "api_mclmc.h"
+#include "hmc_kernel.h"
+#include "mclmc_kernel.h"
 #include "rwm.h"
 #include "sghmc.h"
 #include "sgld.h"
 #include "pcn.h"
 #include "reference.h"
 #include "api_ces.h"
-
-/* ---- settings readers ---------------------------------------------- */
-
-double bnn_kset_real(SEXP settings, const char *name, double dflt,
-                     double lower, double upper, int open_lower) {
-  SEXP v = bnn_list_get(settings, name);
-  if (Rf_isNull(v)) return dflt;
-  if ((TYPEOF(v) != REALSXP && TYPEOF(v) != INTSXP) || Rf_length(v) != 1)
-    Rf_error("'%s' must be a single number", name);
-  double x = Rf_asReal(v);
-  if (ISNAN(x) || (open_lower ? !(x > lower) : !(x >= lower)) || !(x <= upper))
-    Rf_error("'%s' must be a number in %s%g, %g], not %g", name,
-             open_lower ? "(" : "[", lower, upper, x);
-  return x;
-}
-
-int bnn_kset_flag(SEXP settings, const char *name, int dflt) {
-  SEXP v = bnn_list_get(settings, name);
-  if (Rf_isNull(v)) return dflt;
-  int x = Rf_asLogical(v);
-  if (Rf_length(v) != 1 || x == NA_LOGICAL) Rf_error("'%s' must be TRUE or FALSE", name);
-  return x;
-}
-
-const double *bnn_kset_inv_metric(SEXP settings, int dim) {
-  SEXP m = bnn_list_get(settings, "inv_metric");
-  if (Rf_isNull(m)) return NULL;
-  if (TYPEOF(m) != REALSXP || Rf_length(m) != dim)
-    Rf_error("'inv_metric' must be a double vector of length %d", dim);
-  for (int j = 0; j < dim; j++)
-    if (!(REAL(m)[j] > 0) || !isfinite(REAL(m)[j]))
-      Rf_error("'inv_metric' must hold positive finite numbers (entry %d is %g)",
-               j + 1, REAL(m)[j]);
-  return REAL(m);
-}
 
 /* ---- the kernels ------------------------------------------------------ */
 
@@ -70,8 +39,52 @@ static void parse_pcn(SEXP settings, int dim, void *out) {
   s->extra_stepsize = bnn_kset_real(settings, "extra_stepsize", 0.1, 0, 1e300, 1);
 }
 
+/* NUTS and static HMC: settings from sampler_c_settings() (R/sampler.R).
+ * The R constructors validate these; checked again so that a settings list
+ * edited by hand cannot freeze or break a chain. */
+static void parse_hmc_common(SEXP settings, int dim, bnn_hmc_settings *s) {
+  s->max_depth = bnn_get_int(settings, "max_treedepth", 10);
+  s->num_warmup = bnn_get_int(settings, "warmup", 0);
+  s->adapt_stepsize = bnn_get_int(settings, "adapt_stepsize", 1);
+  s->adapt_metric = bnn_get_int(settings, "adapt_metric", 1);
+  s->init_buffer = bnn_get_int(settings, "init_buffer", 75);
+  s->term_buffer = bnn_get_int(settings, "term_buffer", 50);
+  s->window = bnn_get_int(settings, "window", 25);
+  s->stepsize = bnn_get_double(settings, "stepsize", 1.0);
+  s->delta = bnn_get_double(settings, "adapt_delta", 0.8);
+  s->gamma = bnn_get_double(settings, "gamma", 0.05);
+  s->kappa = bnn_get_double(settings, "kappa", 0.75);
+  s->t0 = bnn_get_double(settings, "t0", 10.0);
+  s->int_time = bnn_get_double(settings, "int_time", 1.0);
+  if (s->max_depth < 0 || s->max_depth > 30) Rf_error("'max_treedepth' must be in 0..30");
+  if (!(s->stepsize > 0 && isfinite(s->stepsize))) Rf_error("'stepsize' must be positive and finite");
+  if (s->num_warmup < 0) Rf_error("'warmup' must be >= 0");
+  if (!(s->delta > 0 && s->delta < 1)) Rf_error("'adapt_delta' must be in (0, 1)");
+  if (!(s->gamma > 0 && isfinite(s->gamma)) || !(s->kappa > 0 && isfinite(s->kappa)) ||
+      !(s->t0 > 0 && isfinite(s->t0)))
+    Rf_error("'gamma', 'kappa' and 't0' must be positive and finite");
+  if (s->init_buffer < 0 || s->term_buffer < 0 || s->window < 1)
+    Rf_error("'init_buffer' and 'term_buffer' must be >= 0 and 'window' >= 1");
+  s->inv_metric = bnn_kset_inv_metric(settings, dim);
+}
+
+static void parse_nuts(SEXP settings, int dim, void *out) {
+  parse_hmc_common(settings, dim, out);
+}
+
+static void parse_hmc(SEXP settings, int dim, void *out) {
+  bnn_hmc_settings *s = out;
+  parse_hmc_common(settings, dim, s);
+  if (!(s->int_time > 0 && s->int_time / s->stepsize < (double)INT_MAX))
+    Rf_error("static HMC: 'trajectory_length' / 'stepsize' must be positive and below %d "
+             "leapfrog steps", INT_MAX);
+}
+
 /* Add a kernel here (and its settings parser above or in its own api file). */
 static const bnn_kernel_entry kernel_registry[] = {
+    {"nuts", &bnn_kernel_nuts, sizeof(bnn_hmc_settings), parse_nuts, 0},
+    {"hmc", &bnn_kernel_hmc, sizeof(bnn_hmc_settings), parse_hmc, 0},
+    {"mclmc", &bnn_kernel_mclmc, sizeof(bnn_mclmc_settings), bnn_parse_mclmc, 0},
     {"rwm", &bnn_kernel_rwm, sizeof(bnn_rwm_settings), parse_rwm, 0},
     /* sgmcmc: parsers in api_sgmcmc.c */
     {"sgld", &bnn_kernel_sgld, sizeof(bnn_sgld_settings), bnn_parse_sgld, 0},
@@ -112,6 +125,9 @@ static int spec_dim(SEXP spec) {
     if (TYPEOF(mean) != REALSXP || TYPEOF(prec) != REALSXP ||
         Rf_xlength(prec) != Rf_xlength(mean) * Rf_xlength(mean))
       Rf_error("'spec' of type gaussian needs double 'mean' and square 'prec'");
+    SEXP up = bnn_list_get(spec, "upper");
+    if (!Rf_isNull(up) && (TYPEOF(up) != REALSXP || Rf_length(up) != Rf_length(mean)))
+      Rf_error("'spec$upper' must be a double vector of length %d", Rf_length(mean));
     return Rf_length(mean);
   }
   bnn_model *probe;
@@ -145,6 +161,11 @@ static bnn_target build_target(SEXP spec, SEXP settings, uint64_t seed,
                                         REAL(bnn_list_get(spec, "mean")),
                                         REAL(bnn_list_get(spec, "prec")));
     if (!g) Rf_error("cannot allocate the target");
+    SEXP up = bnn_list_get(spec, "upper");   /* a test wall, validated by spec_dim */
+    if (!Rf_isNull(up) && bnn_gauss_set_upper(g, REAL(up))) {
+      bnn_gauss_free(g);
+      Rf_error("cannot allocate the target");
+    }
     bnn_target_bind(&t, NULL, g);
     *free_fn = free_gauss;
   } else {
@@ -202,23 +223,50 @@ SEXP C_kchain_new(SEXP kernel, SEXP spec, SEXP init, SEXP seed, SEXP chain_id,
              "a Laplace prior or a Gaussian test target cannot be used", e->name);
   }
   bnn_kchain *c = bnn_kchain_new(e->type, ks, t, free_fn, REAL(init), (uint64_t)sd,
-                                 (uint64_t)id, warmup);
+                                 (uint64_t)id, warmup, bnn_interrupt_period());
   if (!c) Rf_error("cannot allocate the chain workspace");
   R_SetExternalPtrAddr(xp, c);
   UNPROTECT(1);
   return xp;
 }
 
+static SEXP dvec(const double *x, int n) {
+  if (!x) return R_NilValue;
+  SEXP v = Rf_allocVector(REALSXP, n);
+  if (n > 0) memcpy(REAL(v), x, sizeof(double) * (size_t)n);
+  return v;
+}
+
+/* list(stepsize, n_grad, iter, status, failed_iter, reason, position,
+ * inv_metric, <the kernel's named statistics>); position and inv_metric
+ * are NULL for a kernel that does not expose them. */
 static SEXP kchain_info(const bnn_kchain *c) {
-  const char *nm[] = {"stepsize", "n_grad", "iter", "status", "failed_iter", "reason"};
-  SEXP out = PROTECT(bnn_named_list(6, nm));
-  double eps = c->kernel->stepsize ? c->kernel->stepsize(c->state) : NA_REAL;
+  const bnn_kernel_type *k = c->kernel;
+  int ni = k->info ? k->n_info : 0;
+  enum { NFIX = 8 };
+  const char *nm[NFIX + 16] = {"stepsize", "n_grad", "iter", "status", "failed_iter",
+                               "reason", "position", "inv_metric"};
+  if (ni > 16) Rf_error("too many kernel statistics (internal)");
+  for (int i = 0; i < ni; i++) nm[NFIX + i] = k->info_names[i];
+  SEXP out = PROTECT(bnn_named_list(NFIX + ni, nm));
+  double eps = k->stepsize ? k->stepsize(c->state) : NA_REAL;
   SET_VECTOR_ELT(out, 0, Rf_ScalarReal(eps));
   SET_VECTOR_ELT(out, 1, Rf_ScalarReal(c->target.n_grad));
   SET_VECTOR_ELT(out, 2, Rf_ScalarInteger(c->iter));
   SET_VECTOR_ELT(out, 3, Rf_ScalarInteger(c->status));
   SET_VECTOR_ELT(out, 4, Rf_ScalarInteger(c->failed_iter));
   SET_VECTOR_ELT(out, 5, c->reason ? Rf_mkString(c->reason) : Rf_ScalarString(NA_STRING));
+  SET_VECTOR_ELT(out, 6, dvec(k->position ? k->position(c->state) : NULL, c->dim));
+  if (k->inv_metric) {
+    SEXP im = Rf_allocVector(REALSXP, c->dim);
+    SET_VECTOR_ELT(out, 7, im);
+    k->inv_metric(c->state, REAL(im));
+  }
+  if (ni > 0) {
+    double val[16];
+    k->info(c->state, val);
+    for (int i = 0; i < ni; i++) SET_VECTOR_ELT(out, NFIX + i, Rf_ScalarReal(val[i]));
+  }
   UNPROTECT(1);
   return out;
 }
@@ -286,19 +334,62 @@ static void flush_draws(const double *buf, int nb, int dim, double *D, R_xlen_t 
   }
 }
 
+/* ---- interrupts ---------------------------------------------------------
+ * Between transitions a chain's state is consistent and everything else is
+ * R memory or owned by the external pointer, so R_CheckUserInterrupt() may
+ * jump out there: at the start of every block, and after a transition when
+ * the chain's timer (bnn_itimer, 0.2 s by default, option
+ * bnnmc.interrupt_period) is due.  The timer lives in the chain, so that
+ * blocks shorter than the period do not restart it and a chain driven in
+ * many short blocks is still checked.  Never inside a transition: a jump
+ * there would leave the kernel's state half-updated.  A long transition (a
+ * NUTS tree at depth 12 can take seconds) instead calls the chain's abort
+ * hook (kernel.h) after every leapfrog step, which only reads R's
+ * pending-interrupt flag (set by R's own SIGINT handler; UserBreak on
+ * Windows): no R call, no jump.  When it is set the kernel ends its
+ * transition at once, the chain is marked unusable (BNN_K_INTERRUPTED), and
+ * this boundary lets R_CheckUserInterrupt() raise the interrupt, still
+ * pending, where nothing is half-done.  Neither check reads random numbers
+ * or changes a chain's state, so the draws do not depend on them. */
+#include <R_ext/libextern.h>
+/* declared as in R_ext/GraphicsDevice.h (graphics devices read it too) */
+LibExtern int R_interrupts_pending;
+#ifdef _WIN32
+LibExtern int UserBreak;   /* as in Rembedded.h */
+#endif
+
+static int abort_requested(void *ctx) {
+  (void)ctx;
+#ifdef _WIN32
+  return UserBreak != 0;
+#else
+  return R_interrupts_pending != 0;
+#endif
+}
+
+/* Raise the interrupt that ended a transition (still pending in R); an
+ * error if R does not raise it (e.g. interrupts suspended). */
+static void raise_pending_interrupt(void) {
+  R_CheckUserInterrupt();
+  Rf_error("interrupted by the user");
+}
+
 /* Run up to n_iter transitions.  Returns list(draws = n_keep x dim (NULL
  * when the chain has a sink: the kept draws were written there),
  * stats = n x n_stats, n_done, info); n_done < n_iter when the chain
- * failed (the rows after it are NA).  keep: NULL (every transition's draw
- * is returned, n_keep = n) or the increasing 0-based indices within the
+ * failed: row n_done + 1 of stats then holds what the kernel wrote of the
+ * failing transition's statistics (NA if nothing), the rows after it NA.
+ * keep: NULL (every transition's draw is returned, n_keep = n) or the
+ * increasing 0-based indices within the
  * block of the transitions whose draws are returned (thinning, burn-in), so
  * long runs of big models do not copy draws that are thrown away.
- * Interrupts are checked at step boundaries after every 0.2 s of work
- * (bnn_itimer, option bnnmc.interrupt_period, as NUTS and MCLMC), so
- * Ctrl-C answers promptly whatever the cost of a step, and the chain's
- * state stays consistent (the block's draws are lost, the chain is not). */
+ * Interrupts: see above (the block's draws are lost, the chain is not,
+ * unless it was interrupted inside a transition). */
 SEXP C_kchain_run(SEXP xp, SEXP n_iter, SEXP keep) {
   bnn_kchain *c = get_kchain(xp);
+  if (c->status == BNN_K_INTERRUPTED)
+    Rf_error("the chain was interrupted inside a transition and cannot be continued");
+  R_CheckUserInterrupt();   /* between blocks */
   int n = Rf_asInteger(n_iter);
   if (n == NA_INTEGER || n < 0) Rf_error("'n_iter' must be a non-negative integer");
   int nk = n;
@@ -345,11 +436,25 @@ SEXP C_kchain_run(SEXP xp, SEXP n_iter, SEXP keep) {
   int nbuf = nk < NBUF ? (nk > 0 ? nk : 1) : NBUF, nb = 0;
   double *buf = (double *)R_alloc((size_t)nbuf * (size_t)(dim > 0 ? dim : 1), sizeof(double));
   double *st = (double *)R_alloc((size_t)(ns > 0 ? ns : 1), sizeof(double));
-  bnn_itimer_resume(&c->itimer, bnn_interrupt_period());
   int done = 0, row = 0;
+  /* the hook's context is the chain, which outlives this call */
+  c->abort.fn = abort_requested;
+  c->abort.ctx = c;
   for (int it = 0; it < n; it++) {
     int want = !kp || (row < nk && kp[row] == it);
-    if (bnn_kchain_step(c, want ? buf + (size_t)nb * dim : NULL, st) != BNN_K_OK) break;
+    for (int j = 0; j < ns; j++) st[j] = NA_REAL;
+    int stc = bnn_kchain_step(c, want ? buf + (size_t)nb * dim : NULL, st);
+    if (stc == BNN_K_INTERRUPTED) {
+      c->abort.fn = NULL;
+      UNPROTECT(1);
+      raise_pending_interrupt();
+    }
+    if (stc != BNN_K_OK) {
+      /* the failing transition's statistics, as far as its kernel wrote
+       * them (NA otherwise), in the row after the n_done ones */
+      for (int j = 0; j < ns; j++) S[it + (size_t)j * n] = st[j];
+      break;
+    }
     if (want) {
       row++;
       if (++nb == nbuf) {
@@ -359,16 +464,26 @@ SEXP C_kchain_run(SEXP xp, SEXP n_iter, SEXP keep) {
     }
     for (int j = 0; j < ns; j++) S[it + (size_t)j * n] = st[j];
     done++;
-    if (bnn_itimer_due(&c->itimer)) {
+    if (bnn_itimer_due(&c->timer)) {
       flush_draws(buf, nb, dim, D + row0 + row - nb, ld);   /* before a possible longjmp */
       nb = 0;
+      if (sink_rows) *sink_rows = (int)(row0 + row);
       R_CheckUserInterrupt();
     }
   }
+  c->abort.fn = NULL;
   flush_draws(buf, nb, dim, D + row0 + row - nb, ld);
-  if (sink_rows) *sink_rows += row;
+  if (sink_rows) *sink_rows = (int)(row0 + row);
   SET_VECTOR_ELT(out, 2, Rf_ScalarInteger(done));
   SET_VECTOR_ELT(out, 3, kchain_info(c));
   UNPROTECT(1);
   return out;
+}
+
+/* Free a chain's memory now (its handle then refuses further use); the
+ * finalizer does the same when the handle is garbage collected. */
+SEXP C_kchain_free(SEXP xp) {
+  if (TYPEOF(xp) != EXTPTRSXP) Rf_error("'chain' must be a chain handle");
+  kchain_finalizer(xp);
+  return R_NilValue;
 }

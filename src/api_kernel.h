@@ -21,11 +21,4 @@ typedef struct {
    * (target.h), e.g. pCN; other targets are refused with an error */
   int needs_reference;
 } bnn_kernel_entry;
-
-/* Read a double / a logical / a diagonal inverse metric from a settings
- * list, with errors that name the argument. */
-double bnn_kset_real(SEXP settings, const char *name, double dflt,
-                     double lower, double upper, int open_lower);
-int bnn_kset_flag(SEXP settings, const char *name, int dflt);
-const double *bnn_kset_inv_metric(SEXP settings, int dim);
 #endif

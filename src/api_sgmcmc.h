@@ -2,7 +2,8 @@
 #ifndef BNNMC_API_SGMCMC_H
 #define BNNMC_API_SGMCMC_H
 #include <stdint.h>
-#include "api_kernel.h"
+#include "api_util.h"
+#include "target.h"
 
 /* Whether a kernel's settings ask for a minibatch target (batch_size). */
 int bnn_settings_minibatch(SEXP settings);

@@ -160,3 +160,38 @@ void bnn_hint_huge_pages(double *x, R_xlen_t len) {
   (void)len;
 #endif
 }
+
+/* ---- settings readers of the kernels' parsers ---------------------- */
+
+double bnn_kset_real(SEXP settings, const char *name, double dflt,
+                     double lower, double upper, int open_lower) {
+  SEXP v = bnn_list_get(settings, name);
+  if (Rf_isNull(v)) return dflt;
+  if ((TYPEOF(v) != REALSXP && TYPEOF(v) != INTSXP) || Rf_length(v) != 1)
+    Rf_error("'%s' must be a single number", name);
+  double x = Rf_asReal(v);
+  if (ISNAN(x) || (open_lower ? !(x > lower) : !(x >= lower)) || !(x <= upper))
+    Rf_error("'%s' must be a number in %s%g, %g], not %g", name,
+             open_lower ? "(" : "[", lower, upper, x);
+  return x;
+}
+
+int bnn_kset_flag(SEXP settings, const char *name, int dflt) {
+  SEXP v = bnn_list_get(settings, name);
+  if (Rf_isNull(v)) return dflt;
+  int x = Rf_asLogical(v);
+  if (Rf_length(v) != 1 || x == NA_LOGICAL) Rf_error("'%s' must be TRUE or FALSE", name);
+  return x;
+}
+
+const double *bnn_kset_inv_metric(SEXP settings, int dim) {
+  SEXP m = bnn_list_get(settings, "inv_metric");
+  if (Rf_isNull(m)) return NULL;
+  if (TYPEOF(m) != REALSXP || Rf_length(m) != dim)
+    Rf_error("'inv_metric' must be a double vector of length %d", dim);
+  for (int j = 0; j < dim; j++)
+    if (!(REAL(m)[j] > 0) || !isfinite(REAL(m)[j]))
+      Rf_error("'inv_metric' must have positive finite entries; entry %d is %g",
+               j + 1, REAL(m)[j]);
+  return REAL(m);
+}

@@ -30,4 +30,10 @@ double bnn_interrupt_period(void);
  * microseconds, more than writing the data.  A hint on Linux (nothing
  * changes if it is refused), nothing elsewhere. */
 void bnn_hint_huge_pages(double *x, R_xlen_t len);
+/* Read a double / a logical / a diagonal inverse metric from a kernel's
+ * settings list, with errors that name the argument. */
+double bnn_kset_real(SEXP settings, const char *name, double dflt,
+                     double lower, double upper, int open_lower);
+int bnn_kset_flag(SEXP settings, const char *name, int dflt);
+const double *bnn_kset_inv_metric(SEXP settings, int dim);
 #endif

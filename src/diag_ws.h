@@ -1,14 +1,20 @@
 /* The workspace of the convergence diagnostics (diagnostics.h), private to
  * their implementation: diagnostics.c (workspace, summaries, column
  * statistics), ranks.c (sorting and rank normalisation), rhat.c (R-hat)
- * and ess.c (ESS and MCSE); ranks.h declares what ranks.c offers the
- * others.  Autocovariances come from acov.h. */
+ * and ess.c (ESS and MCSE), diag_stats.c (helpers following R, column
+ * statistics); ranks.h and diag_stats.h declare what ranks.c and
+ * diag_stats.c offer the others.  Autocovariances come from acov.h.
+ * Layers: diag_ws.h <- diag_stats.c <- ranks.c <- rhat.c, ess.c,
+ * diagnostics.c (no file includes one above it). */
 #ifndef BNNMC_DIAG_WS_H
 #define BNNMC_DIAG_WS_H
 #include <stddef.h>
 #include <stdint.h>
 #include "acov.h"
-#include "diagnostics.h"
+
+/* the workspace's type (diagnostics.h declares the same, opaque, for its
+ * users; this private header does not include the public one) */
+typedef struct bnn_diag_ws bnn_diag_ws;
 
 #define RADIX_MAX_BITS 12 /* digit width of the radix sort */
 #define RUN_BUF 1024      /* longest tie run of the fast folded ranking */
@@ -86,27 +92,6 @@ struct bnn_diag_ws {
   uint32_t *rev;          /* bit-reversed position of frequency L - k */
   bnn_acov_fft fft;       /* the FFT autocovariances over these buffers */
 };
-
-/* ---------- diagnostics.c ---------- */
-
-/* R's mean() and var() of a vector, stats::quantile(type = 7) of a sorted
- * vector. */
-double diag_r_mean(const double *x, int n);
-double diag_r_var(const double *x, int n);
-double diag_quantile7(const double *s, int n, double prob);
-/* Flags has_nan, has_inf, split_nan and chain_nan of the current variable. */
-void diag_scan(bnn_diag_ws *ws);
-/* Column means (colMeans2; R's mean() into rmean if not NULL) and
- * variances of m columns of n values. */
-void diag_col_means(const double *const *cols, int n, int m, double *dmean,
-                    double *rmean);
-void diag_col_vars(const double *const *cols, int n, int m, const double *cm,
-                   double *cv);
-/* Column means and variances from the accumulators of ranks.c. */
-void diag_acc_moments(const double *K, const double *s1, const double *s2, int n,
-                      int m, double *cm, double *cv);
-/* posterior's should_return_NA for m columns of n values. */
-int diag_should_na_cols(const double *const *cols, int n, int m, double *range);
 
 /* ---------- column pointers ---------- */
 

@@ -1,12 +1,24 @@
-/* The generic chain driver: one chain of any kernel (kernel.h). */
+/* The one chain driver: one chain of any kernel (kernel.h). */
 #include <math.h>
 #include <stdlib.h>
 #include "kernel.h"
 
+const char *bnn_status_reason(int status) {
+  switch (status) {
+  case BNN_K_OK: return NULL;
+  case BNN_K_BAD_INIT: return "the log density is not finite at the initial values";
+  case BNN_K_STEPSIZE: return "step-size search failed (step size reached 0 or 1e7)";
+  case BNN_K_METRIC: return "adapted metric not finite";
+  case BNN_K_NONFINITE: return "non-finite position";
+  case BNN_K_INTERRUPTED: return "interrupted inside a transition";
+  default: return "kernel failure";
+  }
+}
+
 bnn_kchain *bnn_kchain_new(const bnn_kernel_type *kernel, const void *settings,
                            bnn_target target, void (*target_free)(void *),
                            const double *init, uint64_t seed, uint64_t stream,
-                           int n_warmup) {
+                           int n_warmup, double interrupt_period) {
   bnn_kchain *c = calloc(1, sizeof *c);
   if (!c) {
     if (target_free) target_free(target.ctx);
@@ -20,15 +32,17 @@ bnn_kchain *bnn_kchain_new(const bnn_kernel_type *kernel, const void *settings,
   c->n_warmup = n_warmup;
   c->failed_iter = -1;
   bnn_rng_seed(&c->rng, seed, stream);
+  bnn_itimer_init(&c->timer, interrupt_period);
   c->state = kernel->create(c->dim, settings);
   if (!c->state) {
     bnn_kchain_free(c);
     return NULL;
   }
+  if (kernel->set_abort) kernel->set_abort(c->state, &c->abort);
   c->status = kernel->init(c->state, &c->target, &c->rng, init, n_warmup);
   if (c->status != BNN_K_OK) {
     c->failed_iter = 0;
-    c->reason = "the log density is not finite at the initial values";
+    c->reason = bnn_status_reason(c->status);
   }
   return c;
 }
@@ -61,7 +75,7 @@ int bnn_kchain_step(bnn_kchain *c, double *draw, double *stats) {
   if (st != BNN_K_OK) {
     c->status = st;
     c->failed_iter = c->iter;
-    c->reason = reason ? reason : "kernel failure";
+    c->reason = reason ? reason : bnn_status_reason(st);
     return st;
   }
   c->iter++;

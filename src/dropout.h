@@ -8,21 +8,24 @@
  * unit by unit, row by row).  A rate of 0 draws nothing and multiplies
  * nothing, so with all rates 0 the log-likelihood and gradient are
  * bit-identical to bnn_model_loglik().  The output layer is never dropped.
- * The model's own forward/backward code (model.c) is not changed: this is a
- * separate pass with the same kernels, used only when dropout is on. */
+ * The pass is the model's own (model.c, bnn_pass): dropout only adds hooks
+ * that mask a layer's input and the deltas of masked units. */
 #ifndef BNNMC_DROPOUT_H
 #define BNNMC_DROPOUT_H
 #include "model.h"
 #include "rng.h"
 
 typedef struct {
+  bnn_pass pass;      /* the hooks (first member: the hooks get dropout) */
+  const double **in;  /* the pass's per-layer inputs */
+  int *ld;
+  bnn_rng *rng;       /* the masks' RNG during bnn_dropout_loglik() */
   double rate_in;     /* input dropout rate */
   double *rate;       /* per hidden layer (n_layers - 1) */
   double *xin;        /* masked inputs: BNN_CHUNK x p */
   double *xmask;      /* their masks */
   double *am;         /* masked activations, laid out as the model's a */
   double *mask;       /* their masks */
-  double *tmp;        /* BNN_CHUNK */
 } bnn_dropout;
 
 /* rates: n_layers - 1 values in [0, 1).  NULL on allocation failure. */

@@ -18,6 +18,8 @@
 #include <math.h>
 #include <string.h>
 #include <Rmath.h> /* qbeta: a pure function (see above) */
+#include "diagnostics.h"
+#include "diag_stats.h"
 #include "diag_ws.h"
 #include "ranks.h"
 

@@ -1,3 +1,4 @@
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gauss_target.h"
@@ -23,7 +24,23 @@ void bnn_gauss_free(bnn_gauss_target *g) {
   free(g->mean);
   free(g->tmp);
   free(g->prec);
+  free(g->upper);
   free(g);
+}
+
+int bnn_gauss_set_upper(bnn_gauss_target *g, const double *upper) {
+  g->upper = malloc(sizeof(double) * (size_t)(g->dim > 0 ? g->dim : 1));
+  if (!g->upper) return 1;
+  memcpy(g->upper, upper, sizeof(double) * (size_t)g->dim);
+  return 0;
+}
+
+static double wall_logdens(void *ctx, const double *x, double *grad) {
+  bnn_gauss_target *g = ctx;
+  double lp = bnn_gauss_logdens(g, x, grad);
+  for (int i = 0; i < g->dim; i++)
+    if (x[i] > g->upper[i]) return -INFINITY;
+  return lp;
 }
 
 double bnn_gauss_logdens(void *ctx, const double *x, double *grad) {
@@ -48,7 +65,7 @@ void bnn_target_bind(bnn_target *t, bnn_model *model, bnn_gauss_target *gauss) {
     t->ctx = model;
   } else {
     t->dim = gauss->dim;
-    t->fn = bnn_gauss_logdens;
+    t->fn = gauss->upper ? wall_logdens : bnn_gauss_logdens;
     t->ctx = gauss;
   }
   t->n_grad = 0.0;

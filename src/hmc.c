@@ -141,7 +141,7 @@ static int build_tree(bnn_hmc *h, int depth, bnn_phase_point *z,
   if (depth == 0) {
     leapfrog(h, z, sign * h->eps);
     h->n_leapfrog++;
-    if (h->interrupt && h->interrupt(h->interrupt_ctx)) {
+    if (h->abort && h->abort->fn && h->abort->fn(h->abort->ctx)) {
       h->interrupted = 1;
       return 0;   /* ends the trajectory: nothing is built on this step */
     }
@@ -285,7 +285,7 @@ void bnn_static_hmc_transition(bnn_hmc *h, bnn_hmc_stats *st) {
   for (int s = 0; s < L; s++) {
     leapfrog(h, zn, h->eps);
     h->n_leapfrog++;
-    if (h->interrupt && h->interrupt(h->interrupt_ctx)) {
+    if (h->abort && h->abort->fn && h->abort->fn(h->abort->ctx)) {
       h->interrupted = 1;
       break;
     }

@@ -1,9 +1,11 @@
 /* Hamiltonian Monte Carlo kernels with a diagonal metric: Stan's NUTS
  * (multinomial, generalised U-turn criterion with the extra subtree checks)
  * and static HMC with a fixed integration time.  One transition at a time;
- * adaptation lives in adapt.c and is driven by the chain driver. */
+ * hmc_kernel.c makes them kernels of the chain driver (kernel.h), with
+ * Stan's warm-up adaptation (adapt.c). */
 #ifndef BNNMC_HMC_H
 #define BNNMC_HMC_H
+#include "kernel.h"
 #include "rng.h"
 #include "target.h"
 
@@ -31,14 +33,13 @@ typedef struct {
   double *rho, *rho_f, *rho_b, *tmp;
   double *p_ff, *p_fb, *p_bf, *p_bb, *ps_ff, *ps_fb, *ps_bf, *ps_bb;
   double *lvl;           /* per-depth buffers: 10 vectors of dim per level */
-  /* Optional check for a user interrupt after every leapfrog step (set by
-   * the .Call layer; NULL: none).  It returns nonzero when the user asked to
-   * stop; the kernel then sets `interrupted` and ends the trajectory at once
-   * (the transition's result is then meaningless and the chain must not be
-   * continued).  It reads no random numbers and changes no state, so when
-   * no interrupt comes the draws are the same with or without it. */
-  int (*interrupt)(void *ctx);
-  void *interrupt_ctx;
+  /* The driver's abort hook (kernel.h), checked after every leapfrog step
+   * (NULL, or fn NULL: none).  When it returns nonzero the transition sets
+   * `interrupted` and ends the trajectory at once (its result is then
+   * meaningless and the chain must not be continued).  It reads no random
+   * numbers and changes no state, so when no interrupt comes the draws are
+   * the same with or without it. */
+  const bnn_abort_hook *abort;
   int interrupted;
   /* per-transition counters */
   int n_leapfrog;

@@ -6,15 +6,12 @@
 #include <stdlib.h>
 #include "kernels.h"
 
-/* --- model and chains (api_model.c, api_chain.c) --- */
+/* --- model (api_model.c) --- */
 SEXP C_model_logpost(SEXP, SEXP);
 SEXP C_model_forward(SEXP, SEXP, SEXP);
 SEXP C_model_grad_loop(SEXP, SEXP, SEXP);
 SEXP C_simd(SEXP);
 SEXP C_vmath(SEXP, SEXP);
-SEXP C_chain_new(SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP C_chain_run(SEXP, SEXP);
-SEXP C_chain_info(SEXP);
 
 /* --- diagnostics (api_diagnostics.c) --- */
 SEXP C_diag(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
@@ -23,20 +20,17 @@ SEXP C_lppd_stop(SEXP, SEXP, SEXP);
 
 /* --- optimiser and MCLMC (api_optim.c, api_mclmc.c) --- */
 SEXP C_optimize(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP C_mclmc_new(SEXP, SEXP, SEXP, SEXP, SEXP);
-SEXP C_mclmc_tune(SEXP, SEXP, SEXP, SEXP);
-SEXP C_mclmc_run(SEXP, SEXP, SEXP);
-SEXP C_mclmc_info(SEXP);
 SEXP C_mclmc_ess(SEXP);
 SEXP C_mclmc_grads_per_step(SEXP);
 
-/* --- generic chain driver (api_kernel.c) --- */
+/* --- the chain driver, every kernel (api_kernel.c) --- */
 SEXP C_kchain_new(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP C_kchain_run(SEXP, SEXP, SEXP);
 SEXP C_kchain_sink(SEXP, SEXP);
 SEXP C_kchain_take(SEXP);
 SEXP C_kchain_info(SEXP);
 SEXP C_kchain_stat_names(SEXP);
+SEXP C_kchain_free(SEXP);
 
 /* --- metrics (api_metrics.c) --- */
 SEXP C_metrics_gauss(SEXP, SEXP, SEXP);
@@ -65,34 +59,28 @@ SEXP C_ces_time(SEXP, SEXP, SEXP);
 #define CALLDEF(name, n) {#name, (DL_FUNC) (void (*)(void)) &name, n}
 
 static const R_CallMethodDef CallEntries[] = {
-    /* model and chains */
+    /* model */
     CALLDEF(C_model_logpost, 2),
     CALLDEF(C_model_forward, 3),
     CALLDEF(C_model_grad_loop, 3),
     CALLDEF(C_simd, 1),
     CALLDEF(C_vmath, 2),
-    CALLDEF(C_chain_new, 5),
-    CALLDEF(C_chain_run, 2),
-    CALLDEF(C_chain_info, 1),
     /* diagnostics */
     CALLDEF(C_diag, 8),
     CALLDEF(C_cumulative_lppd, 1),
     CALLDEF(C_lppd_stop, 3),
     /* optimiser and MCLMC */
     CALLDEF(C_optimize, 6),
-    CALLDEF(C_mclmc_new, 5),
-    CALLDEF(C_mclmc_tune, 4),
-    CALLDEF(C_mclmc_run, 3),
-    CALLDEF(C_mclmc_info, 1),
     CALLDEF(C_mclmc_ess, 1),
     CALLDEF(C_mclmc_grads_per_step, 1),
-    /* generic chain driver */
+    /* the chain driver */
     CALLDEF(C_kchain_new, 6),
     CALLDEF(C_kchain_run, 3),
     CALLDEF(C_kchain_sink, 2),
     CALLDEF(C_kchain_take, 1),
     CALLDEF(C_kchain_info, 1),
     CALLDEF(C_kchain_stat_names, 1),
+    CALLDEF(C_kchain_free, 1),
     /* metrics */
     CALLDEF(C_metrics_gauss, 3),
     CALLDEF(C_metrics_gmix_quantile, 5),

@@ -32,11 +32,6 @@ typedef struct {
    * sum (theta[i] / s[i])^2 (prior_impl.h) */
   double (*prior_normal)(const double *theta, const double *s, double *grad,
                          int n);
-  /* the stochastic-gradient moves (sg_update_impl.h); 1 if non-finite */
-  int (*sgld_update)(double *q, const double *g, const double *z, double a,
-                     double b, int n);
-  int (*sghmc_update)(double *w, double *v, const double *g, const double *z,
-                      double c, double a, double b, int n);
 } bnn_kernels;
 
 extern const bnn_kernels bnn_kernels_generic;
@@ -50,6 +45,7 @@ extern const bnn_kernels bnn_kernels_avx512;
 /* the selected table (set once at load time by bnn_kernels_select) */
 const bnn_kernels *bnn_kern(void);
 /* level 0: portable C; 1: at most AVX2+FMA; 2 or more: the best the CPU
- * and the operating system support */
+ * and the operating system support.  Selects the stochastic-gradient
+ * updates of the same instruction set too (sg_update.h). */
 void bnn_kernels_select(int level);
 #endif

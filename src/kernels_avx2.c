@@ -2,6 +2,7 @@
  * and used only when the CPU reports both (see kernels.c). */
 #include <stddef.h>
 #include "kernels.h"
+#include "sg_update.h"
 
 #ifdef BNNMC_HAVE_AVX2_KERNELS
 #if defined(__clang__)
@@ -169,8 +170,10 @@ static void grad_w_avx2(const double *a, int lda, const double *d, int ldd,
 
 const bnn_kernels bnn_kernels_avx2 = {
   "avx2+fma", vexp_avx2, vtanh_avx2, vsigmoid_avx2,
-  act_forward_avx2, act_backward_avx2, dense_avx2, grad_w_avx2, KSUF(prior_normal),
-  KSUF(sgld_update), KSUF(sghmc_update)};
+  act_forward_avx2, act_backward_avx2, dense_avx2, grad_w_avx2, KSUF(prior_normal)};
+
+const bnn_sg_updates bnn_sg_updates_avx2 = {
+  "avx2+fma", KSUF(sgld_update), KSUF(sghmc_update)};
 
 #if defined(__clang__)
 #pragma clang attribute pop

@@ -13,6 +13,7 @@
  *    handle the last rows with masked loads and stores. */
 #include <stddef.h>
 #include "kernels.h"
+#include "sg_update.h"
 
 #ifdef BNNMC_HAVE_AVX512_KERNELS
 #if defined(__clang__)
@@ -233,8 +234,10 @@ static void grad_w_avx512(const double *a, int lda, const double *d, int ldd,
 
 const bnn_kernels bnn_kernels_avx512 = {
   "avx512", vexp_avx512, vtanh_avx512, vsigmoid_avx512v,
-  act_forward_avx512, act_backward_avx512v, dense_avx512, grad_w_avx512, KSUF(prior_normal),
-  KSUF(sgld_update), KSUF(sghmc_update)};
+  act_forward_avx512, act_backward_avx512v, dense_avx512, grad_w_avx512, KSUF(prior_normal)};
+
+const bnn_sg_updates bnn_sg_updates_avx512 = {
+  "avx512", KSUF(sgld_update), KSUF(sghmc_update)};
 
 #if defined(__clang__)
 #pragma clang attribute pop

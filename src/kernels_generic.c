@@ -1,6 +1,7 @@
 /* Portable kernels (plain C; what CRAN's -O2 builds everywhere). */
 #include <stddef.h>
 #include "kernels.h"
+#include "sg_update.h"
 
 #define KSUF(name) name##_generic
 #include "vmath_impl.h"
@@ -65,5 +66,7 @@ static void grad_w_generic(const double *a, int lda, const double *d, int ldd,
 const bnn_kernels bnn_kernels_generic = {
   "generic", vexp_generic, vtanh_generic, vsigmoid_generic,
   act_forward_generic, act_backward_generic, dense_generic,
-  grad_w_generic, KSUF(prior_normal),
-  KSUF(sgld_update), KSUF(sghmc_update)};
+  grad_w_generic, KSUF(prior_normal)};
+
+const bnn_sg_updates bnn_sg_updates_generic = {
+  "generic", KSUF(sgld_update), KSUF(sghmc_update)};

@@ -2,13 +2,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "laplace.h"
-#include "kernels.h"
-
-static inline int layer_off(const bnn_model *m, int l) {
-  int off = 0;
-  for (int k = 0; k < l; k++) off += BNN_CHUNK * m->sizes[k + 1];
-  return off;
-}
 
 /* the leading n x n block of S (ld lds) += sum over rows of x x^T, x the
  * n columns of v (rows contiguous, ld ldv); upper triangle only */
@@ -29,6 +22,39 @@ static void symmetrise(double *S, int n) {
     for (int k1 = 0; k1 < k2; k1++) S[k2 + (size_t)k1 * n] = S[k1 + (size_t)k2 * n];
 }
 
+/* The pass's hooks: A_l += [a, 1] [a, 1]^T from each layer's input, G_l +=
+ * g g^T from the delta of its pre-activations; no gradient. */
+typedef struct {
+  bnn_pass pass;   /* first member: the hooks get the struct */
+  double **A, **G;
+} kfac_pass;
+
+static const double *kfac_input(bnn_pass *p, bnn_model *m, int l, const double *ain,
+                                int *lda, int r0, int mrows) {
+  kfac_pass *kp = (kfac_pass *)p;
+  (void)r0;
+  int fin = m->sizes[l], na = fin + 1, ld = *lda;
+  double *Al = kp->A[l];
+  add_gram(Al, na, fin, ain, ld, mrows);   /* top-left fin x fin block */
+  for (int k = 0; k < fin; k++) {
+    const double *a = ain + (size_t)k * ld;
+    double s = 0.0;
+    for (int i = 0; i < mrows; i++) s += a[i];
+    Al[k + (size_t)fin * na] += s;
+  }
+  Al[fin + (size_t)fin * na] += mrows;
+  return ain;
+}
+
+static void kfac_delta(bnn_pass *p, bnn_model *m, int l, const double *ain, int lda,
+                       const double *dcur, int mrows) {
+  kfac_pass *kp = (kfac_pass *)p;
+  (void)ain;
+  (void)lda;
+  int fout = m->sizes[l + 1];
+  add_gram(kp->G[l], fout, fout, dcur, BNN_CHUNK, mrows);
+}
+
 int bnn_kfac_factors(bnn_model *m, const double *theta, double **A, double **G) {
   int L = m->n_layers;
   if (bnn_model_n_out(m) != 1 ||
@@ -39,43 +65,26 @@ int bnn_kfac_factors(bnn_model *m, const double *theta, double **A, double **G) 
     memset(A[l], 0, sizeof(double) * (size_t)(fin + 1) * (size_t)(fin + 1));
     memset(G[l], 0, sizeof(double) * (size_t)fout * (size_t)fout);
   }
-  double *tmp = malloc(sizeof(double) * BNN_CHUNK);
-  if (!tmp) return -2;
+  kfac_pass kp;
+  memset(&kp, 0, sizeof kp);
+  kp.A = A;
+  kp.G = G;
+  kp.pass.input = kfac_input;
+  kp.pass.layer_delta = kfac_delta;
+  kp.pass.in = malloc(sizeof(const double *) * (size_t)(L > 0 ? L : 1));
+  kp.pass.ld = malloc(sizeof(int) * (size_t)(L > 0 ? L : 1));
+  if (!kp.pass.in || !kp.pass.ld) {
+    free(kp.pass.in);
+    free(kp.pass.ld);
+    return -2;
+  }
   double lam_gauss = 1.0 / (m->sigma_fixed * m->sigma_fixed);
   for (int r0 = 0; r0 < m->n; r0 += BNN_CHUNK) {
     int mrows = m->n - r0 < BNN_CHUNK ? m->n - r0 : BNN_CHUNK;
-    /* forward, keeping z and a of every layer */
-    const double *ain = m->X + r0;
-    int lda = m->n, off = 0;
-    double *z = m->z;
-    for (int l = 0; l < L; l++) {
-      int fin = m->sizes[l], fout = m->sizes[l + 1];
-      /* input factor: [a, 1] */
-      double *Al = A[l];
-      int na = fin + 1;
-      add_gram(Al, na, fin, ain, lda, mrows);   /* top-left fin x fin block */
-      for (int k = 0; k < fin; k++) {
-        const double *a = ain + (size_t)k * lda;
-        double s = 0.0;
-        for (int i = 0; i < mrows; i++) s += a[i];
-        Al[k + (size_t)fin * na] += s;
-      }
-      Al[fin + (size_t)fin * na] += mrows;
-      z = m->z + off;
-      bnn_kern()->dense(ain, lda, mrows, fin, fout, theta + m->w_off[l], 1, fin,
-                        theta + m->b_off[l], z, BNN_CHUNK);
-      if (l < L - 1) {
-        double *a = m->a + off;
-        for (int j = 0; j < fout; j++)
-          bnn_kern()->act_forward(m->act, z + (size_t)j * BNN_CHUNK,
-                                  a + (size_t)j * BNN_CHUNK, mrows);
-        ain = a;
-        lda = BNN_CHUNK;
-      }
-      off += BNN_CHUNK * fout;
-    }
-    /* backward of sqrt(lambda_i) through the pre-activations */
-    double *dcur = m->delta, *dnext = m->delta2;
+    /* forward (A_l from each layer's input), keeping z and a of every layer */
+    const double *z = bnn_model_forward_chunk(m, theta, r0, mrows, &kp.pass);
+    /* backward of sqrt(lambda_i) through the pre-activations (G_l) */
+    double *dcur = m->delta;
     for (int i = 0; i < mrows; i++) {
       double lam = lam_gauss;
       if (m->lik == BNN_LIK_BERNOULLI) {
@@ -85,27 +94,13 @@ int bnn_kfac_factors(bnn_model *m, const double *theta, double **A, double **G) 
       }
       dcur[i] = sqrt(lam);
     }
-    for (int l = L - 1; l >= 0; l--) {
-      int fin = m->sizes[l], fout = m->sizes[l + 1];
-      add_gram(G[l], fout, fout, dcur, BNN_CHUNK, mrows);
-      if (l > 0) {
-        bnn_kern()->dense(dcur, BNN_CHUNK, mrows, fout, fin, theta + m->w_off[l],
-                          fin, 1, NULL, dnext, BNN_CHUNK);
-        int zo = layer_off(m, l - 1);
-        for (int k = 0; k < fin; k++)
-          bnn_kern()->act_backward(m->act, m->z + zo + k * BNN_CHUNK,
-                                   m->a + zo + k * BNN_CHUNK, dnext + (size_t)k * BNN_CHUNK,
-                                   tmp, mrows);
-        double *t = dcur;
-        dcur = dnext;
-        dnext = t;
-      }
-    }
+    bnn_model_backward_chunk(m, theta, r0, mrows, NULL, &kp.pass);
   }
   for (int l = 0; l < L; l++) {
     symmetrise(A[l], m->sizes[l] + 1);
     symmetrise(G[l], m->sizes[l + 1]);
   }
-  free(tmp);
+  free(kp.pass.in);
+  free(kp.pass.ld);
   return 0;
 }

@@ -9,7 +9,8 @@
  * rows A_l = sum_i a a^T ((fin + 1) x (fin + 1)) and G_l = sum_i g g^T
  * (fout x fout) are returned; the generalised Gauss-Newton block of the
  * layer is approximately (G_l kron A_l) / n in the coordinates vec([W; b^T]).
- * The model's forward/backward code (model.c) is not used or changed. */
+ * The pass is the model's own (model.c, bnn_pass) with hooks that add to
+ * A_l and G_l. */
 #ifndef BNNMC_LAPLACE_H
 #define BNNMC_LAPLACE_H
 #include "model.h"

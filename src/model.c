@@ -214,12 +214,6 @@ static double lik_chunk(bnn_model *m, const double *theta,
   return ll;
 }
 
-/* the same, for other forward/backward passes (dropout.c, laplace.c) */
-double bnn_model_lik_chunk(bnn_model *m, const double *theta, const double *o,
-                           const double *y, int mrows, double *d, double *g_extra) {
-  return lik_chunk(m, theta, o, y, mrows, d, g_extra);
-}
-
 /* The weighted likelihood (a separate path, so unweighted models run the
  * code above unchanged): row i contributes w_i * log p(y_i | theta), and its
  * output gradients are scaled by w_i.  Rows go one at a time through
@@ -255,15 +249,23 @@ static inline int layer_off(const bnn_model *m, int l) {
   return off;
 }
 
-/* Forward pass of one chunk; returns the pointer to the outputs. */
+/* Forward pass of one chunk; returns the pointer to the outputs.  With a
+ * pass, its input hook may replace each layer's input; the inputs used are
+ * recorded for the backward pass. */
 static double *forward_chunk(bnn_model *m, const double *theta,
-                             const double *X, int ldx, int r0, int mrows) {
+                             const double *X, int ldx, int r0, int mrows,
+                             bnn_pass *pass) {
   const double *ain = X + r0;
   int lda = ldx;
   int L = m->n_layers, off = 0;
   double *z = m->z;
   for (int l = 0; l < L; l++) {
     int fin = m->sizes[l], fout = m->sizes[l + 1];
+    if (pass) {
+      if (pass->input) ain = pass->input(pass, m, l, ain, &lda, r0, mrows);
+      pass->in[l] = ain;
+      pass->ld[l] = lda;
+    }
     z = m->z + off;
     bnn_kern()->dense(ain, lda, mrows, fin, fout, theta + m->w_off[l], 1, fin,
                       theta + m->b_off[l], z, BNN_CHUNK);
@@ -279,48 +281,75 @@ static double *forward_chunk(bnn_model *m, const double *theta,
   return z;
 }
 
-double bnn_model_loglik(bnn_model *m, const double *theta, double *grad,
-                        int row_begin, int row_end) {
+/* Backward pass of one chunk from the outputs' delta in m->delta. */
+static void backward_chunk(bnn_model *m, const double *theta, const double *X,
+                           int ldx, int r0, int mrows, double *grad,
+                           bnn_pass *pass) {
   int L = m->n_layers;
+  double *dcur = m->delta, *dnext = m->delta2;
+  for (int l = L - 1; l >= 0; l--) {
+    int fin = m->sizes[l], fout = m->sizes[l + 1];
+    const double *ain;
+    int lda;
+    if (pass) {
+      ain = pass->in[l];
+      lda = pass->ld[l];
+    } else if (l == 0) {
+      ain = X + r0;
+      lda = ldx;
+    } else {
+      ain = m->a + layer_off(m, l - 1);
+      lda = BNN_CHUNK;
+    }
+    if (pass && pass->layer_delta) {
+      pass->layer_delta(pass, m, l, ain, lda, dcur, mrows);
+    } else {
+      double *gW = grad + m->w_off[l], *gb = grad + m->b_off[l];
+      bnn_kern()->grad_w(ain, lda, dcur, BNN_CHUNK, mrows, fin, fout, gW, gb);
+    }
+    if (l > 0) {
+      /* delta of the layer below: D W^T, times the activation's slope */
+      bnn_kern()->dense(dcur, BNN_CHUNK, mrows, fout, fin, theta + m->w_off[l],
+                        fin, 1, NULL, dnext, BNN_CHUNK);
+      int zo = layer_off(m, l - 1);
+      for (int k = 0; k < fin; k++) {
+        double *dk = dnext + (size_t)k * BNN_CHUNK;
+        if (pass && pass->unit_delta) pass->unit_delta(pass, m, l - 1, k, dk, mrows);
+        bnn_kern()->act_backward(m->act, m->z + zo + k * BNN_CHUNK, m->a + zo + k * BNN_CHUNK,
+                                 dk, m->out_tmp, mrows);
+      }
+      double *t = dcur;
+      dcur = dnext;
+      dnext = t;
+    }
+  }
+}
+
+double *bnn_model_forward_chunk(bnn_model *m, const double *theta, int r0,
+                                int mrows, bnn_pass *pass) {
+  return forward_chunk(m, theta, m->X, m->n, r0, mrows, pass);
+}
+
+void bnn_model_backward_chunk(bnn_model *m, const double *theta, int r0,
+                              int mrows, double *grad, bnn_pass *pass) {
+  backward_chunk(m, theta, m->X, m->n, r0, mrows, grad, pass);
+}
+
+static double loglik_rows(bnn_model *m, const double *theta, double *grad,
+                          int row_begin, int row_end, bnn_pass *pass,
+                          int weighted) {
   double ll = 0.0, g_extra = 0.0;
   if (grad) memset(grad, 0, sizeof(double) * (size_t)m->dim);
   for (int r0 = row_begin; r0 < row_end; r0 += BNN_CHUNK) {
     int mrows = row_end - r0 < BNN_CHUNK ? row_end - r0 : BNN_CHUNK;
-    double *o = forward_chunk(m, theta, m->X, m->n, r0, mrows);
+    double *o = forward_chunk(m, theta, m->X, m->n, r0, mrows, pass);
     double *delta = grad ? m->delta : NULL;
-    if (m->w)
+    if (weighted)
       ll += lik_chunk_weighted(m, theta, o, m->y + r0, m->w + r0, mrows, delta, &g_extra);
     else
       ll += lik_chunk(m, theta, o, m->y + r0, mrows, delta, &g_extra);
     if (!grad) continue;
-    /* backward */
-    double *dcur = m->delta, *dnext = m->delta2;
-    for (int l = L - 1; l >= 0; l--) {
-      int fin = m->sizes[l], fout = m->sizes[l + 1];
-      const double *ain;
-      int lda;
-      if (l == 0) {
-        ain = m->X + r0;
-        lda = m->n;
-      } else {
-        ain = m->a + layer_off(m, l - 1);
-        lda = BNN_CHUNK;
-      }
-      double *gW = grad + m->w_off[l], *gb = grad + m->b_off[l];
-      bnn_kern()->grad_w(ain, lda, dcur, BNN_CHUNK, mrows, fin, fout, gW, gb);
-      if (l > 0) {
-        /* delta of the layer below: D W^T, times the activation's slope */
-        bnn_kern()->dense(dcur, BNN_CHUNK, mrows, fout, fin, theta + m->w_off[l],
-                          fin, 1, NULL, dnext, BNN_CHUNK);
-        int zo = layer_off(m, l - 1);
-        for (int k = 0; k < fin; k++)
-          bnn_kern()->act_backward(m->act, m->z + zo + k * BNN_CHUNK, m->a + zo + k * BNN_CHUNK,
-                       dnext + (size_t)k * BNN_CHUNK, m->out_tmp, mrows);
-        double *t = dcur;
-        dcur = dnext;
-        dnext = t;
-      }
-    }
+    backward_chunk(m, theta, m->X, m->n, r0, mrows, grad, pass);
   }
   if (grad && m->lik == BNN_LIK_GAUSS) grad[m->n_net] = g_extra;
   if (m->lik_scale != 1.0) {
@@ -329,6 +358,16 @@ double bnn_model_loglik(bnn_model *m, const double *theta, double *grad,
       for (int i = 0; i < m->dim; i++) grad[i] *= m->lik_scale;
   }
   return ll;
+}
+
+double bnn_model_loglik(bnn_model *m, const double *theta, double *grad,
+                        int row_begin, int row_end) {
+  return loglik_rows(m, theta, grad, row_begin, row_end, NULL, m->w != NULL);
+}
+
+double bnn_model_loglik_pass(bnn_model *m, const double *theta, double *grad,
+                             int row_begin, int row_end, bnn_pass *pass) {
+  return loglik_rows(m, theta, grad, row_begin, row_end, pass, 0);
 }
 
 double bnn_model_logprior(const bnn_model *m, const double *theta, double *grad) {
@@ -368,7 +407,7 @@ void bnn_model_forward(bnn_model *m, const double *theta, const double *X,
   int K = bnn_model_n_out(m);
   for (int r0 = 0; r0 < nx; r0 += BNN_CHUNK) {
     int mrows = nx - r0 < BNN_CHUNK ? nx - r0 : BNN_CHUNK;
-    double *o = forward_chunk(m, theta, X, nx, r0, mrows);
+    double *o = forward_chunk(m, theta, X, nx, r0, mrows, NULL);
     for (int k = 0; k < K; k++)
       memcpy(out + (size_t)k * nx + r0, o + (size_t)k * BNN_CHUNK,
              sizeof(double) * (size_t)mrows);

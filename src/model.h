@@ -95,12 +95,49 @@ double bnn_model_logprior(const bnn_model *m, const double *theta, double *grad)
 void bnn_model_forward(bnn_model *m, const double *theta, const double *X,
                        int nx, double *out);
 
-/* Log-likelihood of mrows rows from network outputs o (BNN_CHUNK x n_out,
- * column-major); d (if not NULL) receives dll/do and *g_extra accumulates
- * the gradient of the likelihood's own parameter.  For forward/backward
- * passes outside model.c (dropout.c, laplace.c). */
-double bnn_model_lik_chunk(bnn_model *m, const double *theta, const double *o,
-                           const double *y, int mrows, double *d, double *g_extra);
+/* The network's forward and backward pass with hooks, for passes that
+ * change or observe its layers (dropout.c: masks; laplace.c: Kronecker
+ * factors) without a copy of the pass.  NULL hooks: the plain network.
+ * The arithmetic is the model's own, so with hooks that change nothing the
+ * results are bit-identical to bnn_model_loglik(). */
+typedef struct bnn_pass bnn_pass;
+struct bnn_pass {
+  /* Forward: the input of weight layer l for rows [r0, r0 + mrows) (ain,
+   * leading dimension *lda; X's rows for l = 0, the activations of layer
+   * l - 1 otherwise); returns the input the layer is to use (setting *lda)
+   * or ain.  Called for l = 0 .. L - 1 in order. */
+  const double *(*input)(bnn_pass *p, bnn_model *m, int l, const double *ain,
+                         int *lda, int r0, int mrows);
+  /* Backward: given the delta of layer l's pre-activations (dcur, leading
+   * dimension BNN_CHUNK) and the input the layer used; NULL: add the
+   * gradient of its weights and biases to grad. */
+  void (*layer_delta)(bnn_pass *p, bnn_model *m, int l, const double *ain,
+                      int lda, const double *dcur, int mrows);
+  /* Backward: the delta dk of unit k of hidden layer l's activations,
+   * before the activation's slope is applied (e.g. times the dropout
+   * mask); NULL: nothing. */
+  void (*unit_delta)(bnn_pass *p, bnn_model *m, int l, int k, double *dk,
+                     int mrows);
+  /* per weight layer (n_layers each, the caller's memory): the inputs the
+   * forward pass used, read by the backward pass */
+  const double **in;
+  int *ld;
+};
+
+/* Forward pass of rows [r0, r0 + mrows) of the model's data (mrows <=
+ * BNN_CHUNK); returns the outputs (BNN_CHUNK x n_out).  pass may be NULL. */
+double *bnn_model_forward_chunk(bnn_model *m, const double *theta, int r0,
+                                int mrows, bnn_pass *pass);
+/* Backward pass of the same rows from the delta of the outputs in
+ * m->delta (BNN_CHUNK x n_out), after bnn_model_forward_chunk with the
+ * same pass; grad receives the weights' gradients unless the pass has a
+ * layer_delta hook. */
+void bnn_model_backward_chunk(bnn_model *m, const double *theta, int r0,
+                              int mrows, double *grad, bnn_pass *pass);
+/* bnn_model_loglik through a pass.  The likelihood is the unweighted one
+ * (observation weights are not applied), as the dropout pass always had. */
+double bnn_model_loglik_pass(bnn_model *m, const double *theta, double *grad,
+                             int row_begin, int row_end, bnn_pass *pass);
 
 /* The log-likelihood of all rows from given network outputs out (n x K,
  * column-major, as bnn_model_forward writes them); when dout is not NULL,

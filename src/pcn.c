@@ -188,5 +188,11 @@ static double pcn_stepsize(const void *state) {
 }
 
 const bnn_kernel_type bnn_kernel_pcn = {
-    "pcn", 5, pcn_stat_names, pcn_create, pcn_destroy, pcn_init, pcn_step,
-    pcn_stepsize};
+    .name = "pcn",
+    .n_stats = 5,
+    .stat_names = pcn_stat_names,
+    .create = pcn_create,
+    .destroy = pcn_destroy,
+    .init = pcn_init,
+    .step = pcn_step,
+    .stepsize = pcn_stepsize};

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <Rmath.h> /* qnorm5: a pure function (see above) */
+#include "diag_stats.h"
 #include "diag_ws.h"
 #include "ranks.h"
 

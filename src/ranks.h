@@ -3,7 +3,7 @@
  * workspace (diag_ws.h) until the next bnn_diag_load(). */
 #ifndef BNNMC_RANKS_H
 #define BNNMC_RANKS_H
-#include "diagnostics.h"
+#include "diag_ws.h"
 
 /* Sorts the non-NaN draws of the current variable (sval, sidx, n_valid). */
 void diag_sort_draws(bnn_diag_ws *ws);

@@ -1,6 +1,8 @@
 /* R-hat of the convergence diagnostics (posterior::rhat, rhat_basic and
  * the chain-wise R-hat of Sommer et al. 2024); see diagnostics.h. */
 #include <math.h>
+#include "diagnostics.h"
+#include "diag_stats.h"
 #include "diag_ws.h"
 #include "ranks.h"
 

@@ -108,5 +108,11 @@ static double rwm_stepsize(const void *state) {
 }
 
 const bnn_kernel_type bnn_kernel_rwm = {
-    "rwm", 3, rwm_stat_names, rwm_create, rwm_destroy, rwm_init, rwm_step,
-    rwm_stepsize};
+    .name = "rwm",
+    .n_stats = 3,
+    .stat_names = rwm_stat_names,
+    .create = rwm_create,
+    .destroy = rwm_destroy,
+    .init = rwm_init,
+    .step = rwm_step,
+    .stepsize = rwm_stepsize};

@@ -1,6 +1,7 @@
 /* The position and momentum updates of the stochastic-gradient kernels
- * (sgld.c, sghmc.c), included by the kernel files with KSUF defined so that
- * they are vectorised for each instruction set.  Floating-point contraction
+ * (sgld.c, sghmc.c; their table is sg_update.h), included by the kernel
+ * files with KSUF defined so that they are vectorised for each instruction
+ * set.  Floating-point contraction
  * is switched off for them: each update is the same sequence of correctly
  * rounded multiplies and adds as the scalar loop it replaced, so the draws
  * do not depend on the instruction set.  Each returns 1 if any updated

@@ -27,7 +27,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "kernels.h"
+#include "sg_update.h"
 #include "ziggurat.h"
 #include "sghmc.h"
 
@@ -99,7 +99,7 @@ static int sghmc_step(void *state, int iter, double *draw, double *stats,
     /* bad flags a non-finite position or momentum (a non-finite gradient
      * shows in v) */
     bnn_zig_fill(r->rng, &r->zig, r->z, d);
-    int bad = bnn_kern()->sghmc_update(r->w, r->v, r->g, r->z, 1.0 - a, eps, sd_xi, d);
+    int bad = bnn_sg_kern()->sghmc_update(r->w, r->v, r->g, r->z, 1.0 - a, eps, sd_xi, d);
     ok = isfinite(r->lp) && !bad;
   }
   if (r->s.batch_per_iter) bnn_target_hold(r->target, 0);
@@ -118,5 +118,11 @@ static double sghmc_stepsize(const void *state) {
 }
 
 const bnn_kernel_type bnn_kernel_sghmc = {
-    "sghmc", 2, sghmc_stat_names, sghmc_create, sghmc_destroy, sghmc_init,
-    sghmc_step, sghmc_stepsize};
+    .name = "sghmc",
+    .n_stats = 2,
+    .stat_names = sghmc_stat_names,
+    .create = sghmc_create,
+    .destroy = sghmc_destroy,
+    .init = sghmc_init,
+    .step = sghmc_step,
+    .stepsize = sghmc_stepsize};

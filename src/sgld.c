@@ -26,7 +26,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "kernels.h"
+#include "sg_update.h"
 #include "ziggurat.h"
 #include "sgld.h"
 
@@ -112,7 +112,7 @@ static int sgld_step(void *state, int iter, double *draw, double *stats,
     r->lp = bnn_target_eval(r->target, r->q, r->g);
     for (int j = 0; j < d; j++) r->v[j] = a * r->v[j] + (1.0 - a) * r->g[j] * r->g[j];
   } else {
-    bad = (uint64_t)bnn_kern()->sgld_update(r->q, r->g, r->z, eps, sqrt(2.0 * eps), d);
+    bad = (uint64_t)bnn_sg_kern()->sgld_update(r->q, r->g, r->z, eps, sqrt(2.0 * eps), d);
     r->lp = bnn_target_eval(r->target, r->q, r->g);
   }
   if (!isfinite(r->lp) || bad) {
@@ -130,8 +130,20 @@ static double sgld_stepsize(const void *state) {
 }
 
 const bnn_kernel_type bnn_kernel_sgld = {
-    "sgld", 2, sgld_stat_names, sgld_create, sgld_destroy, sgld_init, sgld_step,
-    sgld_stepsize};
+    .name = "sgld",
+    .n_stats = 2,
+    .stat_names = sgld_stat_names,
+    .create = sgld_create,
+    .destroy = sgld_destroy,
+    .init = sgld_init,
+    .step = sgld_step,
+    .stepsize = sgld_stepsize};
 const bnn_kernel_type bnn_kernel_psgld = {
-    "psgld", 2, sgld_stat_names, psgld_create, sgld_destroy, sgld_init, sgld_step,
-    sgld_stepsize};
+    .name = "psgld",
+    .n_stats = 2,
+    .stat_names = sgld_stat_names,
+    .create = psgld_create,
+    .destroy = sgld_destroy,
+    .init = sgld_init,
+    .step = sgld_step,
+    .stepsize = sgld_stepsize};

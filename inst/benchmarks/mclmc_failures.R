@@ -151,15 +151,17 @@ f32_overflow <- function(fit, sampler, n_steps) {
   lr <- if (!is.null(fit$ensemble)) fit$ensemble$optimizer$lr else NULL
   hit <- vapply(seq_len(fit$chains), function(k) {
     init <- fit$inits[[k]]
-    cs <- bnnmc:::.mclmc_c_settings(sampler, length(init), lr)
-    xp <- .Call(bnnmc:::C_mclmc_new, spec, as.double(init), fit$seed, k, cs)
+    kern <- bnnmc:::sampler_kernel(sampler, sum(bnnmc:::mclmc_tune_steps(sampler)),
+                                   sampler$n_samples, length(init), lr)
+    xp <- .Call(bnnmc:::C_kchain_new, "mclmc", spec, as.double(init), fit$seed, k,
+                kern$settings)
     gnorm <- function() {
-      pos <- .Call(bnnmc:::C_mclmc_info, xp)$position
+      pos <- .Call(bnnmc:::C_kchain_info, xp)$position
       sqrt(sum(.Call(bnnmc:::C_model_logpost, spec, pos)$grad^2))
     }
     worst <- gnorm()
     for (i in seq_len(min(n_steps, sampler$n_tune[1]))) {
-      res <- .Call(bnnmc:::C_mclmc_tune, xp, 1L, 0L, 0L)
+      res <- .Call(bnnmc:::C_kchain_run, xp, 1L, integer(0))
       if (res$info$status != 0L) break
       worst <- max(worst, gnorm(), na.rm = TRUE)
     }

@@ -32,7 +32,7 @@ test_that("interrupt checks of the generic driver do not change its draws", {
   run <- function(period) {
     old <- options(bnnmc.interrupt_period = period)
     on.exit(options(old))
-    bnnmc:::run_chain_kernel(spec, c(0, 0), 7, 1L, bnn_rwm(), 50L, 100L, 1L)$draws
+    bnnmc:::run_chain(spec, c(0, 0), 7, 1L, bnn_rwm(), 50L, 100L, 1L)$draws
   }
   a <- run(0)     # a check at every step
   expect_identical(a, run(0.2))

@@ -26,15 +26,15 @@ test_that("random-walk Metropolis recovers a correlated 2-D Gaussian", {
 test_that("the draws do not depend on the block size or the chain order", {
   spec <- list(type = "gaussian", mean = c(0, 0, 0), prec = as.double(diag(3)))
   s <- bnn_rwm()
-  a <- bnnmc:::run_chain_kernel(spec, c(1, 1, 1), 5, 2L, s, 100L, 200L, 1L, block = 7L)
-  b <- bnnmc:::run_chain_kernel(spec, c(1, 1, 1), 5, 2L, s, 100L, 200L, 1L, block = 200L)
+  a <- bnnmc:::run_chain(spec, c(1, 1, 1), 5, 2L, s, 100L, 200L, 1L, block = 7L)
+  b <- bnnmc:::run_chain(spec, c(1, 1, 1), 5, 2L, s, 100L, 200L, 1L, block = 200L)
   expect_identical(a$draws, b$draws)
   expect_identical(a$warmup_stats, b$warmup_stats)
   # thinning keeps every thin-th sampling draw of the same chain
-  t3 <- bnnmc:::run_chain_kernel(spec, c(1, 1, 1), 5, 2L, s, 100L, 200L, 3L, block = 13L)
+  t3 <- bnnmc:::run_chain(spec, c(1, 1, 1), 5, 2L, s, 100L, 200L, 3L, block = 13L)
   expect_identical(t3$draws, a$draws[seq(1, 200, by = 3), ])
   # another chain id is another stream
-  o <- bnnmc:::run_chain_kernel(spec, c(1, 1, 1), 5, 3L, s, 100L, 200L, 1L)
+  o <- bnnmc:::run_chain(spec, c(1, 1, 1), 5, 3L, s, 100L, 200L, 1L)
   expect_false(identical(o$draws, a$draws))
 })
 
@@ -71,13 +71,13 @@ test_that("random-walk settings are validated, naming the argument", {
   expect_error(bnn_rwm(inv_metric = c(1, 0)), "'inv_metric'")
   spec <- list(type = "gaussian", mean = c(0, 0), prec = as.double(diag(2)))
   # defensive checks in C
-  expect_error(bnnmc:::run_chain_kernel(spec, c(0, 0), 1, 1L,
+  expect_error(bnnmc:::run_chain(spec, c(0, 0), 1, 1L,
                                         list(driver = "rwm", c_settings = list(inv_metric = c(1, -1))),
                                         10L, 10L, 1L), "inv_metric")
-  expect_error(bnnmc:::run_chain_kernel(spec, c(0, 0), 1, 1L,
+  expect_error(bnnmc:::run_chain(spec, c(0, 0), 1, 1L,
                                         list(driver = "nope", c_settings = list()),
                                         10L, 10L, 1L), "unknown kernel")
-  expect_error(bnnmc:::run_chain_kernel(spec, c(0, NA), 1, 1L, bnn_rwm(), 10L, 10L, 1L),
+  expect_error(bnnmc:::run_chain(spec, c(0, NA), 1, 1L, bnn_rwm(), 10L, 10L, 1L),
                "'init' must be finite")
 })
 

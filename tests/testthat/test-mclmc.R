@@ -242,25 +242,30 @@ test_that("stage 3 can subsample parameters and steps", {
   expect_lt(abs(log(r$tune$L / full$tune$L)), log(3))
 })
 
-test_that("the block-wise C interface enforces the stage order", {
+test_that("the block-wise C interface runs the tuning stages in order, then samples", {
+  # MCLMC is the chain driver's "mclmc" kernel: its warm-up is the tuning
   s <- .mclmc_c_settings(bnn_mclmc(n_tune = c(10, 5, 4), n_samples = 10,
                                    thin = 1, stepsize = 0.1), dim = 5)
   spec <- list(type = "gaussian", mean = rep(0, 5), prec = diag(5))
-  xp <- .Call(C_mclmc_new, spec, rep(0.1, 5), 1, 1L, s)
-  expect_error(.Call(C_mclmc_run, xp, 5L, 1L), "tuning is not complete")
-  expect_error(.Call(C_mclmc_tune, xp, 3L, 2L, 0L), "stage 1 has 7 steps left")
-  t1 <- .Call(C_mclmc_tune, xp, 4L, 0L, 0L)
-  expect_identical(nrow(t1$trace), 4L)
-  expect_identical(t1$info$done, c(4L, 0L, 0L))
-  t2 <- .Call(C_mclmc_tune, xp, 100L, 100L, 100L)   # capped at what is left
-  expect_identical(nrow(t2$trace), 6L + 5L + 4L)
-  expect_identical(t2$info$done, c(10L, 5L, 4L))
-  expect_identical(t2$trace[, "stage"], rep(c(1, 2, 3), c(6, 5, 4)))
-  r1 <- .Call(C_mclmc_run, xp, 4L, 3L)   # steps 0..3 keep 0 and 3
-  r2 <- .Call(C_mclmc_run, xp, 4L, 3L)   # steps 4..7 keep 6
+  expect_error(.Call(C_kchain_new, "mclmc", spec, rep(0.1, 5), 1, 1L,
+                     c(s, list(warmup = 5L, iter = 10L))),
+               "warm-up must be its 19 tuning steps")
+  xp <- .Call(C_kchain_new, "mclmc", spec, rep(0.1, 5), 1, 1L,
+              c(s, list(warmup = 19L, iter = 10L)))
+  t1 <- .Call(C_kchain_run, xp, 4L, NULL)
+  expect_identical(t1$n_done, 4L)
+  expect_identical(c(t1$info$done1, t1$info$done2, t1$info$done3), c(4, 0, 0))
+  t2 <- .Call(C_kchain_run, xp, 15L, NULL)
+  expect_identical(c(t2$info$done1, t2$info$done2, t2$info$done3), c(10, 5, 4))
+  expect_identical(t2$info$stage, 4)     # tuning complete
+  expect_identical(t2$info$n_sample_steps, 0)
+  r1 <- .Call(C_kchain_run, xp, 4L, c(0L, 3L))   # sampling steps 0..3 keep 0 and 3
+  r2 <- .Call(C_kchain_run, xp, 4L, 2L)          # steps 4..7 keep 6
   expect_identical(c(nrow(r1$draws), nrow(r2$draws)), c(2L, 1L))
-  expect_identical(colnames(r1$stats), c("energy_change", "kinetic_change",
-                                         "logdens", "stepsize", "L", "reverted"))
+  expect_identical(.Call(C_kchain_stat_names, "mclmc"),
+                   c("energy_change__", "kinetic_change__", "lp__", "stepsize__",
+                     "L__", "reverted__"))
+  expect_identical(r2$info$n_sample_steps, 8)
   expect_identical(r2$info$n_grad, 1 + 2 * (10 + 5 + 4 + 8))
 })
 

@@ -63,12 +63,12 @@ test_that("pCN's draws depend only on the seed and chain, not on blocks", {
                  warmup = 20, iter = 5, seed = 1, progress = FALSE)
   spec <- bnnmc:::fit_spec(fit)
   init <- fit$inits[[1]]
-  a <- bnnmc:::run_chain_kernel(spec, init, 7, 2L, bnn_pcn(), 100L, 150L, 1L, block = 7L)
-  b <- bnnmc:::run_chain_kernel(spec, init, 7, 2L, bnn_pcn(), 100L, 150L, 1L, block = 150L)
+  a <- bnnmc:::run_chain(spec, init, 7, 2L, bnn_pcn(), 100L, 150L, 1L, block = 7L)
+  b <- bnnmc:::run_chain(spec, init, 7, 2L, bnn_pcn(), 100L, 150L, 1L, block = 150L)
   expect_identical(a$draws, b$draws)
   expect_identical(a$warmup_stats, b$warmup_stats)
   # without tuning beta stays where it was put
-  f <- bnnmc:::run_chain_kernel(spec, init, 7, 2L, bnn_pcn(beta = 0.3, adapt_beta = FALSE),
+  f <- bnnmc:::run_chain(spec, init, 7, 2L, bnn_pcn(beta = 0.3, adapt_beta = FALSE),
                                 10L, 20L, 1L)
   expect_true(all(f$stats[, 2] == 0.3))
   expect_identical(f$stepsize, 0.3)
@@ -80,7 +80,7 @@ test_that("pCN refuses non-Gaussian priors and bad settings, naming them", {
                        sampler = "pcn", chains = 1, warmup = 10, iter = 10, seed = 1),
                "needs prior = bnn_prior\\(\"normal\"\\)")
   spec <- list(type = "gaussian", mean = c(0, 0), prec = as.double(diag(2)))
-  expect_error(bnnmc:::run_chain_kernel(spec, c(0, 0), 1, 1L, bnn_pcn(), 10L, 10L, 1L),
+  expect_error(bnnmc:::run_chain(spec, c(0, 0), 1, 1L, bnn_pcn(), 10L, 10L, 1L),
                "needs a model with a Normal prior")
   expect_error(bnn_pcn(beta = 0), "'beta'")
   expect_error(bnn_pcn(beta = 1.5), "'beta'")

@@ -277,10 +277,10 @@ test_that("the same seed gives the same SG draws whatever the block size or plan
   d <- bnnmc:::spec_dim(spec)
   s <- bnn_sghmc(1e-4, friction = 0.1, batch_size = 5, gradient = "svrg",
                  centre = rep(0.1, d), svrg_period = 7)
-  a <- bnnmc:::run_chain_kernel(spec, rep(0.1, d), 9, 2L, s, 20L, 60L, 1L, block = 7L)
-  b <- bnnmc:::run_chain_kernel(spec, rep(0.1, d), 9, 2L, s, 20L, 60L, 1L, block = 60L)
+  a <- bnnmc:::run_chain(spec, rep(0.1, d), 9, 2L, s, 20L, 60L, 1L, block = 7L, fit_shape = TRUE)
+  b <- bnnmc:::run_chain(spec, rep(0.1, d), 9, 2L, s, 20L, 60L, 1L, block = 60L, fit_shape = TRUE)
   expect_identical(a$draws, b$draws)
-  t3 <- bnnmc:::run_chain_kernel(spec, rep(0.1, d), 9, 2L, s, 20L, 60L, 3L, block = 11L)
+  t3 <- bnnmc:::run_chain(spec, rep(0.1, d), 9, 2L, s, 20L, 60L, 3L, block = 11L, fit_shape = TRUE)
   expect_identical(t3$draws, a$draws[seq(1, 60, by = 3), , , drop = FALSE])
   skip_if_not_installed("future")
   skip_if_not_installed("future.apply")
@@ -338,11 +338,11 @@ test_that("bad SG settings are errors naming the argument", {
   spec <- sg_model()$spec
   expect_error(mb_eval(spec, list(batch_size = 33L), matrix(0, 3, 1)),
                "'batch_size' must be between 1 and the number of rows \\(32\\), not 33")
-  expect_error(bnnmc:::run_chain_kernel(spec, c(0, 0, 0), 1, 1L,
+  expect_error(bnnmc:::run_chain(spec, c(0, 0, 0), 1, 1L,
                                         bnn_sgld(batch_size = 8, cycles = 50), 10L, 10L, 1L),
                "'cycles' \\(50\\) must not exceed")
   gspec <- list(type = "gaussian", mean = c(0, 0), prec = as.double(diag(2)))
-  expect_error(bnnmc:::run_chain_kernel(gspec, c(0, 0), 1, 1L, bnn_sgld(), 10L, 10L, 1L),
+  expect_error(bnnmc:::run_chain(gspec, c(0, 0), 1, 1L, bnn_sgld(), 10L, 10L, 1L),
                "'batch_size' needs a model with data")
 })
 

@@ -1,5 +1,6 @@
 /* The package's numerical core (src/: the MLP log posterior with the
- * generic kernels, the MCLMC kernel, the three-stage tuning with its ESS
+ * generic kernels, the MCLMC kernel (mclmc.c), the three-stage tuning
+ * (mclmc_adapt.c) with its ESS
  * and the BlackJAX 1.2.2 safeguard) as one translation unit, for the benchmark
  * inst/benchmarks/mclmc_failures.R (--precision single): with
  * BNNMC_F32 = 1 every `double` of the core becomes `float`, so the replay
@@ -57,6 +58,8 @@ static inline float bnnf_rng_norm(bnn_rng *r) { return (float)bnn_rng_norm(r); }
 #include "fft.c"
 #include "acov.c"
 #include "ess_blackjax.c"
+/* the three-stage tuning */
+#include "mclmc_adapt.c"
 
 /* the kernel table: always the generic one (replaces src/kernels.c) */
 const bnn_kernels *bnn_kern(void) { return &bnn_kernels_generic; }
@@ -98,7 +101,7 @@ int bnnf_run_chain(int n_layers, const int *sizes, int act, int lik,
                                sigma_prior, (bnnf_real)sigma_prior_scale, prior,
                                prior_scale, n, p, X, y, 1);
   if (!m) return -1;
-  /* the settings as C_mclmc_new fills them (src/api_mclmc.c) */
+  /* the settings as the "mclmc" kernel's parser fills them (src/api_mclmc.c) */
   bnn_mclmc_settings s;
   memset(&s, 0, sizeof s);
   s.integrator = iset[BNNF_I_INTEGRATOR];
@@ -118,55 +121,102 @@ int bnnf_run_chain(int n_layers, const int *sizes, int act, int lik,
   s.Lfactor = (bnnf_real)dset[BNNF_D_LFACTOR];
   s.shrink = (bnnf_real)dset[BNNF_D_SHRINK];
   s.sqrt_diag_cov = NULL;
-  s.upper = NULL;
-  bnn_mclmc_chain *c = bnn_mclmc_chain_new(m, NULL, init, seed, chain, &s);
-  if (!c) return -1; /* bnn_mclmc_chain_new freed the model */
-  int rc = 0;
-  if (c->status != BNN_MCLMC_BAD_INIT) {
-    /* tuning: C_mclmc_tune's loop, all stages at once */
-    bnnf_real row[6];
-    int t = 0;
-    while (c->stage != BNN_STAGE_DONE && c->status != BNN_MCLMC_NONFINITE) {
-      if (bnn_mclmc_tune_step(c, row)) {
-        rc = -1;
-        break;
-      }
+  /* one chain as the driver runs the "mclmc" kernel (src/mclmc_kernel.c):
+   * the RNG seeded from (seed, chain), the kernel started at init, the
+   * tuning's steps, then the sampling steps */
+  bnn_target target;
+  bnn_target_bind(&target, m, NULL);
+  bnn_rng rng;
+  bnn_rng_seed(&rng, seed, chain);
+  int d = target.dim;
+  bnn_mclmc k;
+  bnn_mclmc_tuner tu;
+  memset(&tu, 0, sizeof tu);
+  if (bnn_mclmc_alloc(&k, d) || bnn_mclmc_tuner_alloc(&tu, d, &s)) {
+    bnn_mclmc_free(&k);
+    bnn_mclmc_tuner_free(&tu);
+    bnn_model_free(m);
+    return -1;
+  }
+  k.integrator = s.integrator;
+  k.check = BNN_CHECK_ALL;
+  k.target = &target;
+  k.rng = &rng;
+  k.eps = s.stepsize;
+  k.L = s.L;
+  int status = 0, fail_phase = 0, fail_reason = 0;
+  double fail_step = 0, n_reverted = 0, n_sample_steps = 0;
+  int bj = s.safeguard == BNN_SAFEGUARD_BLACKJAX;
+  if (bnn_mclmc_init(&k, init)) {
+    status = 1;
+  } else {
+    int n_tune = bnn_mclmc_tuner_steps(&tu);
+    for (int t = 0; t < n_tune; t++) {
+      int stage = tu.stage, bad = 0;
+      bnn_mclmc_info info;
+      int failed = bnn_mclmc_tune_step(&tu, &k, &rng, &info, &bad);
+      if (!info.ok) n_reverted += 1.0;
+      double row[6] = {stage, info.energy_change, info.stepsize, info.L,
+                       info.logdens, info.ok ? 0.0 : 1.0};
       for (int j = 0; j < 6; j++) res[BNNF_R_LAST_STAGE + j] = row[j];
       if (trace && t < n_trace)
         for (int j = 0; j < 6; j++) trace[t + (size_t)j * n_trace] = row[j];
-      t++;
+      if (failed) {
+        status = 3;
+        fail_phase = stage;
+        fail_step = stage == 1 ? tu.done1 : stage == 2 ? tu.done2 : tu.done3;
+        fail_reason = failed;
+        break;
+      }
+      if (bad) {
+        status = 2;
+        break;
+      }
     }
-    if (c->stage == BNN_STAGE_DONE) {
-      res[BNNF_R_TUNED_STEPSIZE] = c->k.eps;
-      res[BNNF_R_TUNED_L] = c->k.L;
+    if (status == 0 && tu.stage == BNN_STAGE_DONE) {
+      res[BNNF_R_TUNED_STEPSIZE] = k.eps;
+      res[BNNF_R_TUNED_L] = k.L;
     }
-    /* sampling: C_mclmc_run's loop (status 0 only, as .mclmc_chain) */
-    if (rc == 0 && c->status == BNN_MCLMC_OK) {
-      int d = c->dim, kept = (n_samples + thin - 1) / thin, r = 0;
+    /* sampling (status 0 only, as the driver) */
+    if (status == 0) {
+      int kept = (n_samples + thin - 1) / thin, r = 0;
       bnn_mclmc_info info;
       for (int it = 0; it < n_samples; it++) {
-        if (c->status == BNN_MCLMC_NONFINITE) break;
-        int keep = (long)c->n_sample_steps % thin == 0;
-        bnn_mclmc_sample_step(c, &info);
-        if (keep && c->status != BNN_MCLMC_NONFINITE && r < kept) {
+        int keep = (long)n_sample_steps % thin == 0;
+        k.check = bj ? BNN_CHECK_NONE : BNN_CHECK_ALL;
+        bnn_mclmc_step(&k, &info);
+        n_sample_steps += 1.0;
+        if (!info.ok) {
+          n_reverted += 1.0;
+          k.eps *= s.shrink;
+        } else if (info.nonfinite) {
+          status = 3;
+          fail_phase = 4;
+          fail_step = n_sample_steps;
+          fail_reason = BNN_FAIL_STATE;
+          break;
+        }
+        if (keep && r < kept) {
           lp[r] = info.logdens;
           if (draws)
-            for (int j = 0; j < d; j++) draws[r + (size_t)j * kept] = c->k.x[j];
+            for (int j = 0; j < d; j++) draws[r + (size_t)j * kept] = k.x[j];
           r++;
         }
       }
       res[BNNF_R_KEPT] = r;
     }
   }
-  res[BNNF_R_STATUS] = rc ? -1 : c->status;
-  res[BNNF_R_FAIL_PHASE] = c->fail_stage;
-  res[BNNF_R_FAIL_STEP] = c->fail_step;
-  res[BNNF_R_FAIL_REASON] = c->fail_reason;
-  res[BNNF_R_STEPSIZE] = c->k.eps;
-  res[BNNF_R_L] = c->k.L;
-  res[BNNF_R_N_GRAD] = c->target.n_grad;
-  res[BNNF_R_N_REVERTED] = c->n_reverted;
-  res[BNNF_R_SAMPLE_STEPS] = c->n_sample_steps;
-  bnn_mclmc_chain_free(c);
-  return rc;
+  res[BNNF_R_STATUS] = status;
+  res[BNNF_R_FAIL_PHASE] = fail_phase;
+  res[BNNF_R_FAIL_STEP] = fail_step;
+  res[BNNF_R_FAIL_REASON] = fail_reason;
+  res[BNNF_R_STEPSIZE] = k.eps;
+  res[BNNF_R_L] = k.L;
+  res[BNNF_R_N_GRAD] = target.n_grad;
+  res[BNNF_R_N_REVERTED] = n_reverted;
+  res[BNNF_R_SAMPLE_STEPS] = n_sample_steps;
+  bnn_mclmc_free(&k);
+  bnn_mclmc_tuner_free(&tu);
+  bnn_model_free(m);
+  return 0;
 }

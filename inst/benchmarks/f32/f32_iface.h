@@ -18,7 +18,7 @@ typedef float bnnf_real;
 typedef double bnnf_real;
 #endif
 
-/* integer settings, in this order (as C_mclmc_new reads them) */
+/* integer settings, in this order (as the "mclmc" kernel's parser reads them, src/api_mclmc.c) */
 enum { BNNF_I_INTEGRATOR, BNNF_I_N1, BNNF_I_N2, BNNF_I_N3, BNNF_I_DIAG_PRECOND,
        BNNF_I_FFT_PARAMS, BNNF_I_FFT_SAMPLES, BNNF_I_SAFEGUARD, BNNF_N_ISET };
 /* real settings */
@@ -48,7 +48,7 @@ enum { BNNF_R_STATUS,       /* enum bnn_mclmc_status; -1 allocation failure */
  * package's lp__), draws (kept x dim, column-major, may be NULL) the
  * positions.  The caller fills lp and draws with NA first: rows after a
  * failure are not written.  trace (n_trace x 6, column-major, may be NULL)
- * gets the first n_trace tuning steps (as C_mclmc_tune's trace; NaN rows
+ * gets the first n_trace tuning steps (as .mclmc_chain()'s trace; NaN rows
  * after a failure).  Returns 0, or -1 on allocation failure. */
 int bnnf_run_chain(int n_layers, const int *sizes, int act, int lik,
                    double sigma_fixed, int sigma_prior, double sigma_prior_scale,
