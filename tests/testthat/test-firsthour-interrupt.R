@@ -81,7 +81,7 @@ test_that("every generic-driver sampler answers Ctrl-C within 0.5 s whatever thi
                                                       epochs = 20, batch_size = NULL)))
   # calibration stage: its draws are not thinned (thin applies to sampling)
   ces_calibration <- bnn_ces(calibration = bnn_pcn(), calibration_warmup = 0,
-                             calibration_iter = 5e5, J = 40, emulator = "exact")
+                             calibration_iter = 1.5e6, J = 40, emulator = "exact")
   # (sampler, draws kept with thin = 1, draws kept with thin = 1000)
   cases <- list(
     sgld = list(bnn_sgld(stepsize = 1e-6), 1e6, 1e5),
