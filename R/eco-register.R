@@ -18,7 +18,8 @@ need_pkg <- function(pkg, what) {
 }
 
 eco_registrations <- function() {
-  list(parsnip = register_parsnip_engine)
+  list(parsnip = register_parsnip_engine,
+       shinystan = register_shinystan)
 }
 
 eco_try_register <- function(pkg, fun) {
