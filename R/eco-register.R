@@ -19,7 +19,8 @@ need_pkg <- function(pkg, what) {
 
 eco_registrations <- function() {
   list(parsnip = register_parsnip_engine,
-       shinystan = register_shinystan)
+       shinystan = register_shinystan,
+       marginaleffects = register_marginaleffects)
 }
 
 eco_try_register <- function(pkg, fun) {
