@@ -53,7 +53,10 @@ register_marginaleffects <- function() {
 #'   `get_coef()`: posterior medians of the parameters; `set_coef()`: the
 #'   model; `get_vcov()`: `NULL`.
 #' @examples
-#' if (requireNamespace("marginaleffects", quietly = TRUE)) {
+#' # marginaleffects needs collapse >= 2.0.18 for models with posterior draws
+#' if (requireNamespace("marginaleffects", quietly = TRUE) &&
+#'     requireNamespace("collapse", quietly = TRUE) &&
+#'     utils::packageVersion("collapse") >= "2.0.18") {
 #'   fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
 #'                  warmup = 100, iter = 50, seed = 1, sampler = "nuts",
 #'                  progress = FALSE)
