@@ -10,7 +10,7 @@
 # after unloading and loading it again) are replaced, not stacked.
 
 # A clear error when a suggested package is needed and missing.
-need_pkg <- function(pkg, what) {
+eco_need <- function(pkg, what) {
   if (!requireNamespace(pkg, quietly = TRUE))
     stop(sprintf("Package '%s' is needed for %s; install it with install.packages(\"%s\").",
                  pkg, what, pkg), call. = FALSE)

@@ -26,7 +26,7 @@ param_dims_from_names <- function(names) {
 
 # The method body, usable without shinystan's S4 dispatch.
 bnnfit_as_shinystan <- function(X, model_name = NULL, note = NULL, ...) {
-  need_pkg("shinystan", "as.shinystan() of a bnnfit")
+  eco_need("shinystan", "as.shinystan() of a bnnfit")
   fit <- X
   if (!inherits(fit, "bnnfit")) stop("'X' must be a bnnfit.", call. = FALSE)
   dots <- list(...)
@@ -88,8 +88,7 @@ register_shinystan <- function() {
 #' run.
 #'
 #' The `as.shinystan()` method is set when \pkg{shinystan} is loaded (bnnmc
-#' only suggests it); without shinystan these functions are not available
-#' and `bnnmc:::bnnfit_as_shinystan()` says how to install it.
+#' only suggests it): install shinystan with `install.packages("shinystan")`.
 #'
 #' `as.shinystan(X, model_name = NULL, note = NULL)` takes the fit `X`, the
 #' name of the model shown in ShinyStan (by default the formula, the

@@ -27,7 +27,7 @@ tidy_draw_ids <- function(object, ndraws = NULL) {
 }
 
 tidy_pred_draws <- function(object, newdata, draws, value, category) {
-  need_pkg("dplyr", "tidybayes' *_draws() on a bnnfit")
+  eco_need("dplyr", "tidybayes' *_draws() on a bnnfit")
   ids <- tidy_draw_ids(object, NULL)
   if (nrow(ids) != dim(draws)[1]) stop("internal: draws and their ids differ.", call. = FALSE)
   newdata <- as.data.frame(newdata)
