@@ -67,7 +67,9 @@ bnnfit_as_shinystan <- function(X, model_name = NULL, note = NULL, ...) {
 # Sets the S4 method (shinystan's namespace must be loaded).
 register_shinystan <- function() {
   generic <- shinystan::as.shinystan
-  methods::setOldClass("bnnfit", where = .eco_s4)
+  # once per load of bnnmc (defining the class again warns)
+  if (is.null(methods::getClassDef("bnnfit", where = .eco_s4, inherits = FALSE)))
+    methods::setOldClass("bnnfit", where = .eco_s4)
   methods::setMethod(generic, "bnnfit", function(X, ...) bnnfit_as_shinystan(X, ...),
                      where = .eco_s4)
   invisible(TRUE)

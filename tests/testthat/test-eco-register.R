@@ -20,3 +20,11 @@ test_that("a registration that fails warns and does not break the other package"
   expect_warning(bnnmc:::eco_try_register("somepkg", function() stop("boom")),
                  "could not register its somepkg integration: boom")
 })
+
+test_that("registering the shinystan method again is silent", {
+  suppressWarnings(suppressPackageStartupMessages(requireNamespace("shinystan", quietly = TRUE)))
+  skip_if_not_installed("shinystan")
+  expect_silent(bnnmc:::register_shinystan())
+  expect_silent(bnnmc:::eco_register_all())
+  expect_true(methods::existsMethod(shinystan::as.shinystan, "bnnfit"))
+})
