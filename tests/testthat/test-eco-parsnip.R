@@ -126,3 +126,14 @@ test_that("the engine is registered whichever package is loaded first", {
   # registering again changes nothing (a second load of bnnmc)
   expect_false(bnnmc:::register_parsnip_engine())
 })
+
+test_that("parsnip loaded before bnnmc gets the engine too (registered in .onLoad)", {
+  skip_if_not_installed("parsnip")
+  skip_on_cran()
+  code <- paste("loadNamespace('parsnip'); loadNamespace('bnnmc');",
+                "e <- parsnip::show_engines('mlp'); cat(sum(e$engine == 'bnnmc'))")
+  out <- suppressWarnings(system2(file.path(R.home("bin"), "Rscript"), c("-e", shQuote(code)),
+                                  stdout = TRUE, stderr = FALSE,
+                                  env = paste0("R_LIBS=", paste(.libPaths(), collapse = .Platform$path.sep))))
+  expect_identical(tail(out, 1), "2")
+})
