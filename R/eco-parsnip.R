@@ -22,7 +22,9 @@
 #'   `c(16, 16)` as in [bnn_fit()].
 #' * `activation` -> `activation`: one of [bnn_activations()]; parsnip's
 #'   `"linear"` is bnnmc's `"identity"`.  Others (`"softmax"`, `"elu"`, ...)
-#'   are an error.  Default `"tanh"`.
+#'   are an error.  Default `"tanh"`.  dials' `activation()` includes
+#'   values bnnmc does not have, so tune it over an explicit grid (e.g.
+#'   `grid = data.frame(activation = c("tanh", "relu"))`).
 #' * `epochs`: the training epochs of the deep ensemble that starts the
 #'   chains, i.e. only with `sampler = "mile"` (the default) or `"dei"`, or
 #'   `init = "ensemble"`; it replaces the `epochs` of the protocol's
