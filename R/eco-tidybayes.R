@@ -85,6 +85,7 @@ check_tidy_args <- function(re_formula, dpar = NULL) {
 #' @param ndraws Number of draws (all by default).
 #' @param seed Seed of the predictive noise (`predicted_draws()`).
 #' @param re_formula,dpar Must be `NULL`.
+#' @param n,scale,prediction tidybayes' deprecated arguments: an error.
 #' @param category Name of the class column (categorical responses).
 #' @param ... Unused.
 #' @return A grouped tibble.
@@ -100,7 +101,7 @@ NULL
 
 #' @rdname bnnmc_tidybayes
 #' @exportS3Method tidybayes::epred_draws
-epred_draws.bnnfit <- function(object, newdata, value = ".epred", ..., ndraws = NULL,
+epred_draws.bnnfit <- function(object, newdata, ..., value = ".epred", ndraws = NULL,
                                seed = NULL, re_formula = NULL, category = ".category",
                                dpar = NULL) {
   check_tidy_args(re_formula, dpar)
@@ -110,20 +111,25 @@ epred_draws.bnnfit <- function(object, newdata, value = ".epred", ..., ndraws = 
 
 #' @rdname bnnmc_tidybayes
 #' @exportS3Method tidybayes::linpred_draws
-linpred_draws.bnnfit <- function(object, newdata, value = ".linpred", ..., ndraws = NULL,
+linpred_draws.bnnfit <- function(object, newdata, ..., value = ".linpred", ndraws = NULL,
                                  seed = NULL, re_formula = NULL, category = ".category",
-                                 dpar = NULL) {
+                                 dpar = NULL, n, scale) {
   check_tidy_args(re_formula, dpar)
+  if (!missing(n) || !missing(scale))
+    stop("'n' and 'scale' are tidybayes' deprecated arguments; use 'ndraws'.", call. = FALSE)
   lp <- posterior_linpred(object, newdata = newdata)
   tidy_subset(tidy_pred_draws(object, newdata, lp, value, category), object, ndraws)
 }
 
 #' @rdname bnnmc_tidybayes
 #' @exportS3Method tidybayes::predicted_draws
-predicted_draws.bnnfit <- function(object, newdata, value = ".prediction", ...,
+predicted_draws.bnnfit <- function(object, newdata, ..., value = ".prediction",
                                    ndraws = NULL, seed = NULL, re_formula = NULL,
-                                   category = ".category") {
+                                   category = ".category", n, prediction) {
   check_tidy_args(re_formula)
+  if (!missing(n) || !missing(prediction))
+    stop("'n' and 'prediction' are tidybayes' deprecated arguments; use 'ndraws' and 'value'.",
+         call. = FALSE)
   pp <- posterior_predict(object, newdata = newdata, seed = seed)
   tidy_subset(tidy_pred_draws(object, newdata, pp, value, category), object, ndraws)
 }
