@@ -51,6 +51,4 @@ kernels_on_load <- function() {
   invisible()
 }
 
-.onLoad <- function(libname, pkgname) {
-  kernels_on_load()
-}
+# (called from .onLoad(), R/zzz.R)

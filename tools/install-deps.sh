@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
 # Installs what building, checking and using bnnmc needs on a fresh Debian
-# machine, from Debian's prebuilt r-cran-* packages (no compiler toolchain
-# for R packages beyond R's own is needed).  Set BNNMC_WITH_STAN=1 to also
-# install rstan for the benchmarks in inst/benchmarks/.
+# machine.  Debian's prebuilt r-cran-* packages first (no compiler work);
+# then, from CRAN through R's configured repository, only the suggested
+# packages Debian does not have or has too old (parsnip, workflows, tune,
+# yardstick, tidybayes, marginaleffects, collapse and the newer versions of
+# their dependencies) - those are source builds, a quarter of an hour on two
+# cores.  Plus Chromium for the site check.  Set BNNMC_WITH_STAN=1 to also
+# install rstan for the benchmarks in inst/benchmarks/; set
+# BNNMC_NO_ECOSYSTEM=1 to skip the optional integrations (parsnip & co.,
+# pkgdown, Chromium).
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
@@ -12,6 +18,18 @@ pkgs="r-base-dev r-cran-testthat r-cran-posterior r-cran-knitr r-cran-rmarkdown
   r-cran-progressr r-cran-bayesplot r-cran-loo r-cran-coda r-cran-rstantools
   pandoc tidy qpdf texlive-latex-base texlive-latex-recommended
   texlive-fonts-recommended"
+if [ "${BNNMC_NO_ECOSYSTEM:-0}" != "1" ]; then
+  # the integrations (Suggests) and the site; Debian binaries of the heavy
+  # dependencies so that the CRAN step below compiles as little as possible
+  pkgs="$pkgs r-cran-shinystan r-cran-pkgdown r-cran-roxygen2 r-cran-recipes
+  r-cran-rsample r-cran-hardhat r-cran-dplyr r-cran-tidyr r-cran-ggplot2
+  r-cran-rlang r-cran-vctrs r-cran-data.table r-cran-tibble r-cran-purrr
+  r-cran-insight r-cran-checkmate r-cran-generics r-cran-furrr r-cran-globals
+  r-cran-lhs r-cran-distributional r-cran-ipred r-cran-gower r-cran-foreach
+  r-cran-warp r-cran-slider r-cran-clock r-cran-modeldata r-cran-svunit
+  r-cran-rcpparmadillo r-cran-formula r-cran-quadprog r-cran-xml2
+  chromium"
+fi
 if [ "${BNNMC_WITH_STAN:-0}" = "1" ]; then
   pkgs="$pkgs r-cran-rstan r-cran-bh r-cran-rcppeigen r-cran-stanheaders"
 fi
@@ -22,5 +40,26 @@ done
 if [ -n "$missing" ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+if [ "${BNNMC_NO_ECOSYSTEM:-0}" != "1" ]; then
+  # CRAN (the repository R is configured with): what is missing or older
+  # than needed.  marginaleffects needs backports >= 1.5.0 on R < 4.4 (it
+  # takes `%||%` from there) and collapse >= 2.0.18 for Bayesian models.
+  $SUDO Rscript -e '
+    need <- c(parsnip = "1.0.0", workflows = "0", tune = "0", yardstick = "0",
+              tidybayes = "3.0.0", marginaleffects = "0.20.0", collapse = "2.0.18",
+              backports = "1.5.0")
+    old <- vapply(names(need), function(p) {
+      v <- tryCatch(packageVersion(p), error = function(e) NULL)
+      is.null(v) || v < need[[p]]
+    }, logical(1))
+    todo <- names(need)[old]
+    if (length(todo)) {
+      lib <- .libPaths()[1]
+      message("installing from CRAN into ", lib, ": ", paste(todo, collapse = ", "))
+      install.packages(todo, lib = lib, Ncpus = max(1L, parallel::detectCores()))
+      bad <- todo[!vapply(todo, requireNamespace, logical(1), quietly = TRUE)]
+      if (length(bad)) stop("could not install: ", paste(bad, collapse = ", "))
+    }'
 fi
 echo "dependencies installed"

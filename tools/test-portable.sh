@@ -31,6 +31,6 @@ R_LIBS="$lib${R_LIBS:+:$R_LIBS}" Rscript -e '
                                           load_package = "installed",
                                           reporter = "summary", stop_on_failure = FALSE))
   n_fail <- sum(res$failed) + sum(res$error)
-  cat(sprintf("portable kernels: %d expectations passed, %d failed, %d skipped\n",
+  cat(sprintf("portable: %d passed, %d failed, %d skipped\n",
               sum(res$passed), n_fail, sum(res$skipped)))
   if (n_fail > 0) quit(status = 1)'
