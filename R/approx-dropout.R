@@ -46,7 +46,7 @@
 #' set.seed(1)
 #' d <- data.frame(x = runif(60, -2, 2))
 #' d$y <- sin(2 * d$x) + rnorm(60, sd = 0.1)
-#' md <- bnn_mc_dropout(y ~ x, d, hidden = c(32, 32), dropout = 0.1,
+#' md <- bnn_fit_mc_dropout(y ~ x, d, hidden = c(32, 32), dropout = 0.1,
 #'                      likelihood = bnn_likelihood("gaussian", sigma = 0.2),
 #'                      optimizer = bnn_optimizer(optimizer = "adam", lr = 0.01,
 #'                                                weight_decay = 0, epochs = 300,
@@ -54,7 +54,7 @@
 #'                      draws = 200, seed = 1)
 #' md
 #' head(predict(md, d, type = "interval"))
-bnn_mc_dropout <- function(formula, data, hidden = c(16, 16), activation = "relu",
+bnn_fit_mc_dropout <- function(formula, data, hidden = c(16, 16), activation = "relu",
                            likelihood = NULL, prior = bnn_prior(), dropout = 0.1,
                            input_dropout = 0,
                            optimizer = bnn_optimizer(optimizer = "adam", weight_decay = 0,

@@ -62,11 +62,11 @@ bnn_optimizer_preset <- function(protocol = c("dei", "mile", "mile_de", "mile_cl
 #' @return An object of class `bnn_ensemble`.
 #' @export
 #' @examples
-#' ens <- bnn_ensemble(mpg ~ wt + hp, data = mtcars, hidden = 4, members = 3,
+#' ens <- bnn_fit_ensemble(mpg ~ wt + hp, data = mtcars, hidden = 4, members = 3,
 #'                     optimizer = bnn_optimizer(epochs = 300), seed = 1)
 #' ens
 #' predict(ens, mtcars[1:3, ], type = "interval")
-bnn_ensemble <- function(formula, data, members = 12, hidden = c(16, 16),
+bnn_fit_ensemble <- function(formula, data, members = 12, hidden = c(16, 16),
                          activation = "relu", likelihood = NULL,
                          prior = bnn_prior(), optimizer = bnn_optimizer_preset("dei"),
                          valid_data = NULL, weights = NULL, seed = NULL,

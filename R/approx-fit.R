@@ -87,7 +87,7 @@ check_draws <- function(draws) check_count(draws, "draws", 1L)
 
 #' Turn a deep ensemble into a fit
 #'
-#' `as_bnnfit()` stores the members of a [bnn_ensemble()] as the draws of
+#' `as_bnnfit()` stores the members of a [bnn_fit_ensemble()] as the draws of
 #' one "chain" (`[member, 1, parameter]`, failed members left out), so
 #' that every method of a sampler fit applies to the ensemble: besides
 #' [predict()] and [bnn_metrics()], which work on the ensemble directly
@@ -101,7 +101,7 @@ check_draws <- function(draws) check_count(draws, "draws", 1L)
 #'   is the ensemble without its training data.
 #' @export
 #' @examples
-#' ens <- bnn_ensemble(mpg ~ wt + hp, data = mtcars, hidden = 4, members = 5,
+#' ens <- bnn_fit_ensemble(mpg ~ wt + hp, data = mtcars, hidden = 4, members = 5,
 #'                     likelihood = bnn_likelihood("gaussian", sigma = 0.5),
 #'                     optimizer = bnn_optimizer(epochs = 200), seed = 1,
 #'                     progress = FALSE)

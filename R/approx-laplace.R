@@ -94,7 +94,7 @@
 #' Gaussian likelihood with a sampled sigma, MAP, full Hessian of the log
 #' posterior, prior precision tuned by marginal likelihood, 1274 Gaussian
 #' draws) is
-#' `bnn_laplace(y ~ ., d, hidden = 3, activation = "tanh", likelihood =
+#' `bnn_fit_laplace(y ~ ., d, hidden = 3, activation = "tanh", likelihood =
 #' "gaussian", hessian = "full", prior_precision = "marglik", draws = 1274)`;
 #' the Hessian then includes `log sigma`, and the negative eigenvalues of
 #' its log-likelihood part, if any, are set to 0 (see above);
@@ -134,7 +134,7 @@
 #' set.seed(1)
 #' d <- data.frame(x = runif(40, -2, 2))
 #' d$y <- sin(2 * d$x) + rnorm(40, sd = 0.1)
-#' la <- bnn_laplace(y ~ x, d, hidden = 8, likelihood = bnn_likelihood("gaussian", sigma = 0.3),
+#' la <- bnn_fit_laplace(y ~ x, d, hidden = 8, likelihood = bnn_likelihood("gaussian", sigma = 0.3),
 #'                   hessian = "ggn", prior_precision = "marglik", draws = 200, seed = 1,
 #'                   optimizer = bnn_optimizer(optimizer = "adam", lr = 0.01,
 #'                                             weight_decay = 0, epochs = 500))
@@ -142,13 +142,13 @@
 #' la$approx$prior_precision
 #' head(predict(la, d, type = "interval"))
 #' # KFAC
-#' lk <- bnn_laplace(y ~ x, d, hidden = c(16, 16), hessian = "kfac",
+#' lk <- bnn_fit_laplace(y ~ x, d, hidden = c(16, 16), hessian = "kfac",
 #'                   likelihood = bnn_likelihood("gaussian", sigma = 0.3),
 #'                   draws = 200, seed = 1,
 #'                   optimizer = bnn_optimizer(optimizer = "adam", lr = 0.01,
 #'                                             weight_decay = 0, epochs = 300))
 #' bnn_metrics(lk, d)$rmse
-bnn_laplace <- function(formula, data, hidden = c(16, 16), activation = "tanh",
+bnn_fit_laplace <- function(formula, data, hidden = c(16, 16), activation = "tanh",
                         likelihood = NULL, prior = bnn_prior(),
                         hessian = c("full", "ggn", "kfac"), prior_precision = NULL,
                         marglik = c("refit", "posthoc"),

@@ -89,7 +89,7 @@
 #' @param optimizer `"adamw"` (decoupled weight decay), `"adam"`, `"sgd"`
 #'   (plain stochastic gradient descent with optional heavy-ball `momentum`,
 #'   PyTorch's convention \eqn{v \leftarrow \mu v + g + wd\,\theta},
-#'   \eqn{\theta \leftarrow \theta - lr\, v}; used by [bnn_swag()]), or
+#'   \eqn{\theta \leftarrow \theta - lr\, v}; used by [bnn_fit_swag()]), or
 #'   `"rmsprop"` (as `torch.optim.RMSprop` without momentum, which the deep
 #'   ensembles of Wiese et al. 2023 used): \eqn{v \leftarrow \beta_2 v +
 #'   (1 - \beta_2) g^2}, \eqn{\theta \leftarrow \theta - lr\, g /
@@ -123,7 +123,7 @@
 #'   drawn from the optimiser's own random stream; the validation loss uses
 #'   the full network.  For example `dropout = c(0.2, 0), input_dropout =
 #'   0.1` on a network with two hidden layers drops the inputs and the
-#'   first hidden layer's outputs only.  See [bnn_mc_dropout()].
+#'   first hidden layer's outputs only.  See [bnn_fit_mc_dropout()].
 #' @param input_dropout Dropout rate of the inputs, in `[0, 1)` (default 0).
 #'   (With `dropout = NULL` and `input_dropout = 0` training is exactly as
 #'   without these arguments.)

@@ -52,14 +52,14 @@
 #' set.seed(1)
 #' d <- data.frame(x = runif(60, -2, 2))
 #' d$y <- sin(2 * d$x) + rnorm(60, sd = 0.1)
-#' sw <- bnn_swag(y ~ x, d, hidden = c(16, 16), rank = 10, epochs = 100,
+#' sw <- bnn_fit_swag(y ~ x, d, hidden = c(16, 16), rank = 10, epochs = 100,
 #'                lr = 1e-3, likelihood = bnn_likelihood("gaussian", sigma = 0.2),
 #'                optimizer = bnn_optimizer(optimizer = "adam", lr = 0.01,
 #'                                          weight_decay = 0, epochs = 300),
 #'                draws = 200, seed = 1)
 #' sw
 #' bnn_metrics(sw, d)$rmse
-bnn_swag <- function(formula, data, hidden = c(16, 16), activation = "relu",
+bnn_fit_swag <- function(formula, data, hidden = c(16, 16), activation = "relu",
                      likelihood = NULL, prior = bnn_prior(), rank = 20, epochs = 200,
                      collect_every = 1, lr = 1e-3, momentum = 0, batch_size = 32,
                      optimizer = bnn_optimizer(optimizer = "adam", weight_decay = 0,

@@ -50,7 +50,7 @@ bnn_diagnostics <- function(object, kappa = 4, symmetries = c("keep", "remove"))
     object <- withCallingHandlers(bnn_remove_symmetries(object),
                                   bnnmc_chain_failure = function(w) invokeRestart("muffleWarning"))
   warn_short_chains(object)
-  s <- bnn_summarise_draws(ok_draws(object), chainwise = TRUE, kappa = kappa)
+  s <- bnn_summarize_draws(ok_draws(object), chainwise = TRUE, kappa = kappa)
   lay <- parameter_layers(s$variable)
   data.frame(variable = s$variable, layer = lay$layer, role = lay$role,
              mean = s$mean, sd = s$sd, rhat = s$rhat, cw_rhat_mean = s$cw_rhat_mean,

@@ -125,7 +125,7 @@
 #'   improved R-hat for assessing convergence of MCMC. *Bayesian Analysis*,
 #'   16(2), 667-718.
 #' @seealso [bnn_ess()], [bnn_mcse()], [bnn_chainwise_rhat()],
-#'   [bnn_summarise_draws()]
+#'   [bnn_summarize_draws()]
 #' @examples
 #' set.seed(1)
 #' x <- array(rnorm(400 * 4 * 3), c(400, 4, 3),
@@ -283,13 +283,13 @@ bnn_mcse.bnnfit <- function(x, ...) bnn_mcse.default(ok_draws(x), ...)
 #' set.seed(4)
 #' x <- array(rnorm(1000 * 4 * 3), c(1000, 4, 3),
 #'            dimnames = list(NULL, NULL, c("W1[1,1]", "b1[1]", "sigma")))
-#' bnn_summarise_draws(x)
+#' bnn_summarize_draws(x)
 #' @export
-bnn_summarise_draws <- function(x, ...) UseMethod("bnn_summarise_draws")
+bnn_summarize_draws <- function(x, ...) UseMethod("bnn_summarize_draws")
 
-#' @rdname bnn_summarise_draws
+#' @rdname bnn_summarize_draws
 #' @export
-bnn_summarise_draws.default <- function(x, chainwise = TRUE, kappa = 4, ...) {
+bnn_summarize_draws.default <- function(x, chainwise = TRUE, kappa = 4, ...) {
   if (!is.logical(chainwise) || length(chainwise) != 1L || is.na(chainwise)) {
     stop("'chainwise' must be TRUE or FALSE.", call. = FALSE)
   }
@@ -314,9 +314,9 @@ bnn_summarise_draws.default <- function(x, chainwise = TRUE, kappa = 4, ...) {
   out
 }
 
-#' @rdname bnn_summarise_draws
+#' @rdname bnn_summarize_draws
 #' @export
-bnn_summarise_draws.bnnfit <- function(x, ...) bnn_summarise_draws.default(ok_draws(x), ...)
+bnn_summarize_draws.bnnfit <- function(x, ...) bnn_summarize_draws.default(ok_draws(x), ...)
 
 # ---- chain-wise R-hat and layer summaries -----------------------------------
 

@@ -74,7 +74,7 @@ register_method("ensemble", function(formula, data, model, seed, s) {
                                optimizer = s$optimizer, seed = seed, progress = FALSE),
                           fit_args(model)))
 }, function() list(members = 10L, optimizer = bnn_optimizer_preset("dei")),
-"deep ensemble (bnn_ensemble()), an equal mixture of its members")
+"deep ensemble (bnn_fit_ensemble()), an equal mixture of its members")
 
 # Stochastic-gradient MCMC (bnn_sgld(), bnn_psgld(), bnn_sghmc()): one
 # sampler settings object, run through bnn_fit().
@@ -123,9 +123,9 @@ sg_method("sghmc", function() bnn_sghmc())
 #'   bnn_sgld()` (resp. [bnn_psgld()], [bnn_sghmc()]) with its step size,
 #'   batch size, control variates and cycles, `chains = 1, warmup = 1000`
 #'   (burn-in), `iter = 1000, thin = 1, init = NULL` (the sampler's start).
-#' * `"laplace"`, `"mc_dropout"`, `"swag"`: [bnn_laplace()] (`hessian =
-#'   "kfac"`, `prior_precision = NULL`), [bnn_mc_dropout()] (`dropout =
-#'   0.1`, `input_dropout = 0`) and [bnn_swag()] (`rank = 20, epochs =
+#' * `"laplace"`, `"mc_dropout"`, `"swag"`: [bnn_fit_laplace()] (`hessian =
+#'   "kfac"`, `prior_precision = NULL`), [bnn_fit_mc_dropout()] (`dropout =
+#'   0.1`, `input_dropout = 0`) and [bnn_fit_swag()] (`rank = 20, epochs =
 #'   200, collect_every = 1, lr = 1e-3, momentum = 0, batch_size = 32`),
 #'   each with `draws = 2000` and the MAP (or dropout) training `optimizer
 #'   = bnn_optimizer(optimizer = "adam", lr = 1e-2, weight_decay = 0,
@@ -261,7 +261,7 @@ register_method("laplace", function(formula, data, model, seed, s) {
 }, function() list(hessian = "kfac", prior_precision = NULL, draws = 2000L,
         optimizer = bnn_optimizer(optimizer = "adam", lr = 1e-2, weight_decay = 0,
                                   epochs = 1000, batch_size = 32, loss = "posterior")),
-"Laplace approximation at the MAP (bnn_laplace(); LA-KFAC by default)")
+"Laplace approximation at the MAP (bnn_fit_laplace(); LA-KFAC by default)")
 
 register_method("mc_dropout", function(formula, data, model, seed, s) {
   do.call(bnn_mc_dropout, c(list(formula = formula, data = data, dropout = s$dropout,
@@ -270,7 +270,7 @@ register_method("mc_dropout", function(formula, data, model, seed, s) {
 }, function() list(dropout = 0.1, input_dropout = 0, draws = 2000L,
         optimizer = bnn_optimizer(optimizer = "adam", lr = 1e-2, weight_decay = 0,
                                   epochs = 1000, batch_size = 32, loss = "posterior")),
-"MC dropout (bnn_mc_dropout())")
+"MC dropout (bnn_fit_mc_dropout())")
 
 register_method("swag", function(formula, data, model, seed, s) {
   do.call(bnn_swag, c(list(formula = formula, data = data, rank = s$rank, epochs = s$epochs,
@@ -282,4 +282,4 @@ register_method("swag", function(formula, data, model, seed, s) {
         batch_size = 32L, draws = 2000L,
         optimizer = bnn_optimizer(optimizer = "adam", lr = 1e-2, weight_decay = 0,
                                   epochs = 1000, batch_size = 32, loss = "posterior")),
-"SWAG from an SGD trajectory started at the MAP (bnn_swag())")
+"SWAG from an SGD trajectory started at the MAP (bnn_fit_swag())")

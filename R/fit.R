@@ -133,7 +133,7 @@
 #' @param init Initial values: `"random"` (uniform(-2, 2) per coordinate, as
 #'   Stan and NumPyro), `"prior"` (a draw from the prior), `"ensemble"` (a
 #'   deep ensemble of `chains` members is trained with `ensemble` settings,
-#'   one chain per member), a [bnn_ensemble()] fitted on the same model
+#'   one chain per member), a [bnn_fit_ensemble()] fitted on the same model
 #'   (chain \eqn{k} starts at member \eqn{k}, recycled when there are more
 #'   chains than members; for MILE's tuning the initial step size is the
 #'   ensemble's learning rate), a list with one
@@ -182,7 +182,7 @@
 #'   rstan's `chain_id`.  Chain \eqn{k} of a seed has its own random numbers
 #'   and the start it has in a fit of \eqn{k} or more chains (random and
 #'   prior starts are drawn for all chains up to `max(chain_id)`, a deep
-#'   ensemble trains `max(chain_id)` members; pass a trained [bnn_ensemble()]
+#'   ensemble trains `max(chain_id)` members; pass a trained [bnn_fit_ensemble()]
 #'   as `init` to train it once).  A long run can so be split over calls,
 #'   sessions or machines and joined by [bnn_combine_chains()] into the fit
 #'   one call over all ids would give, draw for draw.  A list or matrix
@@ -223,7 +223,7 @@
 #' \donttest{
 #' # Naive MCLMC (MILE's Table 5) versus MILE from the same deep ensemble,
 #' # with short runs; chains of the naive sampler may fail (a warning)
-#' ens <- bnn_ensemble(mpg ~ wt + hp, data = mtcars, hidden = c(16, 16),
+#' ens <- bnn_fit_ensemble(mpg ~ wt + hp, data = mtcars, hidden = c(16, 16),
 #'                     members = 4, optimizer = bnn_optimizer(epochs = 200),
 #'                     seed = 1, progress = FALSE)
 #' short <- list(n_tune = c(800, 100, 100), n_samples = 500)
@@ -428,7 +428,7 @@ check_short_run <- function(fit, min_draws = 100L) {
 }
 
 # Model frame, design, response and specification shared by bnn_fit() and
-# bnn_ensemble().  mf is the matched call reduced to formula/data/subset/
+# bnn_fit_ensemble().  mf is the matched call reduced to formula/data/subset/
 # na.action; env is the caller's frame.
 prepare_model <- function(mf, env, formula, data, hidden, activation, likelihood,
                           prior, standardize, per_par = NULL) {

@@ -6,7 +6,7 @@
 # extractors; it uses posterior for now and can be switched to the package's
 # own C diagnostics without touching its callers.
 .fit_rhat_ess <- function(x) {
-  s <- bnn_summarise_draws(fit_draws_array(x), chainwise = FALSE)
+  s <- bnn_summarize_draws(fit_draws_array(x), chainwise = FALSE)
   data.frame(variable = s$variable, rhat = s$rhat, ess_bulk = s$ess_bulk,
              ess_tail = s$ess_tail, stringsAsFactors = FALSE)
 }

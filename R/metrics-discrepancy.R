@@ -80,7 +80,7 @@ function_inputs <- function(objs, newdata) {
 #' `newdata` (the training inputs by default), on the response's scale, so
 #' each draw is a vector with one entry per input.  Fits must be of the
 #' same model (architecture, activation, likelihood, prior and training
-#' data); a deep ensemble ([bnn_ensemble()]) counts as a set of draws (its
+#' data); a deep ensemble ([bnn_fit_ensemble()]) counts as a set of draws (its
 #' members).
 #'
 #' @param x,y Two sets of draws: `bnnfit` or `bnn_ensemble` objects, or

@@ -4,7 +4,7 @@
 
 #' Size limits of a model
 #'
-#' Before allocating anything, [bnn_fit()] and [bnn_ensemble()] count the
+#' Before allocating anything, [bnn_fit()] and [bnn_fit_ensemble()] count the
 #' network's parameters and estimate the memory the fit will need: the kept
 #' draws of all chains (`chains x draws x parameters` doubles, held twice
 #' while the fit is assembled), the sampler's workspace of a chain (NUTS keeps

@@ -46,11 +46,11 @@ golden_configs <- function() {
                                               n_samples = 60, thin = 3), iter = 10),
     mclmc_naive = function() fit(bnn_mclmc(tuning = "naive", n_tune = c(100, 30, 30),
                                            n_samples = 60, stepsize = 0.5), iter = 3,
-                                 init = quiet(bnn_ensemble(
+                                 init = quiet(bnn_fit_ensemble(
                                    y ~ x1 + x2, d, members = 2, hidden = 3, likelihood = het,
                                    activation = "tanh", seed = 3, progress = FALSE,
                                    optimizer = bnn_optimizer_preset("mile")))),
-    ensemble = function() quiet(bnn_ensemble(
+    ensemble = function() quiet(bnn_fit_ensemble(
       y ~ x1 + x2, d, members = 3, hidden = 3, seed = 5, likelihood = het, progress = FALSE,
       optimizer = bnn_optimizer("adamw", lr = 1e-2, epochs = 150))),
     sgld = function() sg(bnn_sgld(2e-3, batch_size = 8)),
@@ -74,18 +74,18 @@ golden_configs <- function() {
                                                              weight_decay = 0, epochs = 60,
                                                              batch_size = 10))),
                          likelihood = gauss, chains = 1, warmup = 30, iter = 30),
-    swag = function() quiet(bnn_swag(
+    swag = function() quiet(bnn_fit_swag(
       y ~ x1 + x2, d, hidden = 3, likelihood = het, rank = 5, epochs = 20, collect_every = 2, draws = 30,
       seed = 4, optimizer = bnn_optimizer("adam", weight_decay = 0, epochs = 100,
                                           loss = "posterior"))),
-    mc_dropout = function() quiet(bnn_mc_dropout(
+    mc_dropout = function() quiet(bnn_fit_mc_dropout(
       y ~ x1 + x2, d, hidden = c(6, 6), likelihood = het, dropout = 0.2, draws = 30, seed = 3,
       optimizer = bnn_optimizer("adam", weight_decay = 0, epochs = 100, batch_size = 8,
                                 loss = "posterior"))),
-    laplace = function() quiet(bnn_laplace(
+    laplace = function() quiet(bnn_fit_laplace(
       y ~ x1 + x2, d, hidden = 3, likelihood = het, draws = 30, seed = 2,
       optimizer = bnn_optimizer("adam", weight_decay = 0, epochs = 200, loss = "posterior"))),
-    laplace_kfac = function() quiet(bnn_laplace(
+    laplace_kfac = function() quiet(bnn_fit_laplace(
       y ~ x1 + x2, d, hidden = 3, hessian = "kfac", draws = 30, seed = 2, likelihood = gauss,
       optimizer = bnn_optimizer("adam", weight_decay = 0, epochs = 200, loss = "posterior")))
   )
