@@ -289,7 +289,7 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
     if (inherits(sampler, "bnn_mclmc")) as.integer(sampler$thin) else 1L
   if (as.double(iter) * thin > .Machine$integer.max)
     stop("'iter' * 'thin' (the sampling transitions per chain) is too large.", call. = FALSE)
-  n_keep_est <- if (inherits(sampler, "bnn_mclmc") && !given[["iter"]])
+  n_keep_est <- if (inherits(sampler, "bnn_mclmc") && !given[["iter"]] && !given[["thin"]])
     ceiling(sampler$n_samples / thin) else iter
   iter <- iter * thin
   model <- prepare_model(mf, parent.frame(), formula, data, hidden, activation,
@@ -311,7 +311,7 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
                    given[["init"]]))
   is_mclmc <- inherits(sampler, "bnn_mclmc")
   if (is_mclmc) {
-    if (given[["iter"]]) sampler$n_samples <- iter
+    if (given[["iter"]] || given[["thin"]]) sampler$n_samples <- iter
     sampler$thin <- thin
     if (given[["warmup"]])
       sampler$n_tune <- as.integer(round(warmup * c(0.8, 0.1, 0.1)))
