@@ -11,7 +11,8 @@ fh_fit <- local({
   function() {
     if (is.null(fit))
       fit <<- suppressWarnings(bnn_fit(y ~ x + z, data = fh_data(), hidden = 2, chains = 1,
-                                       warmup = 20, iter = 10, seed = 1, progress = FALSE, sampler = "nuts"))
+                                       warmup = 20, iter = 10, seed = 1, progress = FALSE, sampler = "nuts",
+                                       likelihood = "hetero_gaussian"))
     fit
   }
 })
@@ -60,7 +61,7 @@ test_that("an ensemble whose members all failed does not print as a normal one (
   d <- fh_data()
   expect_warning(ens <- bnn_ensemble(y ~ x, data = d, hidden = 2, members = 2,
                                      optimizer = bnn_optimizer(lr = 1e300, epochs = 3),
-                                     seed = 1, progress = FALSE),
+                                     seed = 1, progress = FALSE, likelihood = "hetero_gaussian"),
                  "All 2 ensemble members hit a non-finite loss")
   expect_true(all(ens$chain_status == "failed"))
   expect_output(print(ens), "ALL MEMBERS FAILED")
@@ -101,7 +102,7 @@ test_that("bad inverse metrics are refused and a frozen chain is a failed chain 
   expect_warning(
     fit <- bnn_fit(y ~ x, data = d, hidden = 2, chains = 1, warmup = 0, iter = 10, seed = 1,
                    sampler = bnn_hmc(stepsize = 1e3, trajectory_length = 1e3),
-                   progress = FALSE),
+                   progress = FALSE, likelihood = "hetero_gaussian"),
     "Chain 1 failed: the chain never moved")
   expect_identical(as.character(fit$chain_status), "the chain never moved (every transition rejected)")
   expect_true(all(is.na(fit$draws)))
@@ -110,7 +111,8 @@ test_that("bad inverse metrics are refused and a frozen chain is a failed chain 
 test_that("warmup = 0 starts from Stan's step-size heuristic and says 'not adapted' (#12 item 4)", {
   d <- fh_data()
   fit <- suppressWarnings(bnn_fit(y ~ x + z, data = d, hidden = 3, chains = 2, warmup = 0,
-                                  iter = 30, seed = 1, progress = FALSE, sampler = "nuts"))
+                                  iter = 30, seed = 1, progress = FALSE, sampler = "nuts",
+                                  likelihood = "hetero_gaussian"))
   # before: the nominal step size 1 was kept and every transition diverged
   expect_true(all(fit$stepsize < 1))
   expect_lt(mean(fit$sampler_stats[, , "divergent__"]), 1)
@@ -121,7 +123,8 @@ test_that("warmup = 0 starts from Stan's step-size heuristic and says 'not adapt
   expect_true(any(grepl("metric fixed", out[1])))
   # with warm-up, unchanged: adapted
   fit2 <- suppressWarnings(bnn_fit(y ~ x + z, data = d, hidden = 3, chains = 1, warmup = 30,
-                                   iter = 5, seed = 1, progress = FALSE, sampler = "nuts"))
+                                   iter = 5, seed = 1, progress = FALSE, sampler = "nuts",
+                                   likelihood = "hetero_gaussian"))
   expect_true(any(grepl("step sizes:.*\\(adapted\\)", capture.output(print(fit2)))))
 })
 
@@ -132,7 +135,8 @@ test_that("standardize = FALSE with a response far from unit scale stops (#12 it
                "standardize = FALSE.*sd is 9.*bounds the predictive sd to \\[1e-6, 1e6\\].*standardize = TRUE")
   # the default standardises: fine, and predictions are on the response's scale
   fit <- suppressWarnings(bnn_fit(y ~ x, data = d, hidden = 2, chains = 1, warmup = 30,
-                                  iter = 10, seed = 1, progress = FALSE, sampler = "nuts"))
+                                  iter = 10, seed = 1, progress = FALSE, sampler = "nuts",
+                                  likelihood = "hetero_gaussian"))
   iv <- predict(fit, d[1:3, ], type = "interval")
   expect_gt(min(iv$upper - iv$lower), 1e8)
 })
