@@ -21,7 +21,8 @@ fit_pieces <- function(ids_list, ...) {
 test_that("NUTS chains run in pieces combine to the one-call fit", {
   args <- list(sampler = "nuts", warmup = 60, iter = 30)
   whole <- suppressWarnings(do.call(bnn_fit, c(list(mpg ~ wt + hp, data = mtcars, hidden = 3,
-                                                    chains = 5, seed = 11, progress = FALSE),
+                                                    chains = 5, seed = 11, progress = FALSE,
+                                                    likelihood = "hetero_gaussian"),
                                                args)))
   expect_identical(whole$chain_id, 1:5)
   pieces <- do.call(fit_pieces, c(list(list(c(4L, 2L), 5L, c(1L, 3L))), args))

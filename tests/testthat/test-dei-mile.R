@@ -54,7 +54,8 @@ test_that("pre-trained weights are accepted as an ensemble", {
                       likelihood = "hetero_gaussian")
   expect_equal(ens$members, 2)
   expect_equal(unname(ens$draws[1, 1, ]), w[[1]])
-  expect_error(bnn_ensemble(mpg ~ wt + hp, data = mtcars, hidden = 3, weights = list(1:3)),
+  expect_error(bnn_ensemble(mpg ~ wt + hp, data = mtcars, hidden = 3, weights = list(1:3),
+                            likelihood = "hetero_gaussian"),
                "length 17")
   p <- predict(ens, mtcars[1:3, ], type = "interval")
   expect_true(all(p$lower < p$upper))

@@ -20,7 +20,8 @@ test_that("bad input gets a clear error naming the argument", {
   expect_error(bnn_fit(y ~ x, data = d, warmup = -1, sampler = "nuts"), "'warmup' must be")
   expect_error(bnn_fit(y ~ x, data = d, chains = 2, init = list(1:3), sampler = "nuts"),
                "'init' has 1 starting points but there are 2 chains")
-  expect_error(bnn_fit(y ~ x, data = d, hidden = 2, chains = 1, init = list(1:3), sampler = "nuts"),
+  expect_error(bnn_fit(y ~ x, data = d, hidden = 2, chains = 1, init = list(1:3), sampler = "nuts",
+                       likelihood = "hetero_gaussian"),
                "'init' for chain 1 must be a numeric vector of length 10")
   expect_error(bnn_fit("y ~ x", data = d, sampler = "nuts"), "'formula' must be a formula")
   expect_error(bnn_fit(y ~ x, data = as.list(d), sampler = "nuts"), "'data' must be a data frame")
