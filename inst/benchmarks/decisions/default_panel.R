@@ -10,6 +10,8 @@
 #              half-normal(1) prior on the standardised scale)
 #   loo_select: hetero or gaussian per split, whichever has the larger
 #              PSIS-LOO elpd on the training data (from the two fits above)
+#   loo_select_fanin (computed in the summary): hetero or gaussian_fanin
+#              per split by the larger PSIS-LOO elpd on the training data
 #   gaussian_fanin: as gaussian, with the weights' prior scaled by
 #              1/sqrt(fan-in) (bnn_prior(fan_in = TRUE); biases Normal(0, 1)):
 #              the Normal(0, 1) weights of a 16-16 network put prior
@@ -262,6 +264,32 @@ summarise_panel <- function() {
   r <- utils::read.csv(out_csv, stringsAsFactors = FALSE)
   # a job interrupted and resumed may have written a method twice: keep the last
   r <- r[!duplicated(r[c("set", "split", "method")], fromLast = TRUE), ]
+  # (c2) per split, hetero or gaussian_fanin by the larger PSIS-LOO elpd
+  # on the training data (the loo_elpd column of both fits)
+  both <- merge(r[r$method == "hetero", ], r[r$method == "gaussian_fanin", c("set", "split", "loo_elpd")],
+                by = c("set", "split"), suffixes = c("", ".f"))
+  if (nrow(both)) {
+    pick <- both$loo_elpd > both$loo_elpd.f
+    c2 <- rbind(r[r$method == "hetero", ][0, ], do.call(rbind, lapply(seq_len(nrow(both)), function(i) {
+      m <- if (pick[i]) "hetero" else "gaussian_fanin"
+      x <- r[r$set == both$set[i] & r$split == both$split[i] & r$method == m, ]
+      x$time <- sum(r$time[r$set == both$set[i] & r$split == both$split[i] &
+                           r$method %in% c("hetero", "gaussian_fanin")])
+      x$chosen <- sprintf("%s (loo elpd %.1f vs %.1f)", if (pick[i]) "hetero" else "gaussian_fanin",
+                          both$loo_elpd[i], both$loo_elpd.f[i])
+      x$method <- "loo_select_fanin"
+      x
+    })))
+    r <- rbind(r, c2)
+  }
+  # the old default as bnn_fit() chose it: hetero, or gaussian (Normal(0, 1)
+  # weights) when the training response had many ties (mcycle, wine_red)
+  od <- r[(r$method == "hetero" & r$old_default == "hetero") |
+          (r$method == "gaussian" & r$old_default == "gaussian"), ]
+  if (nrow(od)) {
+    od$method <- "old_default"
+    r <- rbind(r, od)
+  }
   lm_lpd <- r[r$method == "lm", c("set", "split", "lpd")]
   names(lm_lpd)[3] <- "lm_lpd"
   r <- merge(r, lm_lpd, by = c("set", "split"))
@@ -272,7 +300,7 @@ summarise_panel <- function() {
                cov50 = mean(x$cov50), cov90 = mean(x$cov90), cov95 = mean(x$cov95),
                train_cov90 = mean(x$train_cov90), rmse = mean(x$rmse),
                max_dist = max(x$max_dist), time = mean(x$time),
-               hetero_chosen = if (x$method[1] == "loo_select")
+               hetero_chosen = if (startsWith(x$method[1], "loo_select"))
                  sum(startsWith(x$chosen, "hetero")) else NA_integer_)
   }
   s <- do.call(rbind, lapply(split(r, list(r$set, r$method), drop = TRUE), agg))
@@ -280,7 +308,8 @@ summarise_panel <- function() {
   s$pass_cov90 <- s$cov90 >= 0.80 & s$cov90 <= 0.98
   s$pass_dist <- s$max_dist <= 50
   s$pass_all <- s$pass_lpd & s$pass_cov90 & s$pass_dist
-  s <- s[order(s$n, s$set, match(s$method, c("hetero", "gaussian", "loo_select", "gaussian_fanin", "lm", "gam"))), ]
+  s <- s[order(s$n, s$set, match(s$method, c("old_default", "hetero", "gaussian", "loo_select",
+                                             "gaussian_fanin", "loo_select_fanin", "lm", "gam"))), ]
   rownames(s) <- NULL
   num <- vapply(s, is.double, logical(1))
   s[num] <- lapply(s[num], signif, 4)
