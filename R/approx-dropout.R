@@ -33,6 +33,8 @@
 #' forward passes; their optimiser, loss and epochs are not stated.
 #'
 #' @inheritParams bnn_fit
+#' @param prior A [bnn_prior()] object or `"normal"` / `"laplace"` (default
+#'   Normal(0, 1) on every weight and bias, whatever the likelihood).
 #' @param dropout Dropout rate of the hidden layers' outputs: one number or
 #'   one per hidden layer, in `[0, 1)`.
 #' @param input_dropout Dropout rate of the inputs, in `[0, 1)`.

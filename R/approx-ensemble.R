@@ -68,7 +68,7 @@ bnn_optimizer_preset <- function(protocol = c("dei", "mile", "mile_de", "mile_cl
 #' predict(ens, mtcars[1:3, ], type = "interval")
 bnn_fit_ensemble <- function(formula, data, members = 12, hidden = c(16, 16),
                          activation = "relu", likelihood = NULL,
-                         prior = bnn_prior(), optimizer = bnn_optimizer_preset("dei"),
+                         prior = NULL, optimizer = bnn_optimizer_preset("dei"),
                          valid_data = NULL, weights = NULL, seed = NULL,
                          standardize = TRUE, subset, na.action,
                          progress = interactive()) {

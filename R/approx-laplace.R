@@ -105,6 +105,8 @@
 #' no sampler has.
 #'
 #' @inheritParams bnn_fit
+#' @param prior A [bnn_prior()] object or `"normal"` / `"laplace"` (default
+#'   Normal(0, 1) on every weight and bias, whatever the likelihood).
 #' @param hessian The curvature: `"full"` (exact Hessian), `"ggn"` (full
 #'   generalised Gauss-Newton) or `"kfac"`, see Details.
 #' @param prior_precision `NULL`, a positive number or `"marglik"`, see

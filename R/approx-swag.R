@@ -29,6 +29,8 @@
 #' 2000 epochs and rank 100).  The default rank 20 is Maddox et al.'s.
 #'
 #' @inheritParams bnn_fit
+#' @param prior A [bnn_prior()] object or `"normal"` / `"laplace"` (default
+#'   Normal(0, 1) on every weight and bias, whatever the likelihood).
 #' @param rank Rank \eqn{K} of the low-rank part, \eqn{2 \le K \le S}.
 #' @param epochs SGD epochs after the MAP.
 #' @param collect_every Collect the parameters after every this many epochs

@@ -10,16 +10,14 @@
 # (times the response's sd).  Test points near the ties get overconfident
 # predictions (one spike 0.002 wide gave a test LPPD of -63,611).
 #
-# Remedy, by default: when the response has many ties (its most frequent
-# value makes up at least 10% of the observations and at least 10 of them),
-# the default likelihood is the homoscedastic Gaussian with a sampled sigma.
-# One sigma shared by all observations cannot collapse onto a subset of
-# them: shrinking it costs the fit of every other point, so the likelihood
-# stays bounded.  This is said in a message, and likelihood =
-# "hetero_gaussian" keeps the heteroscedastic one.  None of the papers'
-# regression data sets come near the threshold (the most frequent value is
-# at most 1.5% of bikesharing, below 1% of the others), so their protocols
-# and benchmark tables are unchanged.  Whatever the likelihood, a fit whose
+# Remedy: the homoscedastic Gaussian with a sampled sigma.  One sigma shared
+# by all observations cannot collapse onto a subset of them: shrinking it
+# costs the fit of every other point, so the likelihood stays bounded.
+# Until issue #23 it was the default only for a response with many ties
+# (its most frequent value at least 10% of the observations and at least 10
+# of them), with a message; it is now the default for every numeric
+# response (R/defaults.R), and likelihood = "hetero_gaussian" keeps the
+# heteroscedastic one.  Whatever the likelihood, a fit whose
 # posterior puts a near-zero predictive sd on training points gets a
 # warning naming the cause: below 0.001 response sds on at least 1% of the
 # training points when the response has many ties, below 0.0001 otherwise.
@@ -41,18 +39,6 @@ response_ties <- function(y) {
 many_ties <- function(y) {
   t <- response_ties(y)
   t$share >= .tie_share_min && t$count >= .tie_count_min
-}
-
-# Default likelihood of a numeric response (likelihood = NULL).
-default_numeric_likelihood <- function(y) {
-  if (!many_ties(y)) return("hetero_gaussian")
-  t <- response_ties(y)
-  message(sprintf(paste0("The response has many ties (%d of %d values, %.0f%%, equal %s); the ",
-                         "heteroscedastic likelihood's density is unbounded on tied values (its sd ",
-                         "collapses onto them), so the default here is likelihood = \"gaussian\" ",
-                         "(one sampled sigma). Set likelihood = \"hetero_gaussian\" to override."),
-                  t$count, length(y), 100 * t$share, format(t$value)))
-  "gaussian"
 }
 
 # Warn when the posterior mean of the predictive sd is near zero (relative

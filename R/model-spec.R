@@ -26,7 +26,8 @@ bnn_activations <- function() names(.activations)
 
 #' Likelihood of a Bayesian neural network
 #'
-#' @param family `"hetero_gaussian"` (default, as in the papers): the network
+#' @param family `"hetero_gaussian"` (this constructor's default, as in the
+#'   papers; [bnn_fit()] defaults to `"gaussian"` for a numeric response): the network
 #'   has two outputs per observation, the mean and the log standard deviation,
 #'   and the standard deviation is clipped to \[1e-6, 1e6\].
 #'   `"gaussian"`: one output, the mean, and a scalar standard deviation

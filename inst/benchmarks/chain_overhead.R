@@ -6,6 +6,7 @@ args <- commandArgs(TRUE)
 n <- 1000
 f <- function(progress, ch = n, w = 10)
   system.time(suppressWarnings(bnn_fit(mpg ~ wt, mtcars, hidden = 2, sampler = "nuts", chains = ch, warmup = w,
+                             likelihood = "hetero_gaussian",
                              iter = 1, seed = 1, progress = progress)))[["elapsed"]]
 progressr::handlers("void")
 t0 <- replicate(3, f(FALSE))

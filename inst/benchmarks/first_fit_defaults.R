@@ -54,6 +54,10 @@ for (nm in sets) {
     } else {
       a <- c(list(formula = y ~ ., data = sp$train, seed = 1, progress = FALSE),
              candidates[[cand]])
+      # the candidates without a likelihood ran under the then default, the
+      # heteroscedastic Gaussian: named here so that a later default does
+      # not change them
+      if (is.null(a$likelihood)) a$likelihood <- "hetero_gaussian"
       if (identical(a$sampler, "mile")) a$valid_data <- sp$valid
       fit <- suppressWarnings(suppressMessages(do.call(bnn_fit, a)))
       m <- bnn_metrics(fit, sp$test, scale = "standardized")

@@ -311,6 +311,7 @@ for (ds in datasets) {
   sp <- bnn_split(d, protocol = "mile", rep = split)
   de <- if (init_kind == "ensemble")
     timed(bnn_ensemble(y ~ ., data = sp$train, members = chains, hidden = hidden,
+                       likelihood = "hetero_gaussian",
                        activation = "relu",
                        optimizer = bnn_optimizer_preset("mile", lr = 0.01),
                        valid_data = sp$valid, seed = seed, progress = FALSE)) else
@@ -322,6 +323,7 @@ for (ds in datasets) {
     # fits are set up without running them (no tuning or sampling steps)
     shell <- function(sampler, k)
       suppressWarnings(bnn_fit(y ~ ., data = sp$train, hidden = hidden, activation = "relu",
+                               likelihood = "hetero_gaussian",
                                sampler = bnn_mclmc(tuning = sampler$tuning, n_tune = c(0, 0, 0),
                                                    n_samples = 0, stepsize = 1),
                                chains = k, init = de$value, seed = seed, progress = FALSE))
@@ -372,6 +374,7 @@ for (ds in datasets) {
     }
     if (run_double) {
       fit <- timed(bnn_fit(y ~ ., data = sp$train, hidden = hidden, activation = "relu",
+                           likelihood = "hetero_gaussian",
                            sampler = m$sampler, chains = m$k, init = de$value,
                            seed = seed, progress = FALSE))
       r <- row_of(ds, m$name, fit$value, fit, m$paper, m$settings, m$reduced)

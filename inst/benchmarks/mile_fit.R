@@ -11,6 +11,7 @@ sp <- bnn_split(d, protocol = "mile", rep = 1)
 old <- future::plan(future::multisession, workers = 2)
 t0 <- proc.time()[["elapsed"]]
 mile <- bnn_fit(y ~ ., data = sp$train, hidden = c(16, 16), activation = "relu",
+                likelihood = "hetero_gaussian",
                 sampler = "mile", chains = 12, valid_data = sp$valid, seed = 1,
                 progress = FALSE)
 total <- proc.time()[["elapsed"]] - t0

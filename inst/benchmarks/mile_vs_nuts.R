@@ -25,6 +25,7 @@ if (have_future) {
 }
 t0 <- proc.time()[["elapsed"]]
 mile <- bnn_fit(y ~ ., data = sp$train, hidden = c(16, 16), activation = "relu",
+                likelihood = "hetero_gaussian",
                 sampler = "mile", chains = 12, valid_data = sp$valid, seed = 1,
                 progress = FALSE)
 t_mile_total <- proc.time()[["elapsed"]] - t0
@@ -34,10 +35,12 @@ if (have_future) future::plan(future::sequential)
 # 2. per-chain cost of both samplers under the same conditions: n_nuts
 #    chains of each, one after another, from the same ensemble members
 mile_seq <- bnn_fit(y ~ ., data = sp$train, hidden = c(16, 16), activation = "relu",
+                    likelihood = "hetero_gaussian",
                     sampler = "mile", chains = n_nuts, init = mile$ensemble, seed = 1,
                     progress = FALSE)
 t0 <- proc.time()[["elapsed"]]
 dei <- suppressWarnings(bnn_fit(y ~ ., data = sp$train, hidden = c(16, 16),
+                                likelihood = "hetero_gaussian",
                                 activation = "relu", sampler = "dei",
                                 chains = n_nuts, init = mile$ensemble, warmup = 100,
                                 iter = 1000, seed = 1, progress = FALSE))

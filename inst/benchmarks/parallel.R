@@ -40,7 +40,7 @@ names(d) <- c(paste0("x", 1:5), "y")
 
 # Tree depth capped at 6 (63 leapfrog steps per iteration at most) so that
 # chains cost about the same and the run takes about a minute on one core.
-settings <- list(hidden = c(16L, 16L), activation = "tanh",
+settings <- list(hidden = c(16L, 16L), activation = "tanh", likelihood = "hetero_gaussian",
                  sampler = bnn_nuts(max_treedepth = 6), chains = 4L,
                  warmup = 500L, iter = 500L, seed = 1L)
 fit_once <- function() {

@@ -220,6 +220,7 @@ for (ds in datasets) {
       # the DE baseline (de.yaml: lr 0.01, patience 20) ...
       if ("DE" %in% methods) {
         base <- elapsed(bnn_ensemble(y ~ ., data = sp$train, members = chains,
+                                     likelihood = "hetero_gaussian",
                                      hidden = c(16, 16), activation = "relu",
                                      optimizer = bnn_optimizer_preset("mile_de"),
                                      valid_data = sp$valid, seed = s, progress = FALSE))
@@ -228,11 +229,13 @@ for (ds in datasets) {
       }
       # ... and the ensemble that starts MILE and BDE (lr 0.001, patience 10)
       de <- elapsed(bnn_ensemble(y ~ ., data = sp$train, members = chains,
+                                 likelihood = "hetero_gaussian",
                                  hidden = c(16, 16), activation = "relu",
                                  optimizer = bnn_optimizer_preset("mile"),
                                  valid_data = sp$valid, seed = s, progress = FALSE))
       if ("MILE" %in% methods) {
         mile <- elapsed(bnn_fit(y ~ ., data = sp$train, hidden = c(16, 16),
+                                likelihood = "hetero_gaussian",
                                 activation = "relu", sampler = "mile", chains = chains,
                                 init = de$value, seed = s, progress = FALSE))
         write_row(row_of(ds, s, "MILE", bnn_metrics(mile$value, test, scale = "standardized"), mile$seconds,
@@ -243,6 +246,7 @@ for (ds in datasets) {
       if (nuts_chains > 0 && "BDE" %in% methods) {
         bde <- elapsed(suppressWarnings(
           bnn_fit(y ~ ., data = sp$train, hidden = c(16, 16), activation = "relu",
+                  likelihood = "hetero_gaussian",
                   sampler = "dei", chains = nuts_chains, init = de$value, warmup = 100,
                   iter = 1000, seed = s, progress = FALSE)))
         write_row(row_of(ds, s, "BDE (DEI-NUTS)", bnn_metrics(bde$value, test, scale = "standardized"), bde$seconds,
@@ -257,6 +261,7 @@ for (ds in datasets) {
       # networks" of its caption, the DNN and DE columns included)
       act <- if (opt$table == "s000_t4") "tanh" else "relu"
       de <- elapsed(bnn_ensemble(y ~ ., data = sp$train, members = chains,
+                                 likelihood = "hetero_gaussian",
                                  hidden = c(16, 16), activation = act,
                                  optimizer = bnn_optimizer_preset("dei"), seed = s,
                                  progress = FALSE))
@@ -270,6 +275,7 @@ for (ds in datasets) {
       } else if (opt$table == "s000_t3") {
         fit <- elapsed(suppressWarnings(
           bnn_fit(y ~ ., data = sp$train, hidden = c(16, 16), activation = "relu",
+                  likelihood = "hetero_gaussian",
                   sampler = "dei", chains = nuts_chains, init = de$value, warmup = 100,
                   iter = 1000, seed = s, progress = FALSE)))
         for (k in c(10, 100, 1000))
@@ -284,6 +290,7 @@ for (ds in datasets) {
         it <- if (nzchar(opt$iter)) as.integer(opt$iter) else 1000L
         fit <- elapsed(suppressWarnings(
           bnn_fit(y ~ ., data = sp$train, hidden = c(16, 16), activation = "tanh",
+                  likelihood = "hetero_gaussian",
                   sampler = "nuts", chains = nuts_chains, warmup = w, iter = it, seed = s,
                   progress = FALSE)))
         lm_rmse <- lm_metrics(sp$train, test)$rmse

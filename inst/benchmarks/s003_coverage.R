@@ -53,7 +53,8 @@ if (opt$table == "s003_boot") {
     bnn_method("ensemble", members = 5L, optimizer = bnn_optimizer_preset("mile")),
     bnn_method("mile", chains = 4L, warmup = 2000L, iter = 100L, thin = 10L))
   st <- bnn_coverage_study(conc[i[1:500], ], methods, n_sets = n_sets, formula = y ~ .,
-                           test = conc[i[501:700], ], model = list(hidden = c(16, 16)),
+                           test = conc[i[501:700], ],
+                           model = list(hidden = c(16, 16), likelihood = "hetero_gaussian"),
                            seed = seed, dir = opt$jobs %||% "s003_boot_jobs", progress = TRUE)
   print(st)
   s <- summary(st)

@@ -10,7 +10,8 @@ eco_fits <- local({
     if (is.null(cache[[what]])) {
       cache[[what]] <<- suppressWarnings(switch(what,
         reg = bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 3,
-                      warmup = 80, iter = 40, seed = 11, progress = FALSE, sampler = "nuts"),
+                      warmup = 80, iter = 40, seed = 11, progress = FALSE, sampler = "nuts",
+                      likelihood = "hetero_gaussian"),
         gauss = bnn_fit(mpg ~ wt + factor(am), data = mtcars, hidden = 3,
                         likelihood = "gaussian", chains = 2, warmup = 80, iter = 15,
                         thin = 2, seed = 12, progress = FALSE, sampler = "nuts"),

@@ -15,13 +15,14 @@ expect_same_chains <- function(a, b) {
 fit_pieces <- function(ids_list, ...) {
   lapply(ids_list, function(ids) suppressWarnings(
     bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chain_id = ids, seed = 11,
-            progress = FALSE, ...)))
+            progress = FALSE, ..., likelihood = "hetero_gaussian")))
 }
 
 test_that("NUTS chains run in pieces combine to the one-call fit", {
   args <- list(sampler = "nuts", warmup = 60, iter = 30)
   whole <- suppressWarnings(do.call(bnn_fit, c(list(mpg ~ wt + hp, data = mtcars, hidden = 3,
-                                                    chains = 5, seed = 11, progress = FALSE),
+                                                    chains = 5, seed = 11, progress = FALSE,
+                                                    likelihood = "hetero_gaussian"),
                                                args)))
   expect_identical(whole$chain_id, 1:5)
   pieces <- do.call(fit_pieces, c(list(list(c(4L, 2L), 5L, c(1L, 3L))), args))
@@ -42,7 +43,7 @@ test_that("MILE (ensemble starts), SGLD and init functions combine exactly", {
   opt <- bnn_optimizer(epochs = 30)
   whole <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 3, seed = 11,
                    sampler = "mile", warmup = 100, iter = 20, ensemble = opt,
-                   progress = FALSE)
+                   progress = FALSE, likelihood = "hetero_gaussian")
   p <- fit_pieces(list(3L, 1:2), sampler = "mile", warmup = 100, iter = 20, ensemble = opt)
   expect_identical(p[[1]]$ensemble$members, 3L)
   expect_identical(p[[1]]$inits[[1]], whole$inits[[3]])
@@ -51,14 +52,14 @@ test_that("MILE (ensemble starts), SGLD and init functions combine exactly", {
   sg <- bnn_sgld(stepsize = 1e-4)
   whole <- suppressWarnings(bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 3,
                                     seed = 11, sampler = sg, warmup = 20, iter = 20,
-                                    progress = FALSE))
+                                    progress = FALSE, likelihood = "hetero_gaussian"))
   p <- fit_pieces(list(2L, c(1L, 3L)), sampler = sg, warmup = 20, iter = 20)
   expect_same_chains(bnn_combine_chains(p), whole)
 
   f <- function(k) rep(0.1 * k, 17)
   whole <- suppressWarnings(bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 3,
                                     seed = 11, sampler = "nuts", warmup = 30, iter = 10,
-                                    init = f, progress = FALSE))
+                                    init = f, progress = FALSE, likelihood = "hetero_gaussian"))
   p <- fit_pieces(list(c(1L, 3L), 2L), sampler = "nuts", warmup = 30, iter = 10, init = f)
   expect_identical(p[[1]]$inits[[2]], f(3))
   expect_same_chains(bnn_combine_chains(p), whole)
@@ -67,7 +68,8 @@ test_that("MILE (ensemble starts), SGLD and init functions combine exactly", {
 test_that("chain_id and bnn_combine_chains() reject what they cannot use", {
   fit1 <- function(...) suppressWarnings(bnn_fit(mpg ~ wt, data = mtcars, hidden = 2,
                                                  sampler = "nuts", warmup = 20, iter = 10,
-                                                 progress = FALSE, ...))
+                                                 progress = FALSE, ...,
+                                                 likelihood = "hetero_gaussian"))
   expect_error(fit1(chain_id = c(1, 1), seed = 1), "'chain_id' must not repeat")
   expect_error(fit1(chain_id = c(0, 1), seed = 1), "'chain_id' must be a vector of whole numbers >= 1")
   expect_error(fit1(chain_id = 1.5, seed = 1), "'chain_id'")
@@ -81,7 +83,8 @@ test_that("chain_id and bnn_combine_chains() reject what they cannot use", {
   expect_error(bnn_combine_chains(a, fit1(chain_id = 2, seed = 2)), "differ in their seed")
   other <- suppressWarnings(bnn_fit(mpg ~ wt, data = mtcars[-1, ], hidden = 2,
                                     sampler = "nuts", warmup = 20, iter = 10,
-                                    chain_id = 2, seed = 1, progress = FALSE))
+                                    chain_id = 2, seed = 1, progress = FALSE,
+                                    likelihood = "hetero_gaussian"))
   expect_error(bnn_combine_chains(a, other), "differ in their")
   expect_error(bnn_combine_chains(a, 3), "Argument 2 of '...' is not a bnnfit")
   expect_error(bnn_combine_chains(), "at least one")

@@ -89,7 +89,8 @@ test_that("bootstrap studies resample the data; results do not depend on the pla
     function(newdata) list(mu = matrix(predict(fit, newdata), 1), sd = matrix(3, 1, nrow(newdata)))
   }), bnn_method("ensemble", members = 2, optimizer = bnn_optimizer(epochs = 50)))
   a <- bnn_coverage_study(tr, meth, n_sets = 3, formula = mpg ~ wt, test = te,
-                          model = list(hidden = 2), seed = 9, progress = FALSE)
+                          model = list(hidden = 2, likelihood = "hetero_gaussian"), seed = 9,
+                          progress = FALSE)
   expect_equal(a$jobs$status, rep("ok", 6))
   # set j's resample, by hand
   idx <- bnnmc:::with_seed(bnnmc:::derive_seed(9, 2, 1), sample.int(24, 24, replace = TRUE))
@@ -97,7 +98,8 @@ test_that("bootstrap studies resample the data; results do not depend on the pla
   expect_identical(a$inside[2, "a", "0.50", ], unname(abs(te$mpg - m) <= qnorm(0.75) * 3))
   future::plan(future::multisession, workers = 2)
   b <- bnn_coverage_study(tr, meth, n_sets = 3, formula = mpg ~ wt, test = te,
-                          model = list(hidden = 2), seed = 9, progress = FALSE)
+                          model = list(hidden = 2, likelihood = "hetero_gaussian"), seed = 9,
+                          progress = FALSE)
   expect_identical(b$inside, a$inside)
   expect_identical(b$mean, a$mean)
 })

@@ -8,6 +8,9 @@ test_that("the default fit is MILE from a deep ensemble, with the documented net
   fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2, seed = 1,
                  progress = FALSE)
   expect_identical(fit$protocol, "mile")
+  # a numeric response: one sampled sigma and fan-in scaled weights (issue #23)
+  expect_identical(fit$likelihood$family, "gaussian")
+  expect_true(fit$prior$fan_in)
   expect_s3_class(fit$sampler, "bnn_mclmc")
   expect_s3_class(fit$ensemble, "bnn_ensemble")
   expect_identical(dim(fit$draws)[1:2], c(1000L, 2L))   # 10k steps thinned by 10

@@ -147,7 +147,8 @@ test_that("bnn_mds_map refuses fits of different models", {
   d$y <- d$x^2
   f <- function(h, s, dd = d) suppressWarnings(bnn_fit(y ~ x, dd, hidden = h, chains = 1,
                                                        warmup = 30, iter = 10, seed = s,
-                                                       progress = FALSE, sampler = "nuts"))
+                                                       progress = FALSE, sampler = "nuts",
+                                                       likelihood = "hetero_gaussian"))
   fits <- list(f(2, 1), f(2, 2), f(2, 3))
   m <- bnn_mds_map(fits, space = "function")
   expect_equal(m$mmd2[1, 2], bnn_mmd(fits[[1]], fits[[2]], space = "function"), tolerance = 1e-12)

@@ -8,7 +8,7 @@ drop_data <- function(n = 40, seed = 2) {
   d
 }
 
-drop_spec <- function(d, hidden = c(5, 4), activation = "tanh", likelihood = NULL) {
+drop_spec <- function(d, hidden = c(5, 4), activation = "tanh", likelihood = "hetero_gaussian") {
   mf <- quote(stats::model.frame(y ~ ., d))
   bnnmc:::prepare_model(mf, environment(), y ~ ., d, hidden, activation, likelihood,
                         bnn_prior(), TRUE)$spec

@@ -293,7 +293,8 @@ test_that("update() refits from the stored call, where the data live", {
   make <- function() {
     local_cars <- mtcars[1:20, ]
     suppressWarnings(bnn_fit(mpg ~ wt, data = local_cars, hidden = 2, chains = 1,
-                             warmup = 30, iter = 10, seed = 1, progress = FALSE, sampler = "nuts"))
+                             warmup = 30, iter = 10, seed = 1, progress = FALSE, sampler = "nuts",
+                             likelihood = "hetero_gaussian"))
   }
   inner <- make()
   expect_false(exists("local_cars"))

@@ -28,10 +28,10 @@ test_that("ensemble members equal one-by-one training (batched dispatch)", {
   d$y <- sin(d$x) + rnorm(30, sd = 0.2)
   opt <- bnn_optimizer(epochs = 15, batch_size = 8)
   ens <- bnn_ensemble(y ~ x, d, hidden = 4, members = 7, optimizer = opt, seed = 5,
-                      progress = FALSE)
+                      progress = FALSE, likelihood = "hetero_gaussian")
   mf <- quote(stats::model.frame(y ~ x, d))
-  sp <- bnnmc:::prepare_model(mf, environment(), y ~ x, d, 4, "relu", NULL, bnn_prior(),
-                              TRUE)$spec
+  sp <- bnnmc:::prepare_model(mf, environment(), y ~ x, d, 4, "relu", "hetero_gaussian",
+                              bnn_prior(), TRUE)$spec
   for (k in c(1, 4, 7)) {
     one <- do.call(bnnmc:::.bnn_optimize, c(list(spec = sp, seed = 5, member = k),
                                             unclass(opt)))

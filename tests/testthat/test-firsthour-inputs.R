@@ -11,7 +11,8 @@ fh_fit <- local({
   function() {
     if (is.null(fit))
       fit <<- suppressWarnings(bnn_fit(y ~ x + z, data = fh_data(), hidden = 2, chains = 1,
-                                       warmup = 20, iter = 10, seed = 1, progress = FALSE, sampler = "nuts"))
+                                       warmup = 20, iter = 10, seed = 1, progress = FALSE, sampler = "nuts",
+                                       likelihood = "hetero_gaussian"))
     fit
   }
 })
@@ -33,9 +34,11 @@ test_that("cryptic errors are clear (#12 item 16)", {
   expect_error(bnn_fit(y ~ x, data = d, iter = Inf, sampler = "nuts"), "'iter' must be a whole number between 1 and 2147483647")
   expect_error(bnn_fit(y ~ x, data = d, seed = 1e10, sampler = "nuts"), "'seed' must be a whole number between 0 and 2147483647")
   expect_error(bnn_fit(y ~ x + z, data = d, hidden = 2, chains = 1,
-                       init = function(i) rep(NA_real_, 12), sampler = "nuts"),
+                       init = function(i) rep(NA_real_, 12), sampler = "nuts",
+                       likelihood = "hetero_gaussian"),
                "'init' function's value for chain 1 has missing or non-finite values \\(NA at positions 1, 2")
-  expect_error(bnn_fit(y ~ x + z, data = d, hidden = 2, chains = 1, init = function(i) NA, sampler = "nuts"),
+  expect_error(bnn_fit(y ~ x + z, data = d, hidden = 2, chains = 1, init = function(i) NA, sampler = "nuts",
+                       likelihood = "hetero_gaussian"),
                "'init' function's value for chain 1 must be a numeric vector of length 12.*logical of length 1")
   expect_error(predict(fit, data.frame(x = "1", z = 0)),
                "column 'x' is character, but it was numeric in the training data")
@@ -60,7 +63,7 @@ test_that("an ensemble whose members all failed does not print as a normal one (
   d <- fh_data()
   expect_warning(ens <- bnn_ensemble(y ~ x, data = d, hidden = 2, members = 2,
                                      optimizer = bnn_optimizer(lr = 1e300, epochs = 3),
-                                     seed = 1, progress = FALSE),
+                                     seed = 1, progress = FALSE, likelihood = "hetero_gaussian"),
                  "All 2 ensemble members hit a non-finite loss")
   expect_true(all(ens$chain_status == "failed"))
   expect_output(print(ens), "ALL MEMBERS FAILED")
@@ -90,7 +93,7 @@ test_that("bad inverse metrics are refused and a frozen chain is a failed chain 
   s <- bnn_nuts(adapt_metric = FALSE)
   s$inv_metric <- c(rep(1, 9), -1)  # bypassing the constructor: checked in C too
   expect_error(bnn_fit(y ~ x, data = d, hidden = 2, chains = 1, warmup = 5, iter = 5,
-                       sampler = s, seed = 1, progress = FALSE),
+                       sampler = s, seed = 1, progress = FALSE, likelihood = "hetero_gaussian"),
                "'inv_metric' must have positive finite entries; entry 10 is -1")
   s2 <- bnn_nuts()
   s2$adapt_delta <- 1.5          # other settings edited by hand: also checked in C
@@ -101,7 +104,7 @@ test_that("bad inverse metrics are refused and a frozen chain is a failed chain 
   expect_warning(
     fit <- bnn_fit(y ~ x, data = d, hidden = 2, chains = 1, warmup = 0, iter = 10, seed = 1,
                    sampler = bnn_hmc(stepsize = 1e3, trajectory_length = 1e3),
-                   progress = FALSE),
+                   progress = FALSE, likelihood = "hetero_gaussian"),
     "Chain 1 failed: the chain never moved")
   expect_identical(as.character(fit$chain_status), "the chain never moved (every transition rejected)")
   expect_true(all(is.na(fit$draws)))
@@ -110,7 +113,8 @@ test_that("bad inverse metrics are refused and a frozen chain is a failed chain 
 test_that("warmup = 0 starts from Stan's step-size heuristic and says 'not adapted' (#12 item 4)", {
   d <- fh_data()
   fit <- suppressWarnings(bnn_fit(y ~ x + z, data = d, hidden = 3, chains = 2, warmup = 0,
-                                  iter = 30, seed = 1, progress = FALSE, sampler = "nuts"))
+                                  iter = 30, seed = 1, progress = FALSE, sampler = "nuts",
+                                  likelihood = "hetero_gaussian"))
   # before: the nominal step size 1 was kept and every transition diverged
   expect_true(all(fit$stepsize < 1))
   expect_lt(mean(fit$sampler_stats[, , "divergent__"]), 1)
@@ -121,27 +125,32 @@ test_that("warmup = 0 starts from Stan's step-size heuristic and says 'not adapt
   expect_true(any(grepl("metric fixed", out[1])))
   # with warm-up, unchanged: adapted
   fit2 <- suppressWarnings(bnn_fit(y ~ x + z, data = d, hidden = 3, chains = 1, warmup = 30,
-                                   iter = 5, seed = 1, progress = FALSE, sampler = "nuts"))
+                                   iter = 5, seed = 1, progress = FALSE, sampler = "nuts",
+                                   likelihood = "hetero_gaussian"))
   expect_true(any(grepl("step sizes:.*\\(adapted\\)", capture.output(print(fit2)))))
 })
 
 test_that("standardize = FALSE with a response far from unit scale stops (#12 item 3)", {
   d <- fh_data()
   d$y <- d$y * 1e9
-  expect_error(bnn_fit(y ~ x, data = d, hidden = 2, chains = 1, standardize = FALSE, sampler = "nuts"),
+  expect_error(bnn_fit(y ~ x, data = d, hidden = 2, chains = 1, standardize = FALSE, sampler = "nuts",
+                       likelihood = "hetero_gaussian"),
                "standardize = FALSE.*sd is 9.*bounds the predictive sd to \\[1e-6, 1e6\\].*standardize = TRUE")
   # the default standardises: fine, and predictions are on the response's scale
   fit <- suppressWarnings(bnn_fit(y ~ x, data = d, hidden = 2, chains = 1, warmup = 30,
-                                  iter = 10, seed = 1, progress = FALSE, sampler = "nuts"))
+                                  iter = 10, seed = 1, progress = FALSE, sampler = "nuts",
+                                  likelihood = "hetero_gaussian"))
   iv <- predict(fit, d[1:3, ], type = "interval")
   expect_gt(min(iv$upper - iv$lower), 1e8)
 })
 
 test_that("model size is checked before allocating (#12 item 15)", {
   d <- fh_data()
-  expect_error(bnn_fit(y ~ x + z, data = d, hidden = 1e6, chains = 1, sampler = "nuts"),
+  expect_error(bnn_fit(y ~ x + z, data = d, hidden = 1e6, chains = 1, sampler = "nuts",
+                       likelihood = "hetero_gaussian"),
                "The network has 5,000,002 parameters \\(layer sizes 2-1000000-2\\); the fit would need about [0-9.]+ GB.*limit of 4.0 GB.*bnnmc.max_memory")
-  expect_error(bnn_fit(y ~ x + z, data = d, hidden = c(1e6, 1e6), chains = 1, sampler = "nuts"),
+  expect_error(bnn_fit(y ~ x + z, data = d, hidden = c(1e6, 1e6), chains = 1, sampler = "nuts",
+                       likelihood = "hetero_gaussian"),
                "1,000,006,000,002 parameters.*more than the 2,147,483,647")
   sz <- bnn_model_size(c(2, 1e6, 2), chains = 1, iter = 1000)
   expect_equal(sz$parameters, 5000002)

@@ -18,9 +18,11 @@ fm_fits <- local({
     if (is.null(cache[[what]]))
       cache[[what]] <<- suppressWarnings(switch(what,
         reg = bnn_fit(y ~ x + z, data = fm_data, hidden = 3, chains = 2, warmup = 100,
-                      iter = 50, seed = 3, progress = FALSE, sampler = "nuts"),
+                      iter = 50, seed = 3, progress = FALSE, sampler = "nuts",
+                      likelihood = "hetero_gaussian"),
         small = bnn_fit(y ~ x, data = fm_data, hidden = 2, chains = 2, warmup = 100,
-                        iter = 50, seed = 3, progress = FALSE, sampler = "nuts")))
+                        iter = 50, seed = 3, progress = FALSE, sampler = "nuts",
+                        likelihood = "hetero_gaussian")))
     cache[[what]]
   }
 })
@@ -97,9 +99,11 @@ test_that("offset() in the formula shifts the mean exactly", {
   d$o <- round(d$o)
   d$y2 <- d$y + d$o
   fo <- suppressWarnings(bnn_fit(y2 ~ x + z + offset(o), data = d, hidden = 3, chains = 2,
-                                 warmup = 100, iter = 50, seed = 3, progress = FALSE, sampler = "nuts"))
+                                 warmup = 100, iter = 50, seed = 3, progress = FALSE, sampler = "nuts",
+                                 likelihood = "hetero_gaussian"))
   fit <- suppressWarnings(bnn_fit(y ~ x + z, data = d, hidden = 3, chains = 2,
-                                  warmup = 100, iter = 50, seed = 3, progress = FALSE, sampler = "nuts"))
+                                  warmup = 100, iter = 50, seed = 3, progress = FALSE, sampler = "nuts",
+                                  likelihood = "hetero_gaussian"))
   # the network models y2 - o = y: the same standardised data, the same draws
   expect_true(identical(unname(fo$draws), unname(fit$draws)))
   nd <- d[1:4, ]
@@ -112,7 +116,8 @@ test_that("offset() in the formula shifts the mean exactly", {
 test_that("weights = is a weighted likelihood (new C path)", {
   fw <- suppressWarnings(bnn_fit(y ~ x + z, data = fm_data, weights = w, hidden = 3,
                                  chains = 1, warmup = 50, iter = 10, seed = 3,
-                                 progress = FALSE, sampler = "nuts"))
+                                 progress = FALSE, sampler = "nuts",
+                                 likelihood = "hetero_gaussian"))
   expect_equal(fw$weights, fm_data$w)
   spec <- bnnmc:::fit_spec(fw)
   th <- bnnmc:::draws_matrix(fw)[, 1:3]
@@ -147,7 +152,8 @@ test_that("valid_data ignored by the sampler warns; na.exclude pads", {
   got <- NULL
   withCallingHandlers(
     bnn_fit(y ~ x, data = fm_data, valid_data = fm_data, hidden = 2, chains = 1,
-            warmup = 10, iter = 5, seed = 1, progress = FALSE, sampler = "nuts"),
+            warmup = 10, iter = 5, seed = 1, progress = FALSE, sampler = "nuts",
+            likelihood = "hetero_gaussian"),
     warning = function(w) {
       if (inherits(w, "bnnmc_ignored_argument")) got <<- conditionMessage(w)
       invokeRestart("muffleWarning")
@@ -156,7 +162,8 @@ test_that("valid_data ignored by the sampler warns; na.exclude pads", {
   d <- fm_data
   d$x[3] <- NA
   fe <- suppressWarnings(bnn_fit(y ~ x + z, data = d, na.action = na.exclude, hidden = 2,
-                                 chains = 1, warmup = 30, iter = 10, seed = 3, progress = FALSE, sampler = "nuts"))
+                                 chains = 1, warmup = 30, iter = 10, seed = 3, progress = FALSE, sampler = "nuts",
+                                 likelihood = "hetero_gaussian"))
   expect_length(fitted(fe), 40L)
   expect_true(is.na(fitted(fe)[3]) && !anyNA(fitted(fe)[-3]))
   expect_true(is.na(residuals(fe)[3]))
@@ -203,15 +210,18 @@ test_that("kfold() refits and gives the same result under any future plan", {
   expect_identical(dim(kf$pointwise), c(40L, 3L))
   # fold 1 by hand
   f1 <- suppressWarnings(bnn_fit(y ~ x, data = fm_data[kf$fold != 1, ], hidden = 2, chains = 2,
-                                 warmup = 100, iter = 50, seed = 3, progress = FALSE, sampler = "nuts"))
+                                 warmup = 100, iter = 50, seed = 3, progress = FALSE, sampler = "nuts",
+                                 likelihood = "hetero_gaussian"))
   ll <- log_lik(f1, newdata = fm_data[kf$fold == 1, ])
   expect_equal(unname(kf$pointwise[kf$fold == 1, "elpd_kfold"]),
                unname(log(colMeans(exp(ll)))))
   # a fit started from an ensemble trained on all the data cannot be refitted fairly
   ens <- bnn_ensemble(y ~ x, data = fm_data, hidden = 2, members = 2,
-                      optimizer = bnn_optimizer(epochs = 20), seed = 1, progress = FALSE)
+                      optimizer = bnn_optimizer(epochs = 20), seed = 1, progress = FALSE,
+                      likelihood = "hetero_gaussian")
   fe <- suppressWarnings(bnn_fit(y ~ x, data = fm_data, hidden = 2, chains = 2, warmup = 10,
-                                 iter = 5, init = ens, seed = 1, progress = FALSE, sampler = "nuts"))
+                                 iter = 5, init = ens, seed = 1, progress = FALSE, sampler = "nuts",
+                                 likelihood = "hetero_gaussian"))
   expect_error(loo::kfold(fe, K = 2), "started from a given bnn_ensemble")
   skip_if_not_installed("future")
   oplan <- future::plan(future::multisession, workers = 2)
@@ -231,6 +241,6 @@ test_that("pp_check(type = 'loo_pit_*') computes its own weights; NUTS plots ref
   expect_s3_class(p2, "ggplot")
   fm <- suppressWarnings(bnn_fit(y ~ x, data = fm_data, hidden = 2, chains = 1, seed = 1,
                                  sampler = bnn_mclmc(n_tune = c(80, 10, 10), n_samples = 20),
-                                 progress = FALSE))
+                                 progress = FALSE, likelihood = "hetero_gaussian"))
   expect_error(bayesplot::nuts_params(fm), "need a NUTS or HMC fit; this fit used MCLMC")
 })

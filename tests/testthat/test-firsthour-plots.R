@@ -10,7 +10,8 @@ fh_null_device <- function(expr) {
 
 test_that("the cumulative-LPPD plot says its scale and matches bnn_metrics()' default", {
   fit <- suppressWarnings(bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 3,
-                                  warmup = 80, iter = 40, seed = 11, progress = FALSE, sampler = "nuts"))
+                                  warmup = 80, iter = 40, seed = 11, progress = FALSE, sampler = "nuts",
+                                  likelihood = "hetero_gaussian"))
   n_it <- dim(fit$draws)[1]
   o <- fh_null_device(plot(fit, type = "lppd"))$value
   s <- fh_null_device(plot(fit, type = "lppd", scale = "standardized"))$value

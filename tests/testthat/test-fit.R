@@ -2,7 +2,8 @@ test_that("bnn_fit returns a complete bnnfit and the methods work", {
   set.seed(1)
   fit <- suppressWarnings(bnn_fit(mpg ~ wt + hp + factor(am), data = mtcars,
                                   hidden = c(4, 3), chains = 2, warmup = 100,
-                                  iter = 50, seed = 3, progress = FALSE, sampler = "nuts"))
+                                  iter = 50, seed = 3, progress = FALSE, sampler = "nuts",
+                                  likelihood = "hetero_gaussian"))
   expect_s3_class(fit, "bnnfit")
   expect_equal(dim(fit$draws), c(50, 2, bnn_n_parameters(c(3, 4, 3, 2))))
   expect_equal(dimnames(fit$sampler_stats)[[3]],

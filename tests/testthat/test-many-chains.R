@@ -1,9 +1,10 @@
 # Many short chains (one draw per chain, Wiese et al. 2023) and diagnostics
 # with the symmetries removed.
 
-short_fit <- function(chains = 40, ..., sampler = "nuts") {
+short_fit <- function(chains = 40, ..., sampler = "nuts", likelihood = "hetero_gaussian") {
   suppressWarnings(bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = chains,
-                           warmup = 30, iter = 1, seed = 3, progress = FALSE, ..., sampler = sampler))
+                           warmup = 30, iter = 1, seed = 3, progress = FALSE, ..., sampler = sampler,
+                           likelihood = likelihood))
 }
 
 test_that("one draw per chain works downstream and diagnostics say what they cannot do", {
@@ -25,7 +26,8 @@ test_that("one draw per chain works downstream and diagnostics say what they can
 
 test_that("R-hat with symmetries removed ignores equioutput relabelling of chains", {
   fit <- suppressWarnings(bnn_fit(mpg ~ wt, data = mtcars, hidden = 3, chains = 3,
-                                  warmup = 60, iter = 20, seed = 9, progress = FALSE, sampler = "nuts"))
+                                  warmup = 60, iter = 20, seed = 9, progress = FALSE, sampler = "nuts",
+                                  likelihood = "hetero_gaussian"))
   moved <- fit
   a <- fit$draws[, 2, ]
   a <- bnn_permute_neurons(a, 1, c(3, 1, 2), sizes = fit$spec$sizes)
@@ -55,14 +57,14 @@ test_that("progress is signalled by default and shown by the user's handlers", {
   on.exit(options(op), add = TRUE)
   progressr::with_progress(
     suppressWarnings(bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 2, warmup = 20,
-                             iter = 5, seed = 1, sampler = "nuts")),
+                             iter = 5, seed = 1, sampler = "nuts", likelihood = "hetero_gaussian")),
     handlers = h)
   expect_gt(n, 0L)
   # without handlers around the call the conditions are still signalled
   m <- 0L
   withCallingHandlers(
     suppressWarnings(bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 2, warmup = 20,
-                             iter = 5, seed = 1, sampler = "nuts")),
+                             iter = 5, seed = 1, sampler = "nuts", likelihood = "hetero_gaussian")),
     progression = function(p) m <<- m + 1L)
   expect_gt(m, 0L)
 })

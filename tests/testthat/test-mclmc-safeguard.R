@@ -96,7 +96,7 @@ test_that("bnn_fit reports chains that diverge with safeguard = \"blackjax\"", {
     warns <- list()
     fit <- withCallingHandlers(
       bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 4, chains = 4, seed = 1,
-              sampler = sampler, progress = FALSE),
+              sampler = sampler, progress = FALSE, likelihood = "hetero_gaussian"),
       warning = function(w) {
         # the run's length and its convergence verdict are warned about
         # separately; these tests count the failure reports

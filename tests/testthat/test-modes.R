@@ -4,7 +4,8 @@
 # each draw a random equioutput copy of a noisy mode centre.
 planted_fit <- function() {
   fit <- suppressWarnings(bnn_fit(mpg ~ wt, data = mtcars, hidden = 3, chains = 60,
-                                  warmup = 10, iter = 1, seed = 2, progress = FALSE, sampler = "nuts"))
+                                  warmup = 10, iter = 1, seed = 2, progress = FALSE, sampler = "nuts",
+                                  likelihood = "hetero_gaussian"))
   sizes <- fit$spec$sizes
   d <- bnn_n_parameters(sizes)
   set.seed(10)

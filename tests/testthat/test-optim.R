@@ -178,7 +178,8 @@ test_that("the window rule stops where MILE's code would", {
   expect_match(paste(capture.output(print(bnn_ensemble(
     y ~ x, data = data.frame(x = x, y = 2 * x), members = 1, hidden = 2,
     optimizer = bnn_optimizer(epochs = 3, patience = 2, stopping = "window"),
-    valid_data = data.frame(x = xv, y = xv), progress = FALSE))), collapse = "\n"),
+    valid_data = data.frame(x = xv, y = xv), progress = FALSE,
+                                                       likelihood = "hetero_gaussian"))), collapse = "\n"),
     "window rule")
 })
 

@@ -3,7 +3,7 @@
 
 par_fit <- function(..., sampler = "nuts") {
   bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2, warmup = 60, iter = 30,
-          seed = 21, ..., sampler = sampler)
+          seed = 21, ..., sampler = sampler, likelihood = "hetero_gaussian")
 }
 
 # Fit, collecting warnings (future's RNG-misuse warnings must not occur).
@@ -97,7 +97,7 @@ test_that("chains run in batches give the same draws for any batch size", {
   expect_identical(lengths(bnnmc:::chain_batches(1:1274, 2)), c(rep(160L, 7), 154L))
   fit7 <- function() suppressWarnings(
     bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 7, warmup = 20, iter = 2,
-            seed = 8, progress = FALSE, sampler = "nuts"))
+            seed = 8, progress = FALSE, sampler = "nuts", likelihood = "hetero_gaussian"))
   ref <- fit7()
   for (b in c(1L, 3L, 7L)) {
     op <- options(bnnmc.chains_per_future = b)

@@ -1,6 +1,7 @@
 test_that("the same seed gives the same draws", {
   f <- function(..., sampler = "nuts") bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
-                             warmup = 60, iter = 40, progress = FALSE, ..., sampler = sampler)
+                             warmup = 60, iter = 40, progress = FALSE, ..., sampler = sampler,
+                             likelihood = "hetero_gaussian")
   a <- suppressWarnings(f(seed = 11))
   b <- suppressWarnings(f(seed = 11))
   c <- suppressWarnings(f(seed = 12))
@@ -12,7 +13,8 @@ test_that("the same seed gives the same draws", {
 test_that("chains do not depend on how many there are or their order", {
   f <- function(chains) suppressWarnings(
     bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = chains,
-            warmup = 60, iter = 40, seed = 5, progress = FALSE, sampler = "nuts"))
+            warmup = 60, iter = 40, seed = 5, progress = FALSE, sampler = "nuts",
+            likelihood = "hetero_gaussian"))
   two <- f(2)
   three <- f(3)
   expect_identical(two$draws[, 1:2, ], three$draws[, 1:2, ])
@@ -27,7 +29,8 @@ test_that("chains do not depend on how many there are or their order", {
 
 test_that("block size does not change the draws", {
   fit <- suppressWarnings(bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 1,
-                                  warmup = 30, iter = 30, seed = 2, progress = FALSE, sampler = "nuts"))
+                                  warmup = 30, iter = 30, seed = 2, progress = FALSE, sampler = "nuts",
+                                  likelihood = "hetero_gaussian"))
   spec <- bnnmc:::make_spec(fit$spec$sizes, "tanh", fit$likelihood, fit$prior,
                             X = fit$X, y = fit$y_model)
   r <- bnnmc:::run_chain(spec, fit$inits[[1]], fit$seed, 1L, fit$sampler, 30L, 30L, 1L,
@@ -39,7 +42,8 @@ test_that("thinning keeps every thin-th draw", {
   # iter is the number of draws kept: 10 draws thinned by 3 are 30 transitions
   f <- function(thin, iter) suppressWarnings(
     bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 1, warmup = 30,
-            iter = iter, thin = thin, seed = 4, progress = FALSE, sampler = "nuts"))
+            iter = iter, thin = thin, seed = 4, progress = FALSE, sampler = "nuts",
+            likelihood = "hetero_gaussian"))
   a <- f(1, 30); b <- f(3, 10)
   expect_equal(dim(b$draws)[1], 10)
   expect_identical(b$draws[, 1, ], a$draws[seq(1, 30, by = 3), 1, ])

@@ -63,6 +63,7 @@ f32_chain <- function(sym, spec, init, seed, chain, sampler, lr = NULL,
 # or make_inits(init, chains, ...) with the same seed) and the spec.
 f32_setup <- function(formula, data, hidden, activation, chains, init, seed) {
   shell <- suppressWarnings(bnnmc::bnn_fit(
+    likelihood = "hetero_gaussian",
     formula, data = data, hidden = hidden, activation = activation,
     sampler = bnnmc::bnn_mclmc(n_tune = c(0, 0, 0), n_samples = 1, thin = 1,
                                stepsize = 1e-6, safeguard = "revert"),
@@ -81,6 +82,7 @@ f32_validate <- function(sym_double, data_dir, seed = 4, tol = 1e-10,
   d <- bnnmc::bnn_uci("yacht", dir = data_dir)
   sp <- bnnmc::bnn_split(d, protocol = "mile", rep = 4)
   ens <- bnnmc::bnn_ensemble(y ~ ., data = sp$train, members = 2, hidden = c(16, 16, 16),
+                             likelihood = "hetero_gaussian",
                              activation = "relu",
                              optimizer = bnnmc::bnn_optimizer_preset("mile", lr = 0.01),
                              valid_data = sp$valid, seed = seed, progress = FALSE)
