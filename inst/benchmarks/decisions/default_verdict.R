@@ -6,6 +6,12 @@
 # 90% quantile of the predictions' (worst chain), the across-chain values,
 # test RMSE/LPPD/90% coverage on the response scale and the time.
 #   Rscript inst/benchmarks/decisions/default_verdict.R [out.csv] [likelihood] [fan_in]
+# The committed CSV: "... default_verdict.csv gaussian TRUE" (the default chosen
+# by default_panel.R, named explicitly), 2026-11-26: 8 of 12 sets pass; the
+# four UCI sets (yacht, energy, concrete, airfoil) fail on the chain-wise
+# R-hat of the training log-likelihood (1.16-1.90): MILE's 10,000 sampling
+# steps drift in the noise level there.  Longer runs help slowly (energy with
+# thin = 50: 1.10-1.43), and the heteroscedastic head fails on energy too.
 suppressPackageStartupMessages(library(bnnmc))
 args <- commandArgs(trailingOnly = TRUE)
 out <- if (length(args) >= 1) args[1] else file.path("inst", "benchmarks", "decisions", "default_verdict.csv")
@@ -30,8 +36,7 @@ sets <- list(
   yacht = function() uci("yacht"),
   energy = function() uci("energy"),
   concrete = function() uci("concrete"),
-  airfoil = function() uci("airfoil"),
-  wine_red = function() uci("wine_red_proc"))
+  airfoil = function() uci("airfoil"))
 rows <- list()
 for (nm in names(sets)) {
   d <- tryCatch(sets[[nm]](), error = function(e) NULL)
