@@ -78,18 +78,16 @@ fit_cost <- function(spec, sampler, chains, warmup, iter, init, ensemble_opt = N
        n_obs = n_obs)
 }
 
-# A minibatch call for a fit of `n` rows: SGLD with a step size of 0.05 / n
+# A minibatch call for a fit of `n` rows: SGLD with a step size of 0.02 / n
 # (the posterior scale of a standardised network's weights shrinks as
-# 1 / sqrt(n); the package's large-data example uses 1e-6 at n = 49,000),
+# 1 / sqrt(n); at 0.05 / n one chain of four diverged on 100,000 rows),
 # batches of 64 rows, 10,000 burn-in and 20,000 sampling steps per chain,
 # and the homoscedastic Gaussian likelihood (SGLD on the heteroscedastic
 # head diverges within a few dozen steps: its gradient grows as the
-# predicted sd shrinks).  On 100,000 rows of a smooth 5-input function
-# this took 7 s for 4 chains and came within 3% of the noise's RMSE
-# (inst/benchmarks/decisions/large_data.R).
-suggest_minibatch <- function(call, cost) {
+# predicted sd shrinks).  Measured in inst/benchmarks/decisions/large_data.R.
+suggest_minibatch <- function(call, cost, chains = 4L) {
   n <- cost$n_obs
-  eps <- signif(0.05 / n, 1)
+  eps <- signif(0.02 / n, 1)
   cl <- call
   cl$sampler <- str2lang(sprintf("bnn_sgld(stepsize = %s, batch_size = 64)", format(eps)))
   lik <- cl$likelihood
@@ -99,8 +97,6 @@ suggest_minibatch <- function(call, cost) {
   cl$thin <- 20
   steps <- 10000 + 1000 * 20
   per_step <- cost$t_gradient * 64 / n + 3e-5
-  chains <- suppressWarnings(as.integer(cl$chains %||% 4))
-  if (is.na(chains)) chains <- 4L
   est <- ceiling(chains / cost$workers) * steps * per_step
   list(call = paste(deparse(cl, width.cutoff = 500L), collapse = " "), seconds = est)
 }
@@ -124,7 +120,7 @@ announce_cost <- function(cost, call, chains, full_batch, quiet_below = 30) {
                                       "about %s."), min(cost$cores, chains),
                                format_duration(cost$parallel_total)))
   if (full_batch && cost$total > 600 && cost$n_obs >= 5000) {
-    s <- suggest_minibatch(call, cost)
+    s <- suggest_minibatch(call, cost, chains)
     msg <- paste0(msg, sprintf(paste0(" For %s rows a minibatch sampler costs per step what a ",
                                       "batch costs (no Metropolis correction; see ?bnn_sgld): ",
                                       "about %s for\n  %s"),

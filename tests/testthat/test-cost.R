@@ -24,9 +24,19 @@ test_that("a fit records its estimate, and long fits are announced with the rout
                                                 full_batch = TRUE))
   expect_match(msg, "estimated time 57 min")
   expect_match(msg, "future::plan\\(future::multisession\\) they would use 2 cores: about 28 min")
-  expect_match(msg, "bnn_fit\\(y ~ ., data = big, sampler = bnn_sgld\\(stepsize = 5e-07")
+  expect_match(msg, "bnn_fit\\(y ~ ., data = big, sampler = bnn_sgld\\(stepsize = 2e-07")
   expect_message(bnnmc:::announce_cost(cost, quote(bnn_fit(y ~ ., data = big)), 4L, TRUE),
                  "minibatch sampler")
   cost$total <- 10
   expect_silent(bnnmc:::announce_cost(cost, quote(bnn_fit(y ~ ., data = big)), 4L, TRUE))
+})
+
+test_that("the suggested call is built from a call whose arguments are expressions", {
+  cost <- list(t_gradient = 0.007, gradients = 120001, exact = TRUE, ensemble = 40,
+               per_chain = 840, workers = 1L, cores = 2L, total = 3400, parallel_total = 1700,
+               n_obs = 100000L)
+  k <- 4L
+  msg <- suppressMessages(bnnmc:::announce_cost(cost, quote(bnn_fit(y ~ ., data = big, chains = k)),
+                                                k, full_batch = TRUE))
+  expect_match(msg, "chains = k, sampler = bnn_sgld")
 })

@@ -51,7 +51,7 @@ cat(msg, "\n")
 add("default, estimate only (100k)", nrow(train), 4L, cost$total, NA, NULL)
 
 # 2. the suggested call, run as printed
-sugg <- bnnmc:::suggest_minibatch(cl, cost)
+sugg <- bnnmc:::suggest_minibatch(cl, cost, 4L)
 t0 <- proc.time()[["elapsed"]]
 sg <- suppressWarnings(eval(str2lang(sugg$call)))
 t_sg <- proc.time()[["elapsed"]] - t0
