@@ -65,6 +65,18 @@ static void KSUF(grad_w_f32)(const float *a, int lda, const float *d, int ldd,
 }
 #endif
 
+/* d[i] *= act'(z[i]) given a = act(z) for tanh (code 0), relu (1) and
+ * identity (8); the model does the other activations in double. */
+static void KSUF(act_backward_f32)(int act, const float *z, const float *a,
+                                   float *d, int n) {
+  int i;
+  if (act == 0)
+    for (i = 0; i < n; i++) d[i] *= 1.0f - a[i] * a[i];
+  else if (act == 1)
+    for (i = 0; i < n; i++) d[i] = z[i] > 0 ? d[i] : 0.0f;
+}
+
+#ifndef KF32_TANH_OWN
 /* tanh in float: a rational approximation (odd degree-13 numerator, even
  * degree-6 denominator; the one Eigen uses) on [-9, 9], where tanh reaches
  * 1 in float, and x itself for |x| < 4e-4; a few ulp from tanh.  Branch
@@ -90,3 +102,4 @@ static void KSUF(tanh_f32)(const float *x, float *out, int n) {
     out[i] = (v < 4e-4f && v > -4e-4f) ? v : r;
   }
 }
+#endif

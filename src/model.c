@@ -408,8 +408,8 @@ static void act_backward_f32(bnn_model *m, const float *z, const float *a,
                              float *d, int n) {
   int i;
   switch (m->act) {
-  case BNN_ACT_TANH: for (i = 0; i < n; i++) d[i] *= 1.0f - a[i] * a[i]; break;
-  case BNN_ACT_RELU: for (i = 0; i < n; i++) d[i] = z[i] > 0 ? d[i] : 0.0f; break;
+  case BNN_ACT_TANH:
+  case BNN_ACT_RELU: bnn_kern()->act_backward_f32(m->act, z, a, d, n); break;
   case BNN_ACT_IDENTITY: break;
   default: {
     double *zd = m->f_tmp, *ad = m->f_tmp + BNN_CHUNK, *dd = m->f_tmp + 2 * BNN_CHUNK;
