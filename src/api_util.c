@@ -99,7 +99,7 @@ bnn_model *bnn_model_from_spec(SEXP spec, int with_data, int copy) {
                                with_data && copy);
   if (!m) Rf_error("cannot allocate the model workspace");
   /* spec$precision: 1 = single (bnn_fit(precision = "single")), else double */
-  if (bnn_get_int(spec, "precision", 0) == 1 && bnn_model_set_single(m)) {
+  if (bnn_get_int(spec, "precision", 0) == 1 && bnn_model_set_single(m, 1)) {
     bnn_model_free(m);
     Rf_error("cannot allocate the model workspace");
   }
