@@ -59,6 +59,10 @@ bnn_optimizer_preset <- function(protocol = c("dei", "mile", "mile_de", "mile_cl
 #' @param weights Optional pre-trained networks: a list of parameter vectors
 #'   in the layout of [bnn_parameter_names()] (on the scale of the
 #'   standardised data); no training is done then.
+#' @param precision `"double"` (default) or `"single"`: the network's
+#'   forward and backward pass in float32 while training (as in
+#'   [bnn_fit()]; the optimiser's state stays in double).  Not with
+#'   dropout.  Recorded as `$precision`.
 #' @return An object of class `bnn_ensemble`.
 #' @export
 #' @examples
@@ -71,17 +75,20 @@ bnn_fit_ensemble <- function(formula, data, members = 12, hidden = c(16, 16),
                          prior = NULL, optimizer = bnn_optimizer_preset("dei"),
                          valid_data = NULL, weights = NULL, seed = NULL,
                          standardize = TRUE, subset, na.action,
-                         progress = interactive()) {
+                         progress = interactive(), precision = c("double", "single")) {
   call <- match.call()
   mf <- match.call(expand.dots = FALSE)
   m <- match(c("formula", "data", "subset", "na.action"), names(mf), 0L)
   mf <- mf[c(1L, m)]
   members <- check_count(members, "members", 1L)
+  precision <- check_precision(precision)
   model <- prepare_model(mf, parent.frame(), formula, data, hidden, activation,
                          likelihood, prior, standardize, per_par = 8 * (6 * members + 8))
   if (is.null(seed)) seed <- new_seed()
   seed <- check_count(seed, "seed", 0L)
+  model$spec <- spec_set_precision(model$spec, precision)
   ens <- train_ensemble(model, members, optimizer, valid_data, weights, seed, progress)
+  ens$precision <- precision
   ens$call <- call
   check_sd_collapse(ens)
   ens

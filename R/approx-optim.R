@@ -223,6 +223,12 @@ check_dropout_rates <- function(x, name, scalar = FALSE) {
          call. = FALSE)
   if (!is.null(s$patience) && is.null(valid))
     stop("'patience' needs validation data in 'valid'", call. = FALSE)
+  # the dropout pass (src/dropout.c) has no single-precision version: say
+  # so rather than train in double
+  if (identical(spec_precision(spec), "single") &&
+      (length(s$dropout) && any(s$dropout > 0) || isTRUE(s$input_dropout > 0)))
+    stop("precision = \"single\" is not available with dropout (bnn_optimizer(dropout = , ",
+         "input_dropout = )); use precision = \"double\".", call. = FALSE)
   valid_spec <- NULL
   if (!is.null(valid)) {
     if (!is.list(valid) || is.null(valid$X) || is.null(valid$y))

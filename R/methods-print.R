@@ -10,6 +10,10 @@ print.bnnfit <- function(x, digits = 3, ...) {
                                          else if (identical(x$protocol, "dei")) "DEI-MCMC"
                                          else "user") else "", "\n")
   print_model_lines(x)
+  if (!is.null(x$precision))
+    cat(sprintf(" precision:    %s%s\n", x$precision,
+                if (identical(x$precision, "single"))
+                  " (network in float32, log density and sampler in double)" else ""))
   ok <- x$chain_status == "ok"
   cat(sprintf(" chains:       %d x %d draws (warm-up %d %s, thin %d)%s\n", x$chains,
               dim(x$draws)[1], x$warmup, warmup_unit(x$sampler), x$thin,

@@ -288,6 +288,21 @@ make_spec <- function(sizes, activation, lik, prior, X = NULL, y = NULL) {
   )
 }
 
+# precision = "double" or "single" (bnn_fit()); spec$precision = 1L makes
+# the C model (bnn_model_from_spec, src/api_util.c) run the network's
+# forward and backward pass in float for every sampler built from the spec.
+check_precision <- function(precision) {
+  if (identical(precision, c("double", "single"))) return("double")
+  match_choice(precision, c("double", "single"), "precision")
+}
+spec_set_precision <- function(spec, precision) {
+  spec$precision <- if (identical(precision, "single")) 1L else NULL
+  spec
+}
+spec_precision <- function(spec) {
+  if (identical(spec$precision, 1L)) "single" else "double"
+}
+
 spec_dim <- function(spec) {
   bnn_n_parameters(spec$sizes) + as.integer(spec$lik == .likelihoods[["gaussian"]])
 }

@@ -98,6 +98,11 @@ bnn_model *bnn_model_from_spec(SEXP spec, int with_data, int copy) {
                                sigma_scale, prior, REAL(ps), n, p, X, y,
                                with_data && copy);
   if (!m) Rf_error("cannot allocate the model workspace");
+  /* spec$precision: 1 = single (bnn_fit(precision = "single")), else double */
+  if (bnn_get_int(spec, "precision", 0) == 1 && bnn_model_set_single(m, 1)) {
+    bnn_model_free(m);
+    Rf_error("cannot allocate the model workspace");
+  }
   if (!Rf_isNull(sw)) {
     if (copy) {
       m->w = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));

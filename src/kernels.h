@@ -32,6 +32,18 @@ typedef struct {
    * sum (theta[i] / s[i])^2 (prior_impl.h) */
   double (*prior_normal)(const double *theta, const double *s, double *grad,
                          int n);
+  /* Single precision (bnn_fit(precision = "single"), kernels_f32_impl.h):
+   * dense and tanh as above on float; grad_w_f32 sums the m rows in float
+   * and adds the sums to the double gW and gb. */
+  void (*dense_f32)(const float *a, int lda, int m, int fin, int fout,
+                    const float *W, int wk, int wj, const float *b, float *z,
+                    int ldz);
+  void (*grad_w_f32)(const float *a, int lda, const float *d, int ldd, int m,
+                     int fin, int fout, double *gW, double *gb);
+  void (*tanh_f32)(const float *x, float *out, int n);
+  /* d[i] *= act'(z[i]) (a = act(z)) for tanh, relu and identity only */
+  void (*act_backward_f32)(int act, const float *z, const float *a, float *d,
+                           int n);
 } bnn_kernels;
 
 extern const bnn_kernels bnn_kernels_generic;

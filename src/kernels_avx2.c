@@ -18,6 +18,7 @@
 #include "vmath_impl.h"
 #include "prior_impl.h"
 #include "sg_update_impl.h"
+#include "kernels_f32_impl.h"
 
 /* z = b + A W for a block of rows: 8 rows x 4 outputs in 8 accumulators */
 static void dense_avx2(const double *a, int lda, int m, int fin, int fout,
@@ -170,7 +171,9 @@ static void grad_w_avx2(const double *a, int lda, const double *d, int ldd,
 
 const bnn_kernels bnn_kernels_avx2 = {
   "avx2+fma", vexp_avx2, vtanh_avx2, vsigmoid_avx2,
-  act_forward_avx2, act_backward_avx2, dense_avx2, grad_w_avx2, KSUF(prior_normal)};
+  act_forward_avx2, act_backward_avx2, dense_avx2, grad_w_avx2, KSUF(prior_normal),
+  KSUF(dense_f32), KSUF(grad_w_f32), KSUF(tanh_f32),
+  KSUF(act_backward_f32)};
 
 const bnn_sg_updates bnn_sg_updates_avx2 = {
   "avx2+fma", KSUF(sgld_update), KSUF(sghmc_update)};

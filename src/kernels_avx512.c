@@ -29,6 +29,9 @@
 #include "vmath_impl.h"
 #include "prior_impl.h"
 #include "sg_update_impl.h"
+#define KF32_DENSE_OWN 1   /* dense_f32, grad_w_f32, tanh_f32: intrinsics below */
+#define KF32_TANH_OWN 1
+#include "kernels_f32_impl.h"
 
 /* 2^(j/16), j = 0..15, correctly rounded */
 static const double exp2_16[16] = {
@@ -232,9 +235,146 @@ static void grad_w_avx512(const double *a, int lda, const double *d, int ldd,
   }
 }
 
+/* ---- single precision: 16 float lanes, the same blocking as above on 32
+ * rows (two registers) at a time ---- */
+static inline __mmask16 tail_mask16(int left) {
+  return left >= 16 ? (__mmask16)0xFFFF : left <= 0 ? (__mmask16)0
+                                                    : (__mmask16)((1u << left) - 1u);
+}
+
+#define DENSE_BLOCK_F32(NJ)                                                    \
+  static inline __attribute__((always_inline)) void dense_f32_block##NJ(       \
+      const float *a, int lda, int i0, __mmask16 m0, __mmask16 m1, int fin,    \
+      const float *W, int wk, int wj, const float *b, int j, float *z,         \
+      int ldz) {                                                               \
+    __m512 c0[NJ], c1[NJ];                                                     \
+    _Pragma("GCC unroll 8") for (int q = 0; q < NJ; q++)                       \
+      c0[q] = c1[q] = _mm512_set1_ps(b ? b[j + q] : 0.0f);                     \
+    const float *w = W + (size_t)j * wj;                                       \
+    for (int k = 0; k < fin; k++) {                                            \
+      const float *ak = a + (size_t)k * lda + i0;                              \
+      __m512 x0 = _mm512_maskz_loadu_ps(m0, ak);                               \
+      __m512 x1 = _mm512_maskz_loadu_ps(m1, ak + 16);                          \
+      const float *wkp = w + (size_t)k * wk;                                   \
+      _Pragma("GCC unroll 8") for (int q = 0; q < NJ; q++) {                   \
+        __m512 wq = _mm512_set1_ps(wkp[(size_t)q * wj]);                       \
+        c0[q] = _mm512_fmadd_ps(wq, x0, c0[q]);                                \
+        c1[q] = _mm512_fmadd_ps(wq, x1, c1[q]);                                \
+      }                                                                        \
+    }                                                                          \
+    _Pragma("GCC unroll 8") for (int q = 0; q < NJ; q++) {                     \
+      float *zq = z + (size_t)(j + q) * ldz + i0;                              \
+      _mm512_mask_storeu_ps(zq, m0, c0[q]);                                    \
+      _mm512_mask_storeu_ps(zq + 16, m1, c1[q]);                               \
+    }                                                                          \
+  }
+DENSE_BLOCK_F32(8)
+DENSE_BLOCK_F32(4)
+DENSE_BLOCK_F32(2)
+DENSE_BLOCK_F32(1)
+
+static void dense_f32_avx512v(const float *a, int lda, int m, int fin, int fout,
+                              const float *W, int wk, int wj, const float *b,
+                              float *z, int ldz) {
+  for (int i0 = 0; i0 < m; i0 += 32) {
+    __mmask16 m0 = tail_mask16(m - i0), m1 = tail_mask16(m - i0 - 16);
+    int j = 0;
+    for (; j + 8 <= fout; j += 8) dense_f32_block8(a, lda, i0, m0, m1, fin, W, wk, wj, b, j, z, ldz);
+    for (; j + 4 <= fout; j += 4) dense_f32_block4(a, lda, i0, m0, m1, fin, W, wk, wj, b, j, z, ldz);
+    for (; j + 2 <= fout; j += 2) dense_f32_block2(a, lda, i0, m0, m1, fin, W, wk, wj, b, j, z, ldz);
+    for (; j < fout; j++) dense_f32_block1(a, lda, i0, m0, m1, fin, W, wk, wj, b, j, z, ldz);
+  }
+}
+
+#define GRAD_BLOCK_F32(NK, NJ)                                                 \
+  static inline __attribute__((always_inline)) void grad_f32_block##NK##x##NJ( \
+      const float *a, int lda, const float *d, int ldd, int m, int fin, int k, \
+      int j, double *gW) {                                                     \
+    __m512 s[NK][NJ];                                                          \
+    _Pragma("GCC unroll 4") for (int p = 0; p < NK; p++)                       \
+      _Pragma("GCC unroll 4") for (int q = 0; q < NJ; q++) s[p][q] = _mm512_setzero_ps(); \
+    for (int i = 0; i < m; i += 16) {                                          \
+      __mmask16 mk = tail_mask16(m - i);                                       \
+      __m512 x[NK], y[NJ];                                                     \
+      _Pragma("GCC unroll 4") for (int p = 0; p < NK; p++)                     \
+        x[p] = _mm512_maskz_loadu_ps(mk, a + (size_t)(k + p) * lda + i);       \
+      _Pragma("GCC unroll 4") for (int q = 0; q < NJ; q++)                     \
+        y[q] = _mm512_maskz_loadu_ps(mk, d + (size_t)(j + q) * ldd + i);       \
+      _Pragma("GCC unroll 4") for (int p = 0; p < NK; p++)                     \
+        _Pragma("GCC unroll 4") for (int q = 0; q < NJ; q++)                   \
+          s[p][q] = _mm512_fmadd_ps(x[p], y[q], s[p][q]);                      \
+    }                                                                          \
+    _Pragma("GCC unroll 4") for (int p = 0; p < NK; p++)                       \
+      _Pragma("GCC unroll 4") for (int q = 0; q < NJ; q++)                     \
+        gW[k + p + (size_t)(j + q) * fin] += (double)_mm512_reduce_add_ps(s[p][q]); \
+  }
+GRAD_BLOCK_F32(4, 4)
+GRAD_BLOCK_F32(1, 4)
+GRAD_BLOCK_F32(4, 1)
+GRAD_BLOCK_F32(1, 1)
+
+static void grad_w_f32_avx512v(const float *a, int lda, const float *d, int ldd,
+                               int m, int fin, int fout, double *gW, double *gb) {
+  for (int j = 0; j < fout; j++) {
+    const float *dj = d + (size_t)j * ldd;
+    __m512 s = _mm512_setzero_ps();
+    for (int i = 0; i < m; i += 16)
+      s = _mm512_add_ps(s, _mm512_maskz_loadu_ps(tail_mask16(m - i), dj + i));
+    gb[j] += (double)_mm512_reduce_add_ps(s);
+  }
+  int j = 0;
+  for (; j + 4 <= fout; j += 4) {
+    int k = 0;
+    for (; k + 4 <= fin; k += 4) grad_f32_block4x4(a, lda, d, ldd, m, fin, k, j, gW);
+    for (; k < fin; k++) grad_f32_block1x4(a, lda, d, ldd, m, fin, k, j, gW);
+  }
+  for (; j < fout; j++) {
+    int k = 0;
+    for (; k + 4 <= fin; k += 4) grad_f32_block4x1(a, lda, d, ldd, m, fin, k, j, gW);
+    for (; k < fin; k++) grad_f32_block1x1(a, lda, d, ldd, m, fin, k, j, gW);
+  }
+}
+
+/* tanh in float, the rational approximation of kernels_f32_impl.h at 16
+ * lanes, with the division replaced by rcp14 and one Newton step (relative
+ * error about 2^-23, like the division's); |x| < 4e-4 gives x, NaN stays
+ * NaN (min/max return their second operand for NaN: the clamp keeps x's). */
+static void tanh_f32_avx512v(const float *x, float *out, int n) {
+  const __m512 lo = _mm512_set1_ps(-9.0f), hi = _mm512_set1_ps(9.0f);
+  const __m512 small = _mm512_set1_ps(4e-4f), two = _mm512_set1_ps(2.0f);
+  const __m512i absm = _mm512_set1_epi32(0x7fffffff);
+  for (int i = 0; i < n; i += 16) {
+    __mmask16 mk = tail_mask16(n - i);
+    __m512 v = _mm512_maskz_loadu_ps(mk, x + i);
+    __m512 c = _mm512_min_ps(hi, _mm512_max_ps(lo, v));
+    __m512 x2 = _mm512_mul_ps(c, c);
+    __m512 p = _mm512_set1_ps(-2.76076847742355e-16f);
+    p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(2.00018790482477e-13f));
+    p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(-8.60467152213735e-11f));
+    p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(5.12229709037114e-08f));
+    p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(1.48572235717979e-05f));
+    p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(6.37261928875436e-04f));
+    p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(4.89352455891786e-03f));
+    p = _mm512_mul_ps(p, c);
+    __m512 q = _mm512_set1_ps(1.19825839466702e-06f);
+    q = _mm512_fmadd_ps(q, x2, _mm512_set1_ps(1.18534705686654e-04f));
+    q = _mm512_fmadd_ps(q, x2, _mm512_set1_ps(2.26843463243900e-03f));
+    q = _mm512_fmadd_ps(q, x2, _mm512_set1_ps(4.89352518554385e-03f));
+    __m512 r = _mm512_rcp14_ps(q);
+    r = _mm512_mul_ps(r, _mm512_fnmadd_ps(q, r, two));
+    __m512 t = _mm512_mul_ps(p, r);
+    __m512 av = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(v), absm));
+    __mmask16 tiny = _mm512_cmp_ps_mask(av, small, _CMP_LT_OQ);
+    t = _mm512_mask_blend_ps(tiny, t, v);
+    _mm512_mask_storeu_ps(out + i, mk, t);
+  }
+}
+
 const bnn_kernels bnn_kernels_avx512 = {
   "avx512", vexp_avx512, vtanh_avx512, vsigmoid_avx512v,
-  act_forward_avx512, act_backward_avx512v, dense_avx512, grad_w_avx512, KSUF(prior_normal)};
+  act_forward_avx512, act_backward_avx512v, dense_avx512, grad_w_avx512, KSUF(prior_normal),
+  dense_f32_avx512v, grad_w_f32_avx512v, tanh_f32_avx512v,
+  KSUF(act_backward_f32)};
 
 const bnn_sg_updates bnn_sg_updates_avx512 = {
   "avx512", KSUF(sgld_update), KSUF(sghmc_update)};

@@ -7,6 +7,7 @@
 #include "vmath_impl.h"
 #include "prior_impl.h"
 #include "sg_update_impl.h"
+#include "kernels_f32_impl.h"
 
 static void dense_generic(const double *a, int lda, int m, int fin, int fout,
                           const double *W, int wk, int wj, const double *b,
@@ -66,7 +67,9 @@ static void grad_w_generic(const double *a, int lda, const double *d, int ldd,
 const bnn_kernels bnn_kernels_generic = {
   "generic", vexp_generic, vtanh_generic, vsigmoid_generic,
   act_forward_generic, act_backward_generic, dense_generic,
-  grad_w_generic, KSUF(prior_normal)};
+  grad_w_generic, KSUF(prior_normal),
+  KSUF(dense_f32), KSUF(grad_w_f32), KSUF(tanh_f32),
+  KSUF(act_backward_f32)};
 
 const bnn_sg_updates bnn_sg_updates_generic = {
   "generic", KSUF(sgld_update), KSUF(sghmc_update)};

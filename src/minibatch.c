@@ -54,6 +54,8 @@ bnn_minibatch *bnn_minibatch_new(bnn_model *full, const bnn_minibatch_settings *
                             full->sigma_prior_scale, full->prior, full->prior_scale,
                             B, p, mb->Xb, mb->yb, 0);
   if (!mb->batch) goto fail;
+  /* the batch's network in the precision of the full model's */
+  if (full->single && bnn_model_set_single(mb->batch, 0)) goto fail;
   if (full->w) {   /* a weighted likelihood: the batch carries its weights */
     mb->wb = malloc(sizeof(double) * (size_t)B);
     if (!mb->wb) goto fail;

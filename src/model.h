@@ -71,6 +71,15 @@ typedef struct {
    * without this field) */
   double *w;
   int owns_w;        /* w was malloc()ed here (a copy; never R memory) */
+  /* single precision (bnn_model_set_single; 0 and NULL otherwise): the
+   * network's forward and backward pass of bnn_model_loglik() in float on
+   * float workspaces (the chunk's rows of X converted as they are read, the
+   * weights once per evaluation), the likelihood, its sum, the prior and
+   * the gradient's accumulation in double */
+  int single;
+  float *f_X;        /* float copy of X (n x p), or NULL: rows converted per chunk */
+  float *f_x, *f_z, *f_a, *f_d, *f_d2, *f_theta;
+  double *f_tmp;     /* 3 x BNN_CHUNK doubles: other activations in double */
 } bnn_model;
 
 /* Allocate a model; copies X and y when copy_data is nonzero.  Returns NULL
@@ -81,6 +90,16 @@ bnn_model *bnn_model_new(int n_layers, const int *sizes, int act, int lik,
                          const double *prior_scale, int n, int p,
                          const double *X, const double *y, int copy_data);
 void bnn_model_free(bnn_model *m);
+/* Switch the model to single precision (allocates the float workspace);
+ * returns 0, or -1 when out of memory.  With copy_x, X is copied to float
+ * once (whoever rewrites m->X afterwards calls bnn_model_sync_single);
+ * without, each chunk's rows are converted as they are read (for models
+ * whose X changes all the time: minibatches).  Passes with hooks
+ * (bnn_model_loglik_pass, bnn_model_forward_chunk) and the forward pass of
+ * predictions stay in double. */
+int bnn_model_set_single(bnn_model *m, int copy_x);
+/* Refresh the float copy of X after m->X was rewritten (no-op without one). */
+void bnn_model_sync_single(bnn_model *m);
 
 /* log posterior (up to a constant) and gradient; matches bnn_logdens_fn */
 double bnn_model_logpost(void *ctx, const double *theta, double *grad);

@@ -101,6 +101,7 @@ static void shuffle_rows(bnn_optim *o) {
   }
   for (int k = 0; k < o->train->y_cols; k++)   /* 1 column except MGAUSS */
     for (int i = 0; i < n; i++) y[i + (size_t)k * n] = o->y0[o->perm[i] + (size_t)k * n];
+  bnn_model_sync_single(o->train);   /* its float copy of X, if single */
 }
 
 /* loss and gradient of the loss on rows [r0, r1) */

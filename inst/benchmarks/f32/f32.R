@@ -1,3 +1,9 @@
+# Not the package's single-precision path: bnn_fit(precision = "single")
+# (#24) runs only the network's forward and backward pass in float32 and
+# keeps the sampler in double.  This replay computes everything (sampler
+# state, energies, tuning) in float32, as MILE's JAX code does, to study
+# MILE's chain failures; it stays for inst/benchmarks/mclmc_failures.R.
+#
 # Build and run the MCLMC replay of inst/benchmarks/f32 (sourced by
 # inst/benchmarks/mclmc_failures.R; run from the repository root).
 #
