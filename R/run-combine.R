@@ -61,21 +61,23 @@ bnn_combine_chains <- function(...) {
                  lab(sym[1L]), i, lab(sym[i])), call. = FALSE)
   }
   # what must agree: data, model, sampler settings and seed
-  same <- c("spec", "sampler", "warmup", "iter", "thin", "seed", "parameters", "protocol",
+  same <- c("precision", "spec", "sampler", "warmup", "iter", "thin", "seed", "parameters", "protocol",
             "formula", "terms", "xlevels", "contrasts", "x_center", "x_scale", "y_center",
             "y_scale", "y", "levels", "X", "y_model", "weights", "offset", "hidden",
             "activation", "likelihood", "prior")
   what <- c(seed = "seed", warmup = "warm-up", iter = "iterations", thin = "thinning",
             sampler = "sampler settings", spec = "network and likelihood",
-            protocol = "sampler")
+            protocol = "sampler", precision = "precision (bnn_fit(precision = ))")
   f1 <- fits[[1L]]
   # formulas and terms are compared without the environment they were made in
   no_env <- function(x) {
     attr(x, ".Environment") <- NULL
     x
   }
+  # fits made before bnn_fit(precision = ) existed were double
+  field <- function(f, nm) if (nm == "precision") f[[nm]] %||% "double" else f[[nm]]
   for (i in seq_along(fits)[-1L]) for (nm in same) {
-    if (!identical(no_env(f1[[nm]]), no_env(fits[[i]][[nm]])))
+    if (!identical(no_env(field(f1, nm)), no_env(field(fits[[i]], nm))))
       stop(sprintf(paste0("The fits differ in their %s (argument 1 and argument %d of '...'): ",
                           "only chains of one model, data, sampler and seed can be combined; ",
                           "run the pieces with the same settings and distinct 'chain_id'."),

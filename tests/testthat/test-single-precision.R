@@ -179,3 +179,11 @@ test_that("bnn_ensemble() trains in single precision; dropout says it cannot", {
                             seed = 1, progress = FALSE, precision = "single"),
                "precision = \"single\" is not available with dropout")
 })
+
+test_that("chains of a single- and a double-precision fit are not combined", {
+  run <- function(pr, id) suppressWarnings(
+    bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chain_id = id, warmup = 20, iter = 20,
+            sampler = "nuts", seed = 1, progress = FALSE, precision = pr))
+  expect_error(bnn_combine_chains(run("double", 1), run("single", 2)),
+               "differ in their precision")
+})
