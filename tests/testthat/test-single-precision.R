@@ -166,15 +166,15 @@ test_that("precision is validated and recorded", {
 })
 
 test_that("bnn_ensemble() trains in single precision; dropout says it cannot", {
-  e1 <- bnn_ensemble(mpg ~ wt + hp, data = mtcars, members = 2, hidden = 4,
+  e1 <- bnn_fit_ensemble(mpg ~ wt + hp, data = mtcars, members = 2, hidden = 4,
                      optimizer = bnn_optimizer(epochs = 50), seed = 1, progress = FALSE,
                      precision = "single")
-  e0 <- bnn_ensemble(mpg ~ wt + hp, data = mtcars, members = 2, hidden = 4,
+  e0 <- bnn_fit_ensemble(mpg ~ wt + hp, data = mtcars, members = 2, hidden = 4,
                      optimizer = bnn_optimizer(epochs = 50), seed = 1, progress = FALSE)
   expect_identical(e1$precision, "single")
   expect_equal(e1$draws, e0$draws, tolerance = 1e-3)
   expect_false(identical(e1$draws, e0$draws))
-  expect_error(bnn_ensemble(mpg ~ wt + hp, data = mtcars, members = 1, hidden = 4,
+  expect_error(bnn_fit_ensemble(mpg ~ wt + hp, data = mtcars, members = 1, hidden = 4,
                             optimizer = bnn_optimizer(epochs = 5, dropout = 0.1),
                             seed = 1, progress = FALSE, precision = "single"),
                "precision = \"single\" is not available with dropout")
