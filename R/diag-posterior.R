@@ -37,6 +37,7 @@ draws_measure <- function(x, measure, ...) {
 #' @param ... Passed to the measure (for example `names`).
 #' @return A named numeric vector (one value per parameter), or for several
 #'   `probs` a matrix with one row per parameter.
+#' (`bayesplot::rhat(fit)` has its own method, with `pars`.)
 #' @name posterior-measures
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 2, warmup = 100,
@@ -48,8 +49,8 @@ draws_measure <- function(x, measure, ...) {
 NULL
 
 #' @rdname posterior-measures
-#' @exportS3Method posterior::rhat
-rhat.bnnfit <- function(x, ...) draws_measure(x, posterior::rhat, ...)
+#' @rawNamespace S3method(posterior::rhat, bnnfit, posterior_rhat_bnnfit)
+posterior_rhat_bnnfit <- function(x, ...) draws_measure(x, posterior::rhat, ...)
 #' @rdname posterior-measures
 #' @exportS3Method posterior::rhat_basic
 rhat_basic.bnnfit <- function(x, ...) draws_measure(x, posterior::rhat_basic, ...)
