@@ -8,8 +8,12 @@
 # cores.  Plus Chromium for the site check.  Set BNNMC_WITH_STAN=1 to also
 # install rstan for the benchmarks in inst/benchmarks/; set
 # BNNMC_NO_ECOSYSTEM=1 to skip the optional integrations (parsnip & co.,
-# pkgdown, Chromium).
+# pkgdown, Chromium).  `bash tools/install-deps.sh debian` runs only the
+# first (Debian) step, `... cran` only the second, so that CI can test on
+# the portable kernels while the CRAN packages compile.
 set -euo pipefail
+stage="${1:-all}"
+case "$stage" in all|debian|cran) ;; *) echo "usage: install-deps.sh [all|debian|cran]" >&2; exit 2;; esac
 SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
@@ -34,6 +38,7 @@ if [ "${BNNMC_WITH_STAN:-0}" = "1" ]; then
   pkgs="$pkgs r-cran-rstan r-cran-bh r-cran-rcppeigen r-cran-stanheaders"
 fi
 missing=""
+[ "$stage" = "cran" ] && pkgs=""
 for p in $pkgs; do
   dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
 done
@@ -41,11 +46,16 @@ if [ -n "$missing" ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
-if [ "${BNNMC_NO_ECOSYSTEM:-0}" != "1" ]; then
+if [ "${BNNMC_NO_ECOSYSTEM:-0}" != "1" ] && [ "$stage" != "debian" ]; then
   # CRAN (the repository R is configured with): what is missing or older
   # than needed.  marginaleffects needs backports >= 1.5.0 on R < 4.4 (it
   # takes `%||%` from there) and collapse >= 2.0.18 for Bayesian models.
-  $SUDO Rscript -e '
+  # BNNMC_CRAN_STAGING=DIR: build them into DIR first and move them into
+  # the site library only when all are built, so that R sessions running
+  # meanwhile (CI's portable pass) never see a half-replaced package.
+  staging="${BNNMC_CRAN_STAGING:-}"
+  [ -n "$staging" ] && $SUDO mkdir -p "$staging"
+  $SUDO env BNNMC_CRAN_STAGING="$staging" Rscript -e '
     need <- c(parsnip = "1.0.0", workflows = "0", tune = "0", yardstick = "0",
               tidybayes = "3.0.0", marginaleffects = "0.20.0", collapse = "2.0.18",
               backports = "1.5.0")
@@ -54,12 +64,26 @@ if [ "${BNNMC_NO_ECOSYSTEM:-0}" != "1" ]; then
       is.null(v) || v < need[[p]]
     }, logical(1))
     todo <- names(need)[old]
+    site <- .libPaths()[1]
+    staging <- Sys.getenv("BNNMC_CRAN_STAGING")
+    lib <- if (nzchar(staging)) staging else site
     if (length(todo)) {
-      lib <- .libPaths()[1]
+      .libPaths(unique(c(lib, .libPaths())))
       message("installing from CRAN into ", lib, ": ", paste(todo, collapse = ", "))
       install.packages(todo, lib = lib, Ncpus = max(1L, parallel::detectCores()))
       bad <- todo[!vapply(todo, requireNamespace, logical(1), quietly = TRUE)]
       if (length(bad)) stop("could not install: ", paste(bad, collapse = ", "))
+    }
+    if (nzchar(staging)) {
+      built <- list.files(staging)
+      built <- built[file.exists(file.path(staging, built, "DESCRIPTION"))]
+      for (p in built) {
+        unlink(file.path(site, p), recursive = TRUE)
+        if (!file.rename(file.path(staging, p), file.path(site, p)) &&
+            !file.copy(file.path(staging, p), site, recursive = TRUE))
+          stop("could not move ", p, " into ", site)
+      }
+      message("moved into ", site, ": ", paste(built, collapse = ", "))
     }'
 fi
-echo "dependencies installed"
+echo "dependencies installed ($stage)"

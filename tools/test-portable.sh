@@ -10,6 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export NOT_CRAN="${NOT_CRAN:-true}"
 export BNNMC_KERNELS=portable
+# the goldens of the portable kernels and, where the CPU has them, of the
+# AVX2 ones (the check's run compares the kernels the CPU selects itself)
+export BNNMC_GOLDEN_KINDS="${BNNMC_GOLDEN_KINDS-generic,avx2+fma}"
 if [ -z "${BNNMC_DATA_DIR:-}" ] && [ -d ../shared/data/uci ]; then
   export BNNMC_DATA_DIR="$(cd ../shared/data/uci && pwd)"
 fi

@@ -139,7 +139,16 @@ golden_fingerprint <- function(obj, prefix = "") {
 }
 
 # The kinds of kernels this CPU can run, portable first.
-golden_kernel_kinds <- function() {
+# The kernel kinds whose goldens are compared.  By default only the kernels
+# this session uses (BNNMC_KERNELS / options(bnnmc.kernels), else the best
+# this CPU has), so that no kind is computed twice in CI: the check's run
+# compares the SIMD kernels the CPU selects, CI's second pass
+# (tools/test-portable.sh) the portable and the AVX2 ones.
+# BNNMC_GOLDEN_KINDS: "all" (every kind this CPU runs: what
+# tools/record-golden.R records) or a comma-separated list of kinds
+# ("generic", "avx2+fma", "avx512"); kinds this CPU cannot run are left out.
+golden_kernel_kinds <- function(which = Sys.getenv("BNNMC_GOLDEN_KINDS", "in_use")) {
+  if (identical(which, "in_use") || !nzchar(which)) return(.Call(C_simd, NULL))
   old <- .Call(C_simd, NULL)
   on.exit(.Call(C_simd, old))
   kinds <- "generic"
@@ -147,7 +156,11 @@ golden_kernel_kinds <- function() {
     got <- .Call(C_simd, k)
     if (identical(got, k)) kinds <- c(kinds, k)
   }
-  kinds
+  if (identical(which, "all")) return(kinds)
+  want <- trimws(strsplit(which, ",", fixed = TRUE)[[1]])
+  bad <- setdiff(want, c("generic", "avx2+fma", "avx512"))
+  if (length(bad)) stop("BNNMC_GOLDEN_KINDS: unknown kernel kind(s) ", paste(bad, collapse = ", "))
+  intersect(kinds, want)
 }
 
 golden_file <- function(kind, dir) file.path(dir, paste0("golden-", sub("+fma", "", kind, fixed = TRUE), ".csv"))
