@@ -7,15 +7,17 @@
 
 # Seconds per full-data gradient of the log posterior at theta (median of a
 # few timed batches, at least ~20 ms of work in all).
+# gcFirst = FALSE: system.time() runs a full gc() first by default, 0.1 s
+# with the usual packages loaded, i.e. half a second per fit here
 time_gradient <- function(spec, theta) {
   reps <- 2L
   repeat {
-    t <- system.time(.Call(C_model_grad_loop, spec, theta, reps))[["elapsed"]]
+    t <- system.time(.Call(C_model_grad_loop, spec, theta, reps), gcFirst = FALSE)[["elapsed"]]
     if (t >= 0.01 || reps >= 4096L) break
     reps <- reps * 4L
   }
   times <- vapply(1:3, function(i)
-    system.time(.Call(C_model_grad_loop, spec, theta, reps))[["elapsed"]], 0)
+    system.time(.Call(C_model_grad_loop, spec, theta, reps), gcFirst = FALSE)[["elapsed"]], 0)
   max(stats::median(times) / reps, 1e-7)
 }
 
