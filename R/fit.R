@@ -322,10 +322,12 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   if (inherits(chains, "bnn_waves")) {
     waves <- chains
     chains <- waves$max_chains
-    if (inherits(sampler, "bnn_ces"))
-      stop("'chains = bnn_waves()' is not available for sampler = \"ces\".", call. = FALSE)
+    if (!sampler_allows(sampler, "waves"))
+      stop(sprintf("'chains = bnn_waves()' is not available for sampler = \"%s\".",
+                   sampler$method), call. = FALSE)
     if (identical(init, "ensemble") || inherits(init, "bnn_ensemble") ||
-        (protocol %in% c("dei", "mile") && !given[["init"]]))
+        (identical(sampler_protocol_default(protocol, "init", NULL), "ensemble") &&
+         !given[["init"]]))
       stop(paste0("'chains = bnn_waves()' needs starting points that do not depend on the ",
                   "number of chains: init = \"random\", \"prior\", a function, or a list ",
                   "of max_chains vectors (not a deep ensemble)."), call. = FALSE)
@@ -333,8 +335,9 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   if (!is.null(chain_id)) {
     if (!is.null(waves))
       stop("'chain_id' cannot be combined with 'chains = bnn_waves()'.", call. = FALSE)
-    if (inherits(sampler, "bnn_ces"))
-      stop("'chain_id' is not available for sampler = \"ces\".", call. = FALSE)
+    if (!sampler_allows(sampler, "chain_id"))
+      stop(sprintf("'chain_id' is not available for sampler = \"%s\".", sampler$method),
+           call. = FALSE)
     chain_id <- check_chain_id(chain_id)
     if (missing(chains)) chains <- length(chain_id)
   }
@@ -345,48 +348,44 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
                  length(chain_id)), call. = FALSE)
   # One meaning for every sampler: `iter` draws are kept per chain, each
   # `thin` transitions apart, after `warmup` (the sampler's own unit, see
-  # run_units()).  Below, `iter` becomes the number of sampling transitions.
-  warmup <- if (given[["warmup"]]) check_count(warmup, "warmup", 0L) else 1000L
+  # sampler_units()).  The run's settings are resolved into a new sampler
+  # object (sampler_resolve_run()); `iter` becomes the sampling transitions.
+  warmup <- if (given[["warmup"]]) check_count(warmup, "warmup", 0L) else
+    sampler_protocol_default(protocol, "warmup", 1000L)
   iter <- check_count(iter, "iter", 1L)
-  thin <- if (given[["thin"]]) check_count(thin, "thin", 1L) else
-    if (inherits(sampler, "bnn_mclmc")) as.integer(sampler$thin) else 1L
+  thin <- if (given[["thin"]]) check_count(thin, "thin", 1L) else sampler_default_thin(sampler)
   if (as.double(iter) * thin > .Machine$integer.max)
     stop("'iter' * 'thin' (the sampling transitions per chain) is too large.", call. = FALSE)
-  n_keep_est <- if (inherits(sampler, "bnn_mclmc") && !given[["iter"]] && !given[["thin"]])
-    ceiling(sampler$n_samples / thin) else iter
-  iter <- iter * thin
+  run <- sampler_resolve_run(sampler, warmup, iter, thin, given)
   model <- prepare_model(mf, parent.frame(), formula, data, hidden, activation,
                          likelihood, prior, standardize,
                          # CES: the sampling stage here; fit_ces() checks all stages
-                         per_par = bytes_per_parameter(
-                           if (inherits(sampler, "bnn_ces")) sampler$sampler else sampler,
-                           chains, n_keep_est))
+                         per_par = bytes_per_parameter(sampler_draws_sampler(sampler),
+                                                       chains, run$n_keep))
   check_sampler_model(sampler, model$prior)
   model$spec <- spec_set_precision(model$spec, precision)
-  if (identical(protocol, "dei") && !given[["warmup"]]) warmup <- 100L
-  if (protocol %in% c("dei", "mile") && !given[["init"]]) init <- "ensemble"
+  if (!given[["init"]]) init <- sampler_protocol_default(protocol, "init", init)
   if (is.null(seed)) seed <- new_seed()
   seed <- check_count(seed, "seed", 0L)
   # the kernels of options(bnnmc.kernels), from here on in this session (the
   # chains' workers apply the same, see dispatch_chains())
   apply_kernels(kernels_option())
-  if (inherits(sampler, "bnn_ces")) {
-    fit <- fit_ces(model, sampler, chains, warmup, iter, thin, init, seed, progress, call,
-                   given[["init"]])
-    fit$precision <- precision
-    return(fit)
-  }
-  is_mclmc <- inherits(sampler, "bnn_mclmc")
-  if (is_mclmc) {
-    if (given[["iter"]] || given[["thin"]]) sampler$n_samples <- iter
-    sampler$thin <- thin
-    if (given[["warmup"]])
-      sampler$n_tune <- as.integer(round(warmup * c(0.8, 0.1, 0.1)))
-    warmup <- sum(sampler$n_tune)
-    iter <- sampler$n_samples
-    thin <- sampler$thin
-  }
+  engine <- sampler_engine(run$sampler)
+  engine(model, run$sampler, chains, run$warmup, run$iter, run$thin, init, seed, progress,
+         call, given[["init"]], protocol = protocol, waves = waves, chain_id = chain_id,
+         ensemble = ensemble, valid_data = valid_data, precision = precision)
+}
 
+# The engine of bnn_fit() for samplers whose draws are their chains' (every
+# sampler but a pipeline such as CES): the chains' starts (a deep ensemble
+# trained here if asked), the sampler's preparation, the chains (in waves
+# if asked) and the fit object.  model: prepare_model()'s list; the rest
+# are bnn_fit()'s checked arguments, the run resolved by
+# sampler_resolve_run().
+fit_chains <- function(model, sampler, chains, warmup, iter, thin, init, seed, progress,
+                       call, given_init = FALSE, protocol = NA_character_, waves = NULL,
+                       chain_id = NULL, ensemble = NULL, valid_data = NULL,
+                       precision = "double") {
   spec <- model$spec
   dim <- spec_dim(spec)
   # what the fit will cost, said up front when it is long (R/run-cost.R)
@@ -396,7 +395,7 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
                             n_members = max(chain_id %||% chains)),
                    error = function(e) NULL)
   if (!isFALSE(progress) || (!is.null(cost) && cost$total > 600))
-    announce_cost(cost, call, chains, full_batch = !inherits(sampler, "bnn_sgmcmc"))
+    announce_cost(cost, call, chains, full_batch = !sampler_minibatch(sampler))
   # chain k of this fit is chain ids[k] of the seed: its RNG stream and its
   # start are those it has in a fit of max(ids) chains (random and prior
   # inits come from one stream, an ensemble's member k from (seed, k))
@@ -420,15 +419,12 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
     if (is.character(init) || is.function(init))
       pick(make_inits(init, n_gen, dim, spec, model$prior, seed)) else
         make_inits(init, chains, dim, spec, model$prior, seed)
-  if (inherits(sampler, "bnn_sgmcmc")) {
-    prep <- sg_prepare(sampler, spec, inits, seed, warmup, iter, given[["init"]])
-    sampler <- prep$sampler
-    inits <- prep$inits
-  }
+  prep <- sampler_prepare(sampler, spec, inits, seed, warmup, iter, given_init)
+  sampler <- prep$sampler
+  inits <- prep$inits
 
   pars <- bnn_parameter_names(spec$sizes, sigma = has_sigma(spec))
-  phases <- if (is_mclmc) c(tuning = warmup, sampling = iter) else
-    c("warm-up" = warmup, sampling = iter)
+  phases <- stats::setNames(c(warmup, iter), c(sampler_units(sampler)$phase, "sampling"))
   lr <- if (!is.null(ens)) ens$optimizer$lr else NULL
   render <- isTRUE(progress %||% interactive())
   # run_ids(pos) runs the chains at positions `pos` of this fit

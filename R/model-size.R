@@ -39,8 +39,9 @@ bnn_model_size <- function(sizes, chains = 4, warmup = 1000, iter = 1000, thin =
          call. = FALSE)
   sampler <- as_sampler(sampler)
   n_par <- n_parameters_double(sizes)
-  n_keep <- if (inherits(sampler, "bnn_mclmc"))
-    ceiling(sampler$n_samples / sampler$thin) else iter   # iter draws kept, as bnn_fit()
+  # iter draws kept, as bnn_fit(); MCLMC's come from its settings
+  n_keep <- sampler_resolve_run(sampler, warmup, iter, sampler_default_thin(sampler),
+                                given = c(warmup = FALSE, iter = FALSE, thin = FALSE))$n_keep
   list(parameters = n_par,
        bytes = n_par * bytes_per_parameter(sampler, chains, n_keep) +
          model_workspace_bytes(sizes),
@@ -64,13 +65,18 @@ max_memory <- function() {
 # Bytes per parameter of a fit: the kept draws of all chains (twice: the
 # chains' results and the assembled array), the sampler workspace of one
 # chain and the prior scales and inits.
-bytes_per_parameter <- function(sampler, chains, n_keep) {
-  if (inherits(sampler, "bnn_ces"))   # every stage's storage (ces_stage_bytes())
-    return(sum(ces_stage_bytes(sampler, chains, n_keep, n_par = 1, n_out = 0)))
-  work <- if (inherits(sampler, "bnn_mclmc")) 16 else
-    if (!is.null(sampler$max_treedepth)) 10 * (sampler$max_treedepth + 1) + 25 else
-      16   # kernels of the generic driver: a few vectors of the dimension
+bytes_per_parameter <- function(sampler, chains, n_keep) UseMethod("bytes_per_parameter")
+
+bytes_per_parameter.default <- function(sampler, chains, n_keep) {
+  # NUTS/HMC: the tree's states; MCLMC and the kernels of the generic
+  # driver: a few vectors of the dimension
+  work <- if (!is.null(sampler$max_treedepth)) 10 * (sampler$max_treedepth + 1) + 25 else 16
   8 * (2 * chains * n_keep + work + 4 + chains)
+}
+
+# CES: every stage's storage (ces_stage_bytes()).
+bytes_per_parameter.bnn_ces <- function(sampler, chains, n_keep) {
+  sum(ces_stage_bytes(sampler, chains, n_keep, n_par = 1, n_out = 0))
 }
 
 # Bytes of each stage of a CES fit (bnn_ces()) of a network with n_par

@@ -14,25 +14,6 @@
                    "the sampler failed (see $failed_at)",
                    "the chain never moved (every transition rejected)")
 
-# The kernel of the chain driver (src/kernel.h) that runs a sampler, and its
-# settings list for C_kchain_new: NUTS and static HMC (bnn_nuts(),
-# bnn_hmc(): sampler_c_settings()), MCLMC (bnn_mclmc(): .mclmc_c_settings(),
-# which needs the dimension and the ensemble's learning rate `lr`) or any
-# sampler whose settings object has a `driver` entry (the kernel's C name)
-# and a `c_settings` list.
-sampler_kernel <- function(sampler, warmup, iter, dim = NULL, lr = NULL) {
-  extra <- list(warmup = as.integer(warmup), iter = as.integer(iter))
-  if (inherits(sampler, "bnn_mclmc"))
-    return(list(name = "mclmc", settings = c(.mclmc_c_settings(sampler, dim, lr), extra)))
-  if (!is.null(sampler$driver))
-    return(list(name = sampler$driver, settings = c(sampler$c_settings, extra)))
-  if (!identical(sampler$method, "nuts") && !identical(sampler$method, "hmc") &&
-      is.null(sampler$kernel))
-    stop("'sampler' is not a sampler of the chain driver (internal).", call. = FALSE)
-  list(name = if (identical(sampler$kernel, 1L)) "hmc" else "nuts",
-       settings = c(sampler_c_settings(sampler, warmup), extra["iter"]))
-}
-
 # Run one chain of any sampler (every sampler is a kernel of the chain
 # driver): NUTS, static HMC, MCLMC, RWM, pCN, SGLD/pSGLD/SGHMC.  For MCLMC,
 # warmup, iter and thin come from its settings (the tuning's steps,
@@ -49,19 +30,12 @@ sampler_kernel <- function(sampler, warmup, iter, dim = NULL, lr = NULL) {
 # reason).  A failed chain's draws are all NA, never partial.
 run_chain <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
                       block = 50L, progress = NULL, fit_shape = FALSE, lr = NULL) {
-  is_mclmc <- inherits(sampler, "bnn_mclmc")
-  report <- function(done, total) progress(chain_id, done, total)
-  if (is_mclmc) {
-    stages <- mclmc_tune_steps(sampler)
-    warmup <- sum(stages)
-    iter <- as.integer(sampler$n_samples)
-    thin <- as.integer(sampler$thin)
-    # progress in the fit's units: without the preconditioning steps
-    n_pre <- stages[2L] - as.integer(sampler$n_tune[2L])
-    pre0 <- sum(as.integer(sampler$n_tune[1:2]))
-    report <- function(done, total)
-      progress(chain_id, done - min(max(done - pre0, 0L), n_pre), total - n_pre)
-  }
+  # the chain's phases as the sampler runs them (MCLMC: from its settings)
+  sch <- sampler_chain_schedule(sampler, warmup, iter, thin)
+  warmup <- sch$warmup
+  iter <- sch$iter
+  thin <- sch$thin
+  report <- if (!is.null(progress)) sch$report(progress, chain_id)
   kern <- sampler_kernel(sampler, warmup, iter, length(init), lr)
   snames <- .Call(C_kchain_stat_names, kern$name)
   dim <- length(init)
@@ -153,8 +127,7 @@ run_chain <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
     res$draws[] <- NA_real_
   }
   res$n_done <- done
-  if (is_mclmc) res <- mclmc_chain_result(res, info, stages, warmup)
-  res
+  sampler_chain_result(sampler, res, info, sch)
 }
 
 # Run one chain of a fit (run_chain(), draws in the fit's shape).

@@ -74,7 +74,8 @@
 #' @param emulator A [bnn_emulator()], or `"exact"`: the network's true
 #'   forward map (no emulation; for checking the pipeline).
 #' @param sampler Sampler of the sampling stage (default [bnn_pcn()]).
-#' @return A `bnn_ces` settings object for `bnn_fit(sampler = )`.
+#' @return A sampler settings object of class `c("bnn_ces", "bnn_sampler")` for
+#'   `bnn_fit(sampler = )`.
 #' @references Moslemi, Z., Meng, Y., Lan, S. and Shahbaba, B. Scaling up
 #'   Bayesian neural networks with neural networks. TMLR,
 #'   <https://openreview.net/forum?id=cD209UgDX7>.
@@ -103,21 +104,7 @@ bnn_ces <- function(calibration = NULL, calibration_warmup = 100, calibration_it
   calibration <- if (is.null(calibration)) default_calibration() else as_sampler(calibration)
   if (inherits(calibration, "bnn_ces"))
     stop("'calibration' must be a sampler, not bnn_ces().", call. = FALSE)
-  sampler <- as_sampler(sampler)
-  if (is.null(sampler$driver))
-    stop("The sampling stage needs a kernel of the generic chain driver, such as ",
-         "bnn_pcn() or bnn_rwm(); '", sampler$method %||% class(sampler)[1],
-         "' builds its own target and cannot sample the emulated posterior.", call. = FALSE)
-  if (inherits(sampler, "bnn_sgmcmc")) {
-    # the emulator maps theta to all N outputs at once: a minibatch would
-    # save nothing, so stochastic-gradient samplers get the exact gradient
-    # of the emulated log posterior
-    if (!identical(sampler$gradient, "minibatch"))
-      stop("A stochastic-gradient sampler on the emulated posterior needs ",
-           "gradient = \"minibatch\" (it runs with the full emulated gradient).", call. = FALSE)
-    sampler$batch_size <- NULL
-    sampler$c_settings$batch_size <- NULL
-  }
+  sampler <- sampler_for_emulator(as_sampler(sampler))
   if (identical(emulator, "exact")) {
     emulator <- NULL
   } else if (!inherits(emulator, "bnn_emulator_settings")) {
@@ -125,11 +112,11 @@ bnn_ces <- function(calibration = NULL, calibration_warmup = 100, calibration_it
   }
   J <- check_count(J, "J", 2L)
   if (!is.null(emulator)) check_ces_holdout(emulator$holdout, J)
-  structure(list(method = "ces", calibration = calibration,
+  new_sampler(list(method = "ces", calibration = calibration,
                  calibration_warmup = check_count(calibration_warmup, "calibration_warmup", 0L),
                  calibration_iter = check_count(calibration_iter, "calibration_iter", 1L),
                  J = J, emulator = emulator, sampler = sampler),
-            class = c("bnn_ces", "bnn_sampler"))
+              "ces")
 }
 
 default_calibration <- function() bnn_sghmc()
@@ -147,7 +134,8 @@ check_ces_holdout <- function(holdout, J) {
   n_hold
 }
 
-format_ces <- function(x) {
+#' @export
+format.bnn_ces <- function(x, ...) {
   sprintf("calibration-emulation-sampling (%s calibration, J = %d; %s; sampling by %s)",
           x$calibration$method %||% "mclmc", x$J,
           if (is.null(x$emulator)) "exact forward map, no emulator" else
@@ -170,10 +158,11 @@ run_stage <- function(spec, sampler, chains, warmup, iter, thin, inits, seed, pr
 # Indices of J draws spread evenly over n.
 even_index <- function(n, J) unique(round(seq(1, n, length.out = J)))
 
-# The CES pipeline behind bnn_fit(sampler = bnn_ces()).  model: prepare_model()'s
-# list; the rest are bnn_fit()'s checked arguments.
+# The CES pipeline behind bnn_fit(sampler = bnn_ces()) (its sampler_engine()).
+# model: prepare_model()'s list; the rest are bnn_fit()'s checked arguments
+# (those in `...`, such as `ensemble`, do not apply to CES).
 fit_ces <- function(model, ces, chains, warmup, iter, thin, init, seed, progress, call,
-                    given_init = FALSE) {
+                    given_init = FALSE, precision = "double", ...) {
   spec <- model$spec
   lik <- model$likelihood
   dim <- spec_dim(spec)
@@ -182,13 +171,12 @@ fit_ces <- function(model, ces, chains, warmup, iter, thin, init, seed, progress
   check_sampler_model(ces$calibration, model$prior)
   emu <- ces$emulator
   cal <- ces$calibration
-  cw <- ces$calibration_warmup
   ci <- ces$calibration_iter
-  if (inherits(cal, "bnn_mclmc")) {
-    cal$n_samples <- ci
-    cal$thin <- 1L
-    cw <- sum(cal$n_tune)
-  }
+  # the calibration run keeps every one of its calibration_iter draws
+  cal_run <- sampler_resolve_run(cal, ces$calibration_warmup, ci, 1L,
+                                 given = c(warmup = FALSE, iter = TRUE, thin = TRUE))
+  cal <- cal_run$sampler
+  cw <- cal_run$warmup
   if (ces$J > chains * ci)
     stop(sprintf("J = %d is larger than the calibration run (%d chains x %d iterations = %d draws).",
                  ces$J, chains, ci, chains * ci), call. = FALSE)
@@ -209,11 +197,9 @@ fit_ces <- function(model, ces, chains, warmup, iter, thin, init, seed, progress
 
   # 1. calibration on the exact posterior
   inits <- make_inits(init, chains, dim, spec, model$prior, cal_seed)
-  if (inherits(cal, "bnn_sgmcmc")) {
-    prep <- sg_prepare(cal, spec, inits, cal_seed, cw, ci, given_init)
-    cal <- prep$sampler
-    inits <- prep$inits
-  }
+  prep <- sampler_prepare(cal, spec, inits, cal_seed, cw, ci, given_init)
+  cal <- prep$sampler
+  inits <- prep$inits
   st <- run_stage(spec, cal, chains, cw, ci, 1L, inits, cal_seed, progress)
   cal_fit <- assemble_fit(st$res, bnn_parameter_names(spec$sizes, has_sigma(spec)), spec,
                           cal, cw, ci, 1L, cal_seed, chains)
@@ -305,6 +291,7 @@ fit_ces <- function(model, ces, chains, warmup, iter, thin, init, seed, progress
                         nrow(cs$draws), cs$bias, mean(cs$draws$true_loglik),
                         stats::sd(cs$draws$true_loglik)), "bnnmc_emulator")
   }
+  fit$precision <- precision
   report_failures(fit)
   fit
 }
