@@ -126,8 +126,6 @@ predictive_params <- function(object, newdata, ndraws = NULL) {
   list(mu = mu, sd = sd * object$y_scale)
 }
 
-is_classification <- function(object) object$likelihood$family %in% c("bernoulli", "categorical")
-
 # Class log-probabilities [draw, observation, class] from network outputs
 # [observation, output, draw]: the log-logistic of the one output
 # (Bernoulli) or the log-softmax of the K outputs (categorical), computed

@@ -15,15 +15,15 @@
 #   sampler_draws_sampler()    the sampler whose chains are the draws  ces
 #   sampler_prepare()          work before the chains (MAP, starts)    sgmcmc
 #   sampler_for_emulator()     as CES's sampling stage (bnn_ces())     sgmcmc
-#   sampler_engine()           the function that fits                  ces
 #   sampler_kernel()           kernel of the chain driver + settings   nuts, hmc, mclmc
 #   sampler_chain_schedule()   a chain's phases, as run_chain() runs   mclmc
 #   sampler_chain_result()     the kernel's own part of a chain        mclmc
 #   sampler_minibatch()        gradients from minibatches?             sgmcmc
 #   sampler_stepsize_note()    how print() describes the step size     mclmc
 #   chain_gradients()          gradients per chain (R/run-cost.R)      mclmc, sgmcmc
-#   bytes_per_parameter()      memory per parameter (R/model-size.R)   ces
+#   bytes_per_parameter()      memory per parameter (R/fit-size.R)     ces
 #   format()                   one line for print()                    every class
+#   fit_engine()               the engine of bnn_fit() (R/fit-engine.R) ces (R/fit-ces.R)
 #
 # A new sampler plugs in with: its C kernel (src/, one line in
 # api_kernel.c's kernel_registry), a constructor returning
@@ -151,15 +151,6 @@ sampler_for_emulator.bnn_sgmcmc <- function(sampler) {
   sampler$c_settings$batch_size <- NULL
   sampler
 }
-
-# The engine that fits a model with this sampler (R/fit-engine.R): chains
-# of the driver (fit_chains()), or a pipeline of several stages (CES:
-# fit_ces()).  Both take the same arguments.
-sampler_engine <- function(sampler) UseMethod("sampler_engine")
-
-sampler_engine.default <- function(sampler) fit_chains
-
-sampler_engine.bnn_ces <- function(sampler) fit_ces
 
 # Whether the sampler's gradients come from minibatches (a long full-batch
 # fit is told about them).
