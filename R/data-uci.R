@@ -119,22 +119,22 @@
 #'   classification).  Attribute `"source"` holds the file path.
 #' @references Dua, D. and Graff, C. (2017). UCI Machine Learning Repository.
 #'   University of California, Irvine. <https://archive.ics.uci.edu>
-#' @seealso [bnn_uci_splits()], [bnn_split()], [bnn_standardize()]
+#' @seealso [bnn_paper_uci_splits()], [bnn_split()], [bnn_standardize()]
 #' @examples
 #' # A small file in the same format as the UCI files:
 #' dir <- tempfile("uci")
 #' dir.create(dir)
 #' writeLines(c("0.1 2 3.5", "0.4 1 2.9", "0.3 5 4.1"),
 #'            file.path(dir, "toy.data"))
-#' bnn_uci("toy", dir = dir)
-#' # With options(bnnmc.data_dir = "/path/to/uci") set, bnn_uci("airfoil")
+#' bnn_read_uci("toy", dir = dir)
+#' # With options(bnnmc.data_dir = "/path/to/uci") set, bnn_read_uci("airfoil")
 #' # reads /path/to/uci/airfoil.data.
 #' d <- Sys.getenv("BNNMC_DATA_DIR")
 #' if (nzchar(d) && file.exists(file.path(d, "yacht.data")))
-#'   str(bnn_uci("yacht", dir = d))
+#'   str(bnn_read_uci("yacht", dir = d))
 #' @export
-bnn_uci <- function(name, dir = getOption("bnnmc.data_dir", Sys.getenv("BNNMC_DATA_DIR", "")),
-                    classification = NULL, drop_instant = FALSE) {
+bnn_read_uci <- function(name, dir = getOption("bnnmc.data_dir", Sys.getenv("BNNMC_DATA_DIR", "")),
+                         classification = NULL, drop_instant = FALSE) {
   path <- .bnn_uci_path(name, dir)
   base <- sub("\\.data(\\.gz)?$", "", basename(path))
   if (is.null(classification))
@@ -180,17 +180,19 @@ bnn_uci <- function(name, dir = getOption("bnnmc.data_dir", Sys.getenv("BNNMC_DA
 #'   `split_indices_0.2.json` and then `toy_split_indices_0.2.json` in `dir`
 #'   and uses the first that has `name`.
 #' @param dir Directory searched when `file` is `NULL`; the same default as
-#'   in [bnn_uci()].
+#'   in [bnn_read_uci()].
 #' @return A list with 1-based integer vectors `train` and `test` (in file
 #'   order), usable as `bnn_split(data, "fixed", indices = ...)`.
 #' @seealso [bnn_split()]
 #' @examples
 #' f <- tempfile(fileext = ".json")
 #' writeLines('{"toy": {"train": [0, 2, 3], "validate": [1, 4]}}', f)
-#' bnn_uci_splits("toy", file = f)
+#' bnn_paper_uci_splits("toy", file = f)
+#' @family paper reproduction
 #' @export
-bnn_uci_splits <- function(name, file = NULL,
-                           dir = getOption("bnnmc.data_dir", Sys.getenv("BNNMC_DATA_DIR", ""))) {
+bnn_paper_uci_splits <- function(name, file = NULL,
+                                 dir = getOption("bnnmc.data_dir",
+                                                 Sys.getenv("BNNMC_DATA_DIR", ""))) {
   if (!is.character(name) || length(name) != 1L || is.na(name) || !nzchar(name))
     stop("'name' must be a single non-empty string", call. = FALSE)
   if (is.null(file)) {

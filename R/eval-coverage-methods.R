@@ -30,7 +30,7 @@
 #' @export
 #' @examples
 #' \donttest{
-#' task <- bnn_task("AF1")
+#' task <- bnn_paper_task("AF1")
 #' task$hidden <- 8
 #' st <- bnn_coverage_study(task, list(bnn_method("ensemble", members = 4,
 #'                          optimizer = bnn_optimizer(epochs = 300))), n_sets = 3,

@@ -154,7 +154,7 @@ fmt_eta <- function(s) {
 #' saved study; a saved label with other settings, or another task, data,
 #' model, levels or seed, is an error.
 #'
-#' @param task A [bnn_task()] or its name (`"AF1"`, ...), or a data frame to
+#' @param task A [bnn_paper_task()] or its name (`"AF1"`, ...), or a data frame to
 #'   resample (bootstrap study; give `formula` and `test`).
 #' @param methods Method names or [bnn_method()] objects (see
 #'   [bnn_methods()]); their labels must be distinct.
@@ -193,11 +193,11 @@ fmt_eta <- function(s) {
 #' @references Staber, B. and Da Veiga, S. (2022). Benchmarking Bayesian
 #'   neural networks and evaluation metrics for regression tasks.
 #'   arXiv:2206.06779.
-#' @seealso [bnn_task()], [bnn_method()], [bnn_coverage_metrics()]
+#' @seealso [bnn_paper_task()], [bnn_method()], [bnn_coverage_metrics()]
 #' @export
 #' @examples
 #' \donttest{
-#' task <- bnn_task("AF1")
+#' task <- bnn_paper_task("AF1")
 #' task$hidden <- 8          # a small network, for the example's speed
 #' st <- bnn_coverage_study(task, list(
 #'   bnn_method("ensemble", members = 5, optimizer = bnn_optimizer(epochs = 300)),

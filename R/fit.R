@@ -89,7 +89,7 @@
 #'   by measuring candidate defaults (sampler, width, activation,
 #'   likelihood) on the six UCI regression sets of the papers for test LPPD,
 #'   RMSE and time (`vignette("benchmarks")`, section "Defaults for a first
-#'   fit"; `inst/benchmarks/first_fit_defaults.R`): on data of a few hundred
+#'   fit"; `inst/benchmarks/decisions/first_fit_defaults.R`): on data of a few hundred
 #'   rows MILE takes well under a minute and predicts about as well as NUTS
 #'   (better test LPPD on two of four sets, worse on two, lower RMSE on all),
 #'   whose fits of the same network took 3 to 9 minutes, hit the maximum tree
