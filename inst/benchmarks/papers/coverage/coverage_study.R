@@ -4,7 +4,7 @@
 # reproduce.R for --table s003_t2 (and s003_t4, s003_t5, s003_t6: the
 # paper's Tables 4-6, AF#2-AF#4, with NUTS, MILE and deep ensembles):
 #
-#   nice -n 10 Rscript inst/benchmarks/reproduce.R --table s003_t2 --sets 50 \
+#   nice -n 10 Rscript inst/benchmarks/papers/reproduce.R --table s003_t2 --sets 50 \
 #       --workers 1 [--jobs DIR] [--seed 2022] [--families exact,sg,approx] [--note TEXT]
 #
 # Every finished (set, method) job is saved in --jobs (default
@@ -45,7 +45,7 @@ library(bnnmc)
 n_sets <- as.integer(opt$sets %||% "10")
 if (opt$table == "s003_boot") {
   seed <- as.integer(opt$seed %||% "1")
-  conc <- bnn_uci("concrete", dir = data_dir)
+  conc <- bnn_read_uci("concrete", dir = data_dir)
   i <- bnnmc:::with_seed(seed, sample(nrow(conc), 700))
   # iter is the number of draws kept per chain: MILE runs 1000 sampling
   # steps thinned by 10 (as in the committed tables)
@@ -68,7 +68,7 @@ if (opt$table == "s003_boot") {
 seed <- as.integer(opt$seed %||% "2022")
 jobs_dir <- opt$jobs %||% paste0(opt$table, "_jobs")
 af <- c(s003_t2 = "AF1", s003_t4 = "AF2", s003_t5 = "AF3", s003_t6 = "AF4")[[opt$table]]
-task <- bnn_task(af)
+task <- bnn_paper_task(af)
 # Tables 4-6 (AF#2-AF#4): NUTS, MILE and deep ensembles over every third
 # value of the learning-rate grid, no HMC reference (no MMD column), unless
 # --families asks for more
@@ -179,7 +179,7 @@ add <- function(r, config, note) {
     date = format(Sys.Date()), note = paste(c(note, if (nzchar(opt$note)) opt$note), collapse = "; "),
     stringsAsFactors = FALSE)
 }
-budget <- sprintf("partial: %d training sets (paper 500); short runs, see inst/benchmarks/s003_coverage.R", n_sets)
+budget <- sprintf("partial: %d training sets (paper 500); short runs, see inst/benchmarks/papers/coverage/coverage_study.R", n_sets)
 for (i in seq_len(nrow(s))) add(s[i, ], s$method[i], budget)
 for (f in unique(s$family)) {
   g <- s[s$family == f & s$n_sets > 0, ]

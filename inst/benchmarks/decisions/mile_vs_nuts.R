@@ -5,14 +5,14 @@
 # draws), measured in the same run.  Also the whole 12-chain MILE fit,
 # ensemble included, on 2 workers.
 #
-#   Rscript inst/benchmarks/mile_vs_nuts.R [data_dir] [n_nuts_chains]
-# Writes inst/benchmarks/results/mile_vs_nuts.csv.
+#   Rscript inst/benchmarks/decisions/mile_vs_nuts.R [data_dir] [n_nuts_chains]
+# Writes inst/benchmarks/decisions/mile_vs_nuts.csv.
 library(bnnmc)
 args <- commandArgs(trailingOnly = TRUE)
 data_dir <- if (length(args) >= 1) args[1] else
   Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
 n_nuts <- if (length(args) >= 2) as.integer(args[2]) else 2L
-d <- bnn_uci("airfoil", dir = data_dir)
+d <- bnn_read_uci("airfoil", dir = data_dir)
 sp <- bnn_split(d, protocol = "mile", rep = 1)
 workers <- 2L
 have_future <- requireNamespace("future", quietly = TRUE) &&
@@ -62,7 +62,7 @@ res <- data.frame(
   mile_test_lppd = m_mile$lppd, mile_test_rmse = m_mile$rmse,
   nuts_test_lppd = m_dei$lppd, nuts_test_rmse = m_dei$rmse)
 print(t(res))
-dir.create(file.path("inst", "benchmarks", "results"), showWarnings = FALSE, recursive = TRUE)
+dir.create(file.path("inst", "benchmarks", "decisions"), showWarnings = FALSE, recursive = TRUE)
 utils::write.csv(res, file.path("inst", "benchmarks", "results", "mile_vs_nuts.csv"),
                  row.names = FALSE)
 cat(sprintf("\nMILE: %.1f s and %s gradients per chain; DEI-NUTS: %.1f s and %s gradients per chain\n",

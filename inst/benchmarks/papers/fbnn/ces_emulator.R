@@ -3,9 +3,9 @@
 # SGHMC calibration pairs (160 training, 40 held out at random) from two
 # random starts, and what pCN does on the emulated posterior.
 #
-#   BNNMC_DATA_DIR=... Rscript inst/benchmarks/ces_emulator.R [OUT_DIR]
+#   BNNMC_DATA_DIR=... Rscript inst/benchmarks/papers/fbnn/ces_emulator.R [OUT_DIR]
 #
-# writes OUT_DIR/s004_emulator.csv (default inst/benchmarks/results).
+# writes OUT_DIR/s004_emulator.csv (default inst/benchmarks/papers/fbnn).
 # Starts: "uniform(-2,2)" is bnn_fit()'s init = "random"; "fan-in" is
 # PyTorch's nn.Linear default U(-1/sqrt(fan_in), 1/sqrt(fan_in)) (s004_init()
 # of ces_table.R).  Calibration: bnn_sghmc(stepsize = 5e-6), 200 iterations,
@@ -26,7 +26,7 @@
 # draws).
 suppressMessages(library(bnnmc))
 args <- commandArgs(trailingOnly = TRUE)
-out_dir <- if (length(args)) args[1] else file.path("inst", "benchmarks", "results")
+out_dir <- if (length(args)) args[1] else file.path("inst", "benchmarks", "papers", "fbnn")
 here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1]))
 source(file.path(here, "ces_table.R"))
 

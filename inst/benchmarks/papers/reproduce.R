@@ -1,6 +1,6 @@
 # Reproduce the benchmarks of the source papers (regression and classification).
 #
-#   Rscript inst/benchmarks/reproduce.R --table s002_t1 --datasets airfoil,energy \
+#   Rscript inst/benchmarks/papers/reproduce.R --table s002_t1 --datasets airfoil,energy \
 #       --splits 1,2,3 --workers 2 [--chains 12] [--data DIR] [--out DIR]
 #
 # Tables (protocols as in the papers, see vignette("benchmarks")):
@@ -16,7 +16,7 @@
 #            (--warmup, --iter).
 #   s001_t1  Wiese et al. (2023) Table 1: many short chains ("ours", 1274
 #            chains x 1 draw) vs a single chain vs a 10-member RMSProp deep
-#            ensemble, f1 (1x3 tanh) or f2 (3x16 tanh); see s001_t1.R.
+#            ensemble, f1 (1x3 tanh) or f2 (3x16 tanh); see symmetry/many_short_chains.R.
 #   s002_t4  Sommer et al. (2025) Table 4, ionosphere: 16-16 ReLU with 2
 #            softmax outputs (d = 850), 12 members trained with MILE's
 #            classification settings (AdamW, lr 0.01, patience 20; preset
@@ -33,20 +33,22 @@
 #   s003_t2  Staber and Da Veiga Table 2 (AF#1): coverage over training sets
 #            (MCP, MAE of CCP), Q^2 and function-space MMD to an HMC
 #            reference for HMC, NUTS, DEI, MILE and deep ensembles; see
-#            s003_coverage.R (--sets, --seed, --jobs, --families).
+#            coverage/coverage_study.R (--sets, --seed, --jobs, --families).
 #   s003_t4, s003_t5, s003_t6  Tables 4-6 (AF#2-AF#4) with NUTS, MILE and
-#            deep ensembles (s003_coverage.R).
-#   s003_boot the bootstrap coverage study on concrete (s003_coverage.R).
+#            deep ensembles (coverage/coverage_study.R).
+#   s003_boot the bootstrap coverage study on concrete (coverage/coverage_study.R).
 #   s004_t1  Moslemi et al. (FBNN) Table A1, Boston and Wine (red) rows:
 #            BNN-pCN, FBNN (pCN-pCN), FBNN with NUTS calibration, the SGHMC
 #            rows once bnn_sghmc() exists, MILE; MSE, coverage with and
-#            without noise, time, ESS, min-ESS/s, spdup (see ces_table.R).
+#            without noise, time, ESS, min-ESS/s, spdup (see fbnn/ces_table.R).
 # --baselines_only TRUE (s000_t3, s000_t4) writes the LM, DNN and DE rows
 # without running the sampler; --methods (s002_t1, default DE,MILE,BDE)
 # picks the rows of the MILE table to compute (the ensemble that starts
 # MILE and BDE is always trained).
 # One CSV row per (table, dataset, split, method) is appended to
-# <out>/<table>.csv as soon as it is computed, so a partial run is usable.
+# <out>/<table>.csv as soon as it is computed, so a partial run is usable;
+# <out> is by default the paper's folder, inst/benchmarks/papers/<paper>/
+# (s000: dei-mcmc, s001: symmetry, s002: mile, s003: coverage, s004: fbnn).
 # The classification tables add the columns accuracy (of the most probable
 # class under the posterior predictive) and nll (MILE's "average negative
 # log-likelihood": minus the mean over draws and test points of
@@ -56,10 +58,15 @@ library(bnnmc)
 
 opt <- list(table = "s002_t1", datasets = "airfoil,concrete,energy,yacht",
             splits = "1,2,3", workers = "2", chains = "12", nuts_chains = "", data = "",
-            out = file.path("inst", "benchmarks", "results"), warmup = "", iter = "",
+            out = "", warmup = "", iter = "",
             baselines_only = "FALSE", methods = "DE,MILE,BDE", note = "")
 a <- commandArgs(trailingOnly = TRUE)
 for (i in seq(1, length(a), by = 2)) opt[[sub("^--", "", a[i])]] <- a[i + 1]
+# each paper's results next to its scripts: inst/benchmarks/papers/<paper>/
+paper_dirs <- c(s000 = "dei-mcmc", s001 = "symmetry", s002 = "mile", s003 = "coverage",
+                s004 = "fbnn")
+if (!nzchar(opt$out))
+  opt$out <- file.path("inst", "benchmarks", "papers", paper_dirs[[substr(opt$table, 1, 4)]])
 data_dir <- if (nzchar(opt$data)) opt$data else
   Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
 classif <- opt$table %in% c("s002_t4", "s002_t6")
@@ -67,7 +74,7 @@ given <- sub("^--", "", a[seq(1, length(a), by = 2)])
 if (opt$table == "s004_t1") {
   # Moslemi et al. (FBNN) Table A1, Boston and Wine rows: ces_table.R
   here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1]))
-  source(file.path(here, "ces_table.R"))
+  source(file.path(here, "fbnn", "ces_table.R"))
   opt$given <- given
   if (!"splits" %in% given) opt$splits <- "1"
   run_s004_t1(opt, data_dir)
@@ -98,7 +105,7 @@ if (workers > 1 && requireNamespace("future", quietly = TRUE)) {
 if (opt$table %in% c("s003_t2", "s003_t4", "s003_t5", "s003_t6", "s003_boot")) {
   # Staber and Da Veiga's coverage study: its own script, next to this one
   here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1]))
-  source(file.path(here, "s003_coverage.R"))
+  source(file.path(here, "coverage", "coverage_study.R"))
   quit(save = "no")
 }
 
@@ -106,7 +113,7 @@ if (opt$table %in% c("s003_t2", "s003_t4", "s003_t5", "s003_t6", "s003_boot")) {
 if (opt$table == "s001_t1") {
   `%||%` <- function(a, b) if (is.null(a) || length(a) == 0) b else a
   here <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-  source(file.path(dirname(here), "s001_t1.R"), local = TRUE)
+  source(file.path(dirname(here), "symmetry", "many_short_chains.R"), local = TRUE)
   quit(save = "no")
 }
 
@@ -142,7 +149,7 @@ chain_average <- function(obj, test) {
 # the *_proc files of the PGPS comparison may be named without the suffix
 read_data <- function(ds) {
   f <- if (file.exists(file.path(data_dir, paste0(ds, ".data")))) ds else paste0(ds, "_proc")
-  bnn_uci(f, dir = data_dir)
+  bnn_read_uci(f, dir = data_dir)
 }
 `%||%` <- function(a, b) if (is.null(a) || length(a) == 0) b else a
 elapsed <- function(expr) {
@@ -164,7 +171,7 @@ first_draws <- function(fit, k) {
 lm_metrics <- function(train, test) {
   # the linear model on the standardised scale of the training data
   st <- bnn_standardize(train, test = test)
-  lmb <- bnn_lm_baseline(y ~ ., st$train)
+  lmb <- bnn_paper_lm_baseline(y ~ ., st$train)
   cov_levels(bnn_metrics(lmb, st$test, levels = c(0.5, 0.9, 0.95)))
 }
 
@@ -182,7 +189,7 @@ for (ds in datasets) {
       t6 <- opt$table == "s002_t6"
       hidden <- if (t6) 32 else c(16, 16)
       act <- if (t6) "sigmoid" else "relu"
-      de <- elapsed(bnn_ensemble(y ~ ., data = sp$train, members = chains, hidden = hidden,
+      de <- elapsed(bnn_fit_ensemble(y ~ ., data = sp$train, members = chains, hidden = hidden,
                                  activation = act, likelihood = "categorical",
                                  optimizer = bnn_optimizer_preset("mile_class"),
                                  valid_data = sp$valid, seed = s, standardize = !t6,
@@ -219,7 +226,7 @@ for (ds in datasets) {
     } else if (opt$table == "s002_t1") {
       # the DE baseline (de.yaml: lr 0.01, patience 20) ...
       if ("DE" %in% methods) {
-        base <- elapsed(bnn_ensemble(y ~ ., data = sp$train, members = chains,
+        base <- elapsed(bnn_fit_ensemble(y ~ ., data = sp$train, members = chains,
                                      likelihood = "hetero_gaussian",
                                      hidden = c(16, 16), activation = "relu",
                                      optimizer = bnn_optimizer_preset("mile_de"),
@@ -228,7 +235,7 @@ for (ds in datasets) {
                          draws = 1, chains_used = chains))
       }
       # ... and the ensemble that starts MILE and BDE (lr 0.001, patience 10)
-      de <- elapsed(bnn_ensemble(y ~ ., data = sp$train, members = chains,
+      de <- elapsed(bnn_fit_ensemble(y ~ ., data = sp$train, members = chains,
                                  likelihood = "hetero_gaussian",
                                  hidden = c(16, 16), activation = "relu",
                                  optimizer = bnn_optimizer_preset("mile"),
@@ -260,7 +267,7 @@ for (ds in datasets) {
       # the networks of each table: ReLU in Table 3, tanh in Table 4 ("all
       # networks" of its caption, the DNN and DE columns included)
       act <- if (opt$table == "s000_t4") "tanh" else "relu"
-      de <- elapsed(bnn_ensemble(y ~ ., data = sp$train, members = chains,
+      de <- elapsed(bnn_fit_ensemble(y ~ ., data = sp$train, members = chains,
                                  likelihood = "hetero_gaussian",
                                  hidden = c(16, 16), activation = act,
                                  optimizer = bnn_optimizer_preset("dei"), seed = s,

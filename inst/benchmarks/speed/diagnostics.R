@@ -3,7 +3,7 @@
 # 12 chains x 8000 draws x 500 parameters.  bnnmc computes, in one call,
 # rank-normalised R-hat (bulk and tail), bulk and tail ESS, MCSE of the mean
 # and the chain-wise R-hat cR^(4) (plus mean, median, sd, q5, q95), i.e.
-# bnn_summarise_draws(x); posterior computes summarise_draws(x, "rhat",
+# bnn_summarize_draws(x); posterior computes summarise_draws(x, "rhat",
 # "ess_bulk", "ess_tail", "mcse_mean") on the same array in the same R
 # session.  Times are the median of 3 runs of system.time()[["elapsed"]].
 # bnnmc is timed with 1 OpenMP thread and with 2 (the package default,
@@ -14,8 +14,8 @@
 # the lags read by Geyer's truncation vary as in real output.
 #
 # Run from the package root after installing bnnmc:
-#   Rscript inst/benchmarks/diagnostics.R
-# The results are appended to inst/benchmarks/results/diagnostics.csv.
+#   Rscript inst/benchmarks/speed/diagnostics.R
+# The results are appended to inst/benchmarks/speed/diagnostics.csv.
 suppressPackageStartupMessages({
   library(bnnmc)
   library(posterior)
@@ -48,9 +48,9 @@ time_median <- function(f) {
 }
 
 options(bnnmc.threads = 1L)
-tb1 <- time_median(function() suppressWarnings(bnn_summarise_draws(x)))
+tb1 <- time_median(function() suppressWarnings(bnn_summarize_draws(x)))
 options(bnnmc.threads = 2L)
-tb <- time_median(function() suppressWarnings(bnn_summarise_draws(x)))
+tb <- time_median(function() suppressWarnings(bnn_summarize_draws(x)))
 tp <- time_median(function() {
   suppressWarnings(posterior::summarise_draws(xd, "rhat", "ess_bulk", "ess_tail",
                                               "mcse_mean"))
@@ -59,7 +59,7 @@ t_bnn <- tb[1]
 t_post <- tp[1]
 
 # the two agree (posterior's values are the reference)
-a <- suppressWarnings(bnn_summarise_draws(x))
+a <- suppressWarnings(bnn_summarize_draws(x))
 b <- suppressWarnings(posterior::summarise_draws(xd, "rhat", "ess_bulk", "ess_tail",
                                                  "mcse_mean"))
 rel <- function(u, v) max(abs(u - v) / abs(v))
@@ -88,7 +88,7 @@ out <- data.frame(date = format(Sys.time(), "%Y-%m-%d %H:%M:%S"), what = what,
                   seconds_posterior = round(t_post, 3),
                   ratio = round(t_post / c(tb1[1], t_bnn), 1),
                   load_average = load)
-dir.create(file.path("inst", "benchmarks", "results"), recursive = TRUE,
+dir.create(file.path("inst", "benchmarks", "speed"), recursive = TRUE,
            showWarnings = FALSE)
 f <- file.path("inst", "benchmarks", "results", "diagnostics.csv")
 if (file.exists(f)) {

@@ -15,8 +15,8 @@
 # and after each task.  Big tasks run once, bnn_modes() `reps` times
 # (medians).  Run it alone, under nice, in the background:
 #   BNNMC_DATA_DIR=/work/shared/data/uci nice -n 10 \
-#     Rscript inst/benchmarks/symmetry_speed.R [reps] [tasks] > symmetry_speed.log 2>&1 &
-# Writes inst/benchmarks/results/symmetry_speed.csv.  Needs about 13 GB of
+#     Rscript inst/benchmarks/speed/symmetry_speed.R [reps] [tasks] > symmetry_speed.log 2>&1 &
+# Writes inst/benchmarks/speed/symmetry_speed.csv.  Needs about 13 GB of
 # memory (the draws array and its canonical copy).
 suppressMessages(library(bnnmc))
 a <- commandArgs(trailingOnly = TRUE)
@@ -26,7 +26,7 @@ reps <- if (length(a)) as.integer(a[1]) else 3L
 # the existing CSV, the other rows are kept
 tasks <- if (length(a) > 1L) strsplit(a[2], ",")[[1]] else c("canonical", "nuts", "modes", "paper")
 do <- function(task) task %in% tasks
-out <- file.path("inst", "benchmarks", "results", "symmetry_speed.csv")
+out <- file.path("inst", "benchmarks", "speed", "symmetry_speed.csv")
 data_dir <- Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
 load1 <- function() {
   l <- tryCatch(readLines("/proc/loadavg", n = 1L, warn = FALSE), error = function(e) "")
@@ -51,7 +51,7 @@ add <- function(task, size, t, target, threads, note = "") {
 G <- 1274L
 # the one-draw chains of f1 that bnn_modes() and the paper's removal use
 modes_fit <- function() {
-  suppressWarnings(bnn_fit(y ~ x, bnn_symmetry_data("sinusoidal", seed = 1), hidden = 3,
+  suppressWarnings(bnn_fit(y ~ x, bnn_paper_symmetry_data("sinusoidal", seed = 1), hidden = 3,
                            chains = G, warmup = 5, iter = 1, seed = 1, sampler = bnn_nuts(),
                            likelihood = bnn_likelihood("gaussian"), progress = FALSE))
 }
@@ -82,8 +82,8 @@ if (do("canonical")) {
 
 # 2. the paper's "MCMC (ours)" fit of f1 on D_S, end to end, 2 workers
 if (do("nuts")) {
-  dd <- bnn_uci("sinusoidal", dir = data_dir)
-  sp <- bnn_uci_splits("sinusoidal", dir = data_dir)
+  dd <- bnn_read_uci("sinusoidal", dir = data_dir)
+  sp <- bnn_paper_uci_splits("sinusoidal", dir = data_dir)
   train <- bnn_standardize(dd[sp$train, ], test = dd[sp$test, ], stats = "full")$train
   lik <- bnn_likelihood("gaussian", sigma_prior = "half_normal", sigma_prior_scale = 1)
   f1_fit <- function(warmup) {

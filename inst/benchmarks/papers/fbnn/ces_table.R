@@ -2,7 +2,7 @@
 # regression rows and a smaller simulated row.  Sourced by reproduce.R for
 # --table s004_t1:
 #
-#   Rscript inst/benchmarks/reproduce.R --table s004_t1 [--datasets boston,wine,simulation]
+#   Rscript inst/benchmarks/papers/reproduce.R --table s004_t1 [--datasets boston,wine,simulation]
 #       [--splits 1] [--iter 2000] [--methods ...] [--out DIR]
 #
 # Protocol (what the paper leaves open is chosen and written here):
@@ -14,7 +14,7 @@
 #   paper does not say), Gaussian likelihood with sampled sigma
 #   (half-normal(1) on the standardised scale), N(0, 1) prior; predictors and
 #   response standardised with the training statistics.  Simulation:
-#   bnn_make_regression(40000, 400, n_informative = 10, noise = 60), network
+#   bnn_paper_make_regression(40000, 400, n_informative = 10, noise = 60), network
 #   400-128-64-1 (59,649 parameters); BNN-SGHMC, first 200 and FBNN
 #   (SGHMC-pCN) only (see s004_data() and run_s004_t1() for its settings).
 # * Every chain starts from PyTorch's default initialisation (s004_init()),
@@ -100,11 +100,11 @@ s004_data <- function(ds, data_dir) {
     return(list(data = d, hidden = c(10, 10)))
   }
   if (ds == "simulation") {
-    # make_regression form (bnn_make_regression()): the paper's 5,000,000 x
+    # make_regression form (bnn_paper_make_regression()): the paper's 5,000,000 x
     # 1,000 is far beyond this machine; 40,000 rows (32,000 for training)
     # and 400 predictors, 10 informative, noise 60 (about 10% of the
     # response's variance), network 400-128-64-1 (59,649 parameters)
-    d <- bnnmc::bnn_make_regression(40000, 400, n_informative = 10, noise = 60, seed = 2026)
+    d <- bnnmc::bnn_paper_make_regression(40000, 400, n_informative = 10, noise = 60, seed = 2026)
     return(list(data = d, hidden = c(128, 64)))
   }
   stop("s004_t1 knows the data sets boston, wine and simulation, not ", ds)

@@ -1,6 +1,6 @@
 # Per-chain overhead of bnn_fit() with many tiny chains (mtcars, 1-2-1 network):
 # 1000 chains x (10 + 1) and x (0 + 1) iterations, progress off and on (void
-# progressr handler), medians of 3 runs.  Rscript inst/benchmarks/chain_overhead.R <label>
+# progressr handler), medians of 3 runs.  Rscript inst/benchmarks/speed/chain_overhead.R <label>
 suppressMessages(library(bnnmc))
 args <- commandArgs(TRUE)
 n <- 1000

@@ -1,12 +1,12 @@
 # The whole MILE fit on airfoil (16-16 ReLU, 12 members and chains, ensemble
 # included) on 2 workers, as a user would run it.
-#   Rscript inst/benchmarks/mile_fit.R [data_dir]
-# Appends to inst/benchmarks/results/mile_fit.csv.
+#   Rscript inst/benchmarks/decisions/mile_fit.R [data_dir]
+# Appends to inst/benchmarks/decisions/mile_fit.csv.
 library(bnnmc)
 args <- commandArgs(trailingOnly = TRUE)
 data_dir <- if (length(args)) args[1] else
   Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
-d <- bnn_uci("airfoil", dir = data_dir)
+d <- bnn_read_uci("airfoil", dir = data_dir)
 sp <- bnn_split(d, protocol = "mile", rep = 1)
 old <- future::plan(future::multisession, workers = 2)
 t0 <- proc.time()[["elapsed"]]
@@ -21,7 +21,7 @@ res <- data.frame(date = format(Sys.Date()), dataset = "airfoil", chains = 12, w
                   chain_seconds_median = stats::median(mile$timing$warmup + mile$timing$sampling),
                   load_average_1min = tryCatch(as.numeric(strsplit(readLines("/proc/loadavg"), " ")[[1]][1]),
                                                error = function(e) NA_real_))
-out <- file.path("inst", "benchmarks", "results", "mile_fit.csv")
+out <- file.path("inst", "benchmarks", "decisions", "mile_fit.csv")
 utils::write.table(res, out, sep = ",", row.names = FALSE, col.names = !file.exists(out),
                    append = file.exists(out))
 print(res, row.names = FALSE)

@@ -13,10 +13,10 @@
 # before each run is recorded).
 #
 # Run from the repository's top folder after installing the package:
-#   Rscript inst/benchmarks/parallel.R [data_dir] [reps]
+#   Rscript inst/benchmarks/speed/parallel.R [data_dir] [reps]
 # Uses BNNMC_DATA_DIR or ../shared/data/uci for airfoil.data, or a
 # simulated data set of the same size when it is missing.
-# Writes inst/benchmarks/results/parallel.csv (one row per repetition).
+# Writes inst/benchmarks/speed/parallel.csv (one row per repetition).
 library(bnnmc)
 args <- commandArgs(trailingOnly = TRUE)
 data_dir <- if (length(args) >= 1) args[1] else
@@ -121,6 +121,6 @@ cat(sprintf(paste0("median over %d repetitions: sequential %.1f s, 2 workers %.1
             reps, stats::median(res$sequential_s), stats::median(res$parallel2_s),
             stats::median(res$speedup), stats::median(res$overhead_pct),
             stats::median(res$dispatch_pct)))
-out_dir <- file.path("inst", "benchmarks", "results")
+out_dir <- file.path("inst", "benchmarks", "speed")
 dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
 utils::write.csv(res, file.path(out_dir, "parallel.csv"), row.names = FALSE)

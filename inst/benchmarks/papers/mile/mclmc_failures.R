@@ -1,7 +1,7 @@
 # Sommer et al. (2025), Table 5: failure rates (% of chains with NaN) of naive
 # MCLMC and of MILE, both started from deep-ensemble members.
 #
-#   Rscript inst/benchmarks/mclmc_failures.R [--datasets yacht,energy,concrete,airfoil]
+#   Rscript inst/benchmarks/papers/mile/mclmc_failures.R [--datasets yacht,energy,concrete,airfoil]
 #       [--chains 100] [--mile_chains 100] [--split 4] [--seed 4]
 #       [--tune 40000,5000,5000] [--samples 10000] [--f32_steps 50]
 #       [--f32_only FALSE] [--precision double|single|both]
@@ -92,7 +92,7 @@ opt <- list(datasets = "yacht,energy,concrete,airfoil", chains = "100", mile_cha
             split = "4", seed = "4", tune = "40000,5000,5000", samples = "10000",
             f32_steps = "50", f32_only = "FALSE", precision = "double", init = "ensemble",
             f32_flags = "-march=native -ffp-contract=off -fvect-cost-model=dynamic",
-            data = "", out = file.path("inst", "benchmarks", "results"), note = "")
+            data = "", out = file.path("inst", "benchmarks", "papers", "mile"), note = "")
 a <- commandArgs(trailingOnly = TRUE)
 for (i in seq(1, length(a), by = 2)) opt[[sub("^--", "", a[i])]] <- a[i + 1]
 data_dir <- if (nzchar(opt$data)) opt$data else
@@ -307,10 +307,10 @@ common <- sprintf(paste0("16-16-16 ReLU, heteroscedastic head, N(0,1) prior; spl
                   else sprintf("init %s (bnn_fit, seed %d)", init_kind, seed))
 results <- list()
 for (ds in datasets) {
-  d <- bnn_uci(ds, dir = data_dir)
+  d <- bnn_read_uci(ds, dir = data_dir)
   sp <- bnn_split(d, protocol = "mile", rep = split)
   de <- if (init_kind == "ensemble")
-    timed(bnn_ensemble(y ~ ., data = sp$train, members = chains, hidden = hidden,
+    timed(bnn_fit_ensemble(y ~ ., data = sp$train, members = chains, hidden = hidden,
                        likelihood = "hetero_gaussian",
                        activation = "relu",
                        optimizer = bnn_optimizer_preset("mile", lr = 0.01),

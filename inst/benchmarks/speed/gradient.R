@@ -4,13 +4,13 @@
 # same model in Stan (bnn_hetero.stan), measured in the same run.
 #
 # Run from the repository's top folder after installing the package:
-#   Rscript inst/benchmarks/gradient.R [data_dir]
-# Appends to inst/benchmarks/results/gradient.csv.
+#   Rscript inst/benchmarks/speed/gradient.R [data_dir]
+# Appends to inst/benchmarks/speed/gradient.csv.
 library(bnnmc)
 args <- commandArgs(trailingOnly = TRUE)
 data_dir <- if (length(args)) args[1] else
   Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
-bench_dir <- file.path("inst", "benchmarks")
+bench_dir <- file.path("inst", "benchmarks", "speed")
 have_stan <- requireNamespace("rstan", quietly = TRUE)
 if (!have_stan) message("rstan is not installed: timing bnnmc only.")
 
@@ -85,9 +85,9 @@ for (ds in c("airfoil", "protein")) {
   }
 }
 res <- do.call(rbind, rows)
-dir.create(file.path(bench_dir, "results"), showWarnings = FALSE, recursive = TRUE)
+dir.create(bench_dir, showWarnings = FALSE, recursive = TRUE)
 # runs accumulate (machines are shared and noisy: quote medians over runs)
-out <- file.path(bench_dir, "results", "gradient.csv")
+out <- file.path(bench_dir, "gradient.csv")
 if (file.exists(out)) res_all <- rbind(utils::read.csv(out), res) else res_all <- res
 utils::write.csv(res_all, out, row.names = FALSE)
 cat("\nSeconds per gradient, Stan / bnnmc (higher is better for bnnmc):\n")

@@ -21,14 +21,14 @@
 # shuffle (tens of milliseconds for 500,000 rows) are not counted.
 #
 # Run from the repository's top folder after installing the package:
-#   nice -n 10 Rscript inst/benchmarks/sgmcmc.R [data_dir] [reps]
-# Writes inst/benchmarks/results/sgmcmc.csv.
+#   nice -n 10 Rscript inst/benchmarks/speed/sgmcmc.R [data_dir] [reps]
+# Writes inst/benchmarks/speed/sgmcmc.csv.
 library(bnnmc)
 args <- commandArgs(trailingOnly = TRUE)
 data_dir <- if (length(args) >= 1L) args[1] else
   Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
 reps <- if (length(args) >= 2L) as.integer(args[2]) else 5L
-out_file <- file.path("inst", "benchmarks", "results", "sgmcmc.csv")
+out_file <- file.path("inst", "benchmarks", "speed", "sgmcmc.csv")
 
 cpu <- function(expr) {
   t <- system.time(expr)
@@ -132,7 +132,7 @@ add("AF#1", 100, 32, d, "SGLD iteration of a 1e5-iteration bnn_fit()", run / 1e5
 sets <- list()
 path <- file.path(data_dir, "protein.data")
 if (file.exists(path)) {
-  p <- bnn_uci("protein", dir = data_dir)
+  p <- bnn_read_uci("protein", dir = data_dir)
   sets$protein <- list(X = scale(as.matrix(p[, -ncol(p)])), y = c(scale(p$y)))
 } else message("skipping protein: ", path, " not found")
 set.seed(2)

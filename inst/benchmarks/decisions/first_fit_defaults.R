@@ -8,16 +8,16 @@
 # the linear model train on the training rows only.  Rows are appended to
 # the CSV as they finish, so a time-limited run keeps what it did.
 #
-#   Rscript inst/benchmarks/first_fit_defaults.R [data_dir] [datasets] [out.csv] [candidates]
-# e.g. Rscript inst/benchmarks/first_fit_defaults.R /path/uci yacht,energy
-# Writes inst/benchmarks/results/first_fit_defaults.csv by default.
+#   Rscript inst/benchmarks/decisions/first_fit_defaults.R [data_dir] [datasets] [out.csv] [candidates]
+# e.g. Rscript inst/benchmarks/decisions/first_fit_defaults.R /path/uci yacht,energy
+# Writes inst/benchmarks/decisions/first_fit_defaults.csv by default.
 library(bnnmc)
 args <- commandArgs(trailingOnly = TRUE)
 data_dir <- if (length(args) >= 1) args[1] else
   Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
 sets <- if (length(args) >= 2) strsplit(args[2], ",")[[1]] else c("yacht", "energy", "concrete")
 out <- if (length(args) >= 3) args[3] else
-  file.path("inst", "benchmarks", "results", "first_fit_defaults.csv")
+  file.path("inst", "benchmarks", "decisions", "first_fit_defaults.csv")
 if (requireNamespace("future", quietly = TRUE)) future::plan(future::sequential)
 
 # cheapest first, so that a time-limited run gets the most rows
@@ -39,14 +39,14 @@ cpu <- function() {
 if (length(args) >= 4) candidates <- candidates[strsplit(args[4], ",")[[1]]]
 
 for (nm in sets) {
-  d <- bnn_uci(nm, dir = data_dir)
+  d <- bnn_read_uci(nm, dir = data_dir)
   sp <- bnn_split(d, protocol = "mile", rep = 1)
   ysd <- stats::sd(sp$train$y)
   for (cand in names(candidates)) {
     t0 <- proc.time()[["elapsed"]]
     c0 <- cpu()
     if (cand == "lm") {
-      fit <- bnn_lm_baseline(y ~ ., sp$train)
+      fit <- bnn_paper_lm_baseline(y ~ ., sp$train)
       m <- bnn_metrics(fit, sp$test, scale = "standardized")           # on the response's scale
       lppd <- m$lppd + log(ysd)                # standardised by the training sd
       rmse <- m$rmse

@@ -4,7 +4,7 @@
 # approximation of the paper's Table 3, for f1 (one hidden layer of 3 tanh) or
 # f2 (three of 16), test LPPD on the full-data z-scored scale.
 #
-#   Rscript inst/benchmarks/reproduce.R --table s001_t1 \
+#   Rscript inst/benchmarks/papers/reproduce.R --table s001_t1 \
 #       --datasets sinusoidal,izmailov,airfoil,concrete,energy,yacht \
 #       [--net f1] [--chains 1274] [--methods ours,sc,de,la] [--workers 2]
 #
@@ -51,7 +51,7 @@ s001 <- local({
   chunk_dir <- if (nzchar(opt$chunk_dir %||% "")) opt$chunk_dir else file.path(opt$out, "chunks")
   de_lr <- if (nzchar(opt$de_lr %||% "")) as.numeric(strsplit(opt$de_lr, ",")[[1]]) else
     c(1e-2, 1e-4)
-  pi3 <- bnn_mode_probs_halfnormal(3)
+  pi3 <- bnn_paper_mode_probs_halfnormal(3)
   EG <- bnn_chains_needed(pi3)$expected
   # the paper's numbers (Table 1), for the rows
   paper <- utils::read.csv(text = "
@@ -116,8 +116,8 @@ yacht,f2,3.31,0.21,0.15,0.09,-2.18,0.03,-2.69,0.00")
   }
   lik <- bnn_likelihood("gaussian", sigma_prior = "half_normal", sigma_prior_scale = 1)
   for (ds in datasets) {
-    d <- bnn_uci(ds, dir = data_dir)
-    sp <- bnn_uci_splits(ds, dir = data_dir)
+    d <- bnn_read_uci(ds, dir = data_dir)
+    sp <- bnn_paper_uci_splits(ds, dir = data_dir)
     st <- bnn_standardize(d[sp$train, ], test = d[sp$test, ], stats = "full")
     train <- st$train
     test <- st$test
@@ -197,7 +197,7 @@ yacht,f2,3.31,0.21,0.15,0.09,-2.18,0.03,-2.69,0.00")
       # spurious prior); prior precision tuned by the marginal likelihood
       # after the fit (as that library); 1274 Gaussian draws
       t0 <- proc.time()[["elapsed"]]
-      la <- suppressWarnings(bnn_laplace(
+      la <- suppressWarnings(bnn_fit_laplace(
         y ~ ., train, hidden = hidden, activation = "tanh", likelihood = lik,
         prior = bnn_prior(), hessian = "ggn", prior_precision = "marglik",
         marglik = "posthoc", draws = 1274, seed = 0, standardize = FALSE,
@@ -213,7 +213,7 @@ yacht,f2,3.31,0.21,0.15,0.09,-2.18,0.03,-2.69,0.00")
     }
     if ("de" %in% meth) for (lr in de_lr) {
       t0 <- proc.time()[["elapsed"]]
-      ens <- suppressWarnings(bnn_ensemble(
+      ens <- suppressWarnings(bnn_fit_ensemble(
         y ~ ., train, hidden = hidden, activation = "tanh", likelihood = lik,
         prior = bnn_prior(), members = 10, seed = 0, standardize = FALSE, progress = FALSE,
         optimizer = bnn_optimizer("rmsprop", lr = lr, weight_decay = 0,
