@@ -15,6 +15,7 @@
 #   sampler_draws_sampler()    the sampler whose chains are the draws  ces
 #   sampler_prepare()          work before the chains (MAP, starts)    sgmcmc
 #   sampler_for_emulator()     as CES's sampling stage (bnn_ces())     sgmcmc
+#   check_sampler_model()      sampler/model combinations that fail    pcn (R/sampler-pcn.R)
 #   sampler_kernel()           kernel of the chain driver + settings   nuts, hmc, mclmc
 #   sampler_chain_schedule()   a chain's phases, as run_chain() runs   mclmc
 #   sampler_chain_result()     the kernel's own part of a chain        mclmc

@@ -73,9 +73,14 @@ format.bnn_pcn <- function(x, ...) {
 }
 
 # Errors for sampler/model combinations that cannot work, before any chain
-# runs (called by bnn_fit()).
-check_sampler_model <- function(sampler, prior) {
-  if (identical(sampler$method, "pcn") && !identical(prior$family, "normal"))
+# runs (called by bnn_fit() and the CES engine): a generic of the sampler
+# classes (R/sampler-class.R), nothing by default.
+check_sampler_model <- function(sampler, prior) UseMethod("check_sampler_model")
+
+check_sampler_model.default <- function(sampler, prior) invisible(NULL)
+
+check_sampler_model.bnn_pcn <- function(sampler, prior) {
+  if (!identical(prior$family, "normal"))
     stop("sampler = bnn_pcn() needs prior = bnn_prior(\"normal\"): pCN's proposal keeps ",
          "a Gaussian prior invariant, so a ", prior$family, " prior cannot be used.",
          call. = FALSE)
