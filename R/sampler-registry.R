@@ -26,7 +26,8 @@ as_sampler <- function(x) {
   if (is.character(x) && length(x) == 1L) {
     entry <- .sampler_registry[[x]]
     if (is.null(entry) || !nzchar(x))
-      stop(sprintf("'sampler' must be one of \"nuts\", \"hmc\", \"dei\", \"mile\", \"mclmc\" or a settings object such as bnn_nuts(), not \"%s\".", x),
+      stop(sprintf("'sampler' must be one of %s or a settings object such as bnn_nuts(), not \"%s\".",
+                   paste0("\"", names(.sampler_registry), "\"", collapse = ", "), x),
            call. = FALSE)
     return(entry$make())
   }

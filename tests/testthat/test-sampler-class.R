@@ -91,3 +91,8 @@ test_that("the sampler generics have a method per class where samplers differ", 
   expect_identical(bnnmc:::sampler_kernel(bnn_mclmc(), 10L, 10L, dim = 4L)$name, "mclmc")
   expect_error(bnn_ces(sampler = bnn_nuts()), "generic chain driver")
 })
+
+test_that("an unknown sampler name is an error listing the registry's names", {
+  for (nm in names(bnnmc:::.sampler_registry))
+    expect_error(bnnmc:::as_sampler("gibbs"), paste0("\"", nm, "\""), fixed = TRUE)
+})
