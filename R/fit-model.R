@@ -1,7 +1,7 @@
 # The model of a formula fit: model frame, design matrix, response,
 # likelihood and the network's specification (prepare_model(), shared by
 # bnn_fit() and the approximations).  The response of new data on the
-# model's scale is R/model-response.R.
+# model's scale is R/model-newdata.R.
 
 # Model frame, design, response and specification shared by bnn_fit() and
 # bnn_fit_ensemble().  mf is the matched call reduced to formula/data/subset/
