@@ -14,7 +14,7 @@
 #'     stopping of the deep ensemble).  Training has `floor(0.7 n)` rows,
 #'     validation `floor(0.1 n)` and test the rest, as in the reference code.}
 #'   \item{`"fixed"`}{the 1-based row indices in `indices`, e.g. from
-#'     [bnn_uci_splits()] (the fixed 80/20 splits of Wiese et al. 2023).}
+#'     [bnn_paper_uci_splits()] (the fixed 80/20 splits of Wiese et al. 2023).}
 #' }
 #' Random splits permute the rows with R's Mersenne-Twister generator seeded
 #' with `seed + rep - 1` (so `rep = 1, 2, 3` with the default `seed = NULL`
@@ -37,7 +37,7 @@
 #'   validation set) and `test`, the row indices `index` (a list with
 #'   `train`, `valid`, `test`), and `protocol`, `rep` and `seed` (the seed
 #'   actually used, `NA` for fixed splits).
-#' @seealso [bnn_standardize()], [bnn_uci()], [bnn_uci_splits()]
+#' @seealso [bnn_standardize()], [bnn_read_uci()], [bnn_paper_uci_splits()]
 #' @examples
 #' d <- data.frame(x1 = rnorm(50), y = rnorm(50))
 #' s <- bnn_split(d, "dei", rep = 2)
@@ -96,7 +96,7 @@ bnn_split <- function(data, protocol = c("dei", "mile", "fixed"), rep = 1,
 .bnn_check_indices <- function(indices, n) {
   if (!is.list(indices) || !all(c("train", "test") %in% names(indices)))
     stop("'indices' must be a list with 1-based row indices 'train' and 'test' ",
-         "(and optionally 'valid'), e.g. from bnn_uci_splits()", call. = FALSE)
+         "(and optionally 'valid'), e.g. from bnn_paper_uci_splits()", call. = FALSE)
   out <- list(train = NULL, valid = NULL, test = NULL)
   for (k in c("train", "valid", "test")) {
     v <- indices[[k]]

@@ -1,12 +1,6 @@
 # Diagnostics of fitted BNNs: per-parameter table, function-space R-hat, and
 # the verdicts that summary() puts into words.
 
-# Draws of the chains that did not fail, [iteration, chain, variable].
-ok_draws <- function(fit) {
-  if (is.null(fit$chain_status)) return(fit$draws)
-  fit$draws[, fit$chain_status == "ok", , drop = FALSE]
-}
-
 #' Convergence diagnostics of a BNN fit, one row per parameter
 #'
 #' For every parameter: its layer and role (weight, bias or other), the

@@ -552,14 +552,3 @@ bnn_lppd_stop <- function(cum_lppd, epsilon, window) {
   out
 }
 
-# Threads for the C diagnostics: option bnnmc.threads (default 2, the most
-# CRAN allows during checks); the OpenMP runtime also honours
-# OMP_THREAD_LIMIT.  Results do not depend on the number of threads.
-.bnn_threads <- function() {
-  n <- getOption("bnnmc.threads", 2L)
-  if (!is.numeric(n) || length(n) != 1L || is.na(n) || n < 1 || n != round(n) ||
-      n > .Machine$integer.max)
-    stop("option 'bnnmc.threads' must be a whole number between 1 and ",
-         .Machine$integer.max, ", not ", deparse1(n), call. = FALSE)
-  as.integer(n)
-}

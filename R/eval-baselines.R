@@ -28,13 +28,14 @@
 #' set.seed(2)
 #' d <- data.frame(x1 = rnorm(60), x2 = rnorm(60))
 #' d$y <- 1 + d$x1 - d$x2 + rnorm(60, sd = 0.5)
-#' fit <- bnn_lm_baseline(y ~ ., d[1:45, ])
+#' fit <- bnn_paper_lm_baseline(y ~ ., d[1:45, ])
 #' fit
 #' m <- bnn_metrics(fit, newdata = d[46:60, ], levels = c(0.5, 0.9))
 #' m[c("rmse", "lppd", "cal_error")]
 #' bnn_metrics(fit, newdata = d[46:60, ], predictive = "t")$lppd
+#' @family paper reproduction
 #' @export
-bnn_lm_baseline <- function(formula, data) {
+bnn_paper_lm_baseline <- function(formula, data) {
   if (!inherits(formula, "formula"))
     stop("'formula' must be a formula such as y ~ .", call. = FALSE)
   if (!is.data.frame(data)) stop("'data' must be a data frame", call. = FALSE)
@@ -55,7 +56,7 @@ print.bnn_lm_baseline <- function(x, ...) {
   invisible(x)
 }
 
-#' @rdname bnn_lm_baseline
+#' @rdname bnn_paper_lm_baseline
 #' @param object A `"bnn_lm_baseline"` object.
 #' @param newdata Data frame of test data containing the response.
 #' @param predictive `"normal"` (plug-in Gaussian) or `"t"` (see Details).

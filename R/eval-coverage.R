@@ -1,73 +1,7 @@
-# Coverage over many training sets (Staber and Da Veiga): PICP per
-# training set, CCP per test point, MCP, the mean absolute error of CCP and
-# MCP against the level, from the indicator array I[j, i] = 1{y*_i in the
-# interval of fit j}.
-
-#' Coverage metrics from an indicator matrix
-#'
-#' With `I[j, i]` = 1 when test response i lies in the level-`level`
-#' prediction interval of the method fitted to training set j (one shared
-#' test set), Staber and Da Veiga's estimators are
-#' * `picp`: the prediction interval coverage probability of each training
-#'   set, the row means (what a single train/test split reports);
-#' * `ccp`: the conditional coverage probability of each test point, the
-#'   column means (coverage over training sets at that input);
-#' * `mcp`: the marginal coverage probability, the mean of all entries;
-#' * `mae_ccp`: the mean over test points of |CCP_i - level|.  The authors'
-#'   later code compares the CCP of the (1 - alpha) interval with alpha;
-#'   here it is compared with the interval's own level;
-#' * `mcp_se`: the Monte Carlo standard error of `mcp` over training sets,
-#'   sd(picp) / sqrt(number of sets) (the test set held fixed).
-#'
-#' @param I A logical or 0/1 matrix, training sets x test points (rows of
-#'   failed fits may be `NA`; they are left out).
-#' @param level The nominal level of the intervals, in (0, 1).
-#' @return A list with `picp`, `ccp`, `mcp`, `mcp_se`, `mae_ccp` and
-#'   `n_sets` (the rows used).
-#' @export
-#' @examples
-#' set.seed(1)
-#' I <- matrix(runif(20 * 50) < 0.9, 20, 50)
-#' str(bnn_coverage_metrics(I, level = 0.9))
-bnn_coverage_metrics <- function(I, level) {
-  if (!(is.logical(I) || is.numeric(I)) || length(dim(I)) != 2L)
-    stop("'I' must be a logical matrix, training sets x test points.", call. = FALSE)
-  level <- check_prob(level, "level")
-  ok <- stats::complete.cases(I)
-  I <- I[ok, , drop = FALSE]
-  n <- nrow(I)
-  if (n < 1L) stop("'I' has no complete row (every fit failed).", call. = FALSE)
-  picp <- rowMeans(I)
-  ccp <- colMeans(I)
-  list(picp = picp, ccp = ccp, mcp = mean(I),
-       mcp_se = if (n > 1L) stats::sd(picp) / sqrt(n) else NA_real_,
-       mae_ccp = mean(abs(ccp - level)), n_sets = n)
-}
-
-# Lower and upper interval bounds (points x levels) from predictive means
-# and noise sds (draws x points).
-#   quantile: exact equal-tailed quantiles of the predictive distribution of
-#             f + sigma xi (the mixture over draws of N(mu_s, sd_s^2));
-#   sampled:  empirical quantiles (type 7) of one draw f_s + sd_s xi_s per
-#             posterior draw, as the authors' code;
-#   gaussian: mean +- z sqrt(Var_s mu_s + mean_s sd_s^2).
-predictive_bounds <- function(mu, sd, levels, type, seed) {
-  g <- .bnn_check_gauss(mu, sd, numeric(ncol(mu)))
-  L <- length(levels)
-  p <- c((1 - levels) / 2, (1 + levels) / 2)
-  if (type == "quantile") {
-    Q <- .bnn_gmix_quantile(g, p)
-  } else if (type == "sampled") {
-    ys <- with_seed(seed, g$mu + g$sd * matrix(stats::rnorm(length(g$mu)), g$S, g$n))
-    Q <- t(matrix(apply(ys, 2L, stats::quantile, probs = p, type = 7, names = FALSE),
-                  nrow = length(p)))
-  } else {
-    m <- colMeans(g$mu)
-    v <- colMeans(sweep(g$mu, 2L, m)^2) + colMeans(g$sd^2)
-    Q <- m + outer(sqrt(v), stats::qnorm(p))
-  }
-  list(lower = Q[, seq_len(L), drop = FALSE], upper = Q[, L + seq_len(L), drop = FALSE])
-}
+# The coverage study (Staber and Da Veiga): every method fitted to many
+# training sets, its jobs saved and resumed, and the study assembled.  The
+# metrics are R/eval-coverage-metrics.R, summaries and plots
+# R/eval-coverage-methods.R.
 
 # A stable integer from a method label (so a method's seed does not depend
 # on its position in the list of methods).
@@ -220,7 +154,7 @@ fmt_eta <- function(s) {
 #' saved study; a saved label with other settings, or another task, data,
 #' model, levels or seed, is an error.
 #'
-#' @param task A [bnn_task()] or its name (`"AF1"`, ...), or a data frame to
+#' @param task A [bnn_paper_task()] or its name (`"AF1"`, ...), or a data frame to
 #'   resample (bootstrap study; give `formula` and `test`).
 #' @param methods Method names or [bnn_method()] objects (see
 #'   [bnn_methods()]); their labels must be distinct.
@@ -259,11 +193,11 @@ fmt_eta <- function(s) {
 #' @references Staber, B. and Da Veiga, S. (2022). Benchmarking Bayesian
 #'   neural networks and evaluation metrics for regression tasks.
 #'   arXiv:2206.06779.
-#' @seealso [bnn_task()], [bnn_method()], [bnn_coverage_metrics()]
+#' @seealso [bnn_paper_task()], [bnn_method()], [bnn_coverage_metrics()]
 #' @export
 #' @examples
 #' \donttest{
-#' task <- bnn_task("AF1")
+#' task <- bnn_paper_task("AF1")
 #' task$hidden <- 8          # a small network, for the example's speed
 #' st <- bnn_coverage_study(task, list(
 #'   bnn_method("ensemble", members = 5, optimizer = bnn_optimizer(epochs = 300)),
@@ -477,168 +411,4 @@ assemble_study <- function(done, jobs, ctx, n_sets, labels, reference) {
                  task = ctx$task, interval = ctx$interval, seed = ctx$seed, methods = labels,
                  reference = reference, n_sets = n_sets),
             class = "bnn_coverage_study")
-}
-
-#' Summaries and plots of a coverage study
-#'
-#' `summary()` gives one row per method at level `level`: the MCP with its
-#' Monte Carlo standard error over training sets, the mean absolute error of
-#' CCP to the level, the spread (sd) of the PICP over training sets, the
-#' mean Q^2 of the mean prediction with its standard error, the mean
-#' interval width, the mean function-space MMD^2 to the reference (if any),
-#' the mean seconds and gradient evaluations per fit, and the mean over
-#' training sets of the largest function-space R-hat over the test inputs
-#' (`rhat_max`; fits with several chains).
-#' `bnn_mcp_curve()` gives the MCP of every method at every level.
-#'
-#' `plot()` draws, with base graphics: `type = "mcp"`, MCP against the
-#' nominal level, with the diagonal; `"hist"`, histograms of the PICP (one
-#' value per training set) and of the CCP (one per test point) of each
-#' method, with the MCP and the level marked (Staber and Da Veiga's Figure
-#' 7); `"ccp"`, the CCP against the input for one-dimensional tasks (one
-#' point per test point, a lowess smooth, and the training inputs' support
-#' of a task shaded).
-#'
-#' @param object,x A `bnn_coverage_study`.
-#' @param level Nominal level (one of the study's levels).
-#' @param type Plot type.
-#' @param methods Labels of the methods to plot (all by default).
-#' @param ... Passed to [graphics::plot()] (`"mcp"`, `"ccp"`).
-#' @return `summary()`: a data frame.  `bnn_mcp_curve()`: a matrix, levels x
-#'   methods.  `plot()`: `x`, invisibly.
-#' @export
-#' @examples
-#' \donttest{
-#' task <- bnn_task("AF1")
-#' task$hidden <- 8
-#' st <- bnn_coverage_study(task, list(bnn_method("ensemble", members = 4,
-#'                          optimizer = bnn_optimizer(epochs = 300))), n_sets = 3,
-#'                          seed = 2, progress = FALSE)
-#' summary(st)
-#' bnn_mcp_curve(st)[c("0.50", "0.95"), ]
-#' plot(st, type = "hist")
-#' }
-summary.bnn_coverage_study <- function(object, level = object$target, ...) {
-  li <- study_level(object, level)
-  rows <- lapply(seq_along(object$methods), function(k) {
-    I <- object$inside[, k, li, , drop = TRUE]
-    if (is.null(dim(I))) I <- matrix(I, nrow = object$n_sets)
-    ok <- stats::complete.cases(I)
-    jb <- object$jobs[object$jobs$method == object$methods[k], ]
-    q2 <- object$q2[ok, k]
-    cm <- if (any(ok)) bnn_coverage_metrics(I[ok, , drop = FALSE], object$levels[li]) else
-      list(mcp = NA_real_, mcp_se = NA_real_, mae_ccp = NA_real_, picp = NA_real_)
-    data.frame(method = object$methods[k], level = object$levels[li], n_sets = sum(ok),
-               mcp = cm$mcp, mcp_se = cm$mcp_se, mae_ccp = cm$mae_ccp,
-               picp_sd = if (sum(ok) > 1) stats::sd(cm$picp) else NA_real_,
-               q2 = if (any(ok)) mean(q2) else NA_real_,
-               q2_se = if (sum(ok) > 1) stats::sd(q2) / sqrt(sum(ok)) else NA_real_,
-               width = mean(object$width[ok, k, li]),
-               mmd_ref = if (!is.null(object$mmd_ref)) mean(object$mmd_ref[ok, k]) else NA_real_,
-               seconds = mean(jb$seconds[jb$status == "ok"]),
-               n_grad = mean(jb$n_grad[jb$status == "ok"]),
-               rhat_max = mean(jb$rhat_max[jb$status == "ok"]),
-               stringsAsFactors = FALSE)
-  })
-  do.call(rbind, rows)
-}
-
-study_level <- function(object, level) {
-  li <- which(abs(object$levels - level) < 1e-9)
-  if (length(li) != 1L)
-    stop(sprintf("'level' must be one of the study's levels (%s).",
-                 paste(format(object$levels), collapse = ", ")), call. = FALSE)
-  li
-}
-
-#' @rdname summary.bnn_coverage_study
-#' @export
-bnn_mcp_curve <- function(object) {
-  if (!inherits(object, "bnn_coverage_study"))
-    stop("'object' must be a bnn_coverage_study.", call. = FALSE)
-  out <- apply(object$inside, c(3L, 2L), mean, na.rm = TRUE)
-  dimnames(out) <- list(level = format(object$levels), method = object$methods)
-  out
-}
-
-#' @export
-print.bnn_coverage_study <- function(x, ...) {
-  what <- if (!is.null(x$task)) sprintf("task %s", x$task$name) else "bootstrap resamples"
-  cat(sprintf("Coverage study: %s, %d training sets, %d test points, %d levels, %s intervals\n",
-              what, x$n_sets, length(x$y_test), length(x$levels), x$interval))
-  s <- summary(x)
-  num <- vapply(s, is.numeric, logical(1))
-  s[num] <- lapply(s[num], function(v) signif(v, 3))
-  print(s, row.names = FALSE)
-  invisible(x)
-}
-
-#' @rdname summary.bnn_coverage_study
-#' @export
-plot.bnn_coverage_study <- function(x, type = c("mcp", "hist", "ccp"), level = x$target,
-                                    methods = x$methods, ...) {
-  type <- match.arg(type)
-  ks <- match(methods, x$methods)
-  if (anyNA(ks)) stop("'methods' must be labels of the study's methods.", call. = FALSE)
-  cols <- grDevices::hcl.colors(max(3L, length(x$methods)), "Dark 3")[seq_along(x$methods)]
-  if (type == "mcp") {
-    cur <- bnn_mcp_curve(x)
-    graphics::plot(c(0, 1), c(0, 1), type = "n", xlab = "nominal level (1 - alpha)",
-                   ylab = "marginal coverage (MCP)", ...)
-    graphics::abline(0, 1, lty = 2, col = "grey50")
-    for (k in ks) graphics::lines(x$levels, cur[, k], type = "b", pch = 19, cex = 0.6,
-                                  col = cols[k])
-    graphics::legend("topleft", legend = x$methods[ks], col = cols[ks], lwd = 1, pch = 19,
-                     bty = "n")
-    return(invisible(x))
-  }
-  li <- study_level(x, level)
-  lv <- x$levels[li]
-  if (type == "hist") {
-    op <- graphics::par(mfrow = c(length(ks), 2L), mar = c(4, 4, 2, 1))
-    on.exit(graphics::par(op))
-    for (k in ks) {
-      I <- matrix(x$inside[, k, li, ], nrow = x$n_sets)
-      I <- I[stats::complete.cases(I), , drop = FALSE]
-      if (!nrow(I)) next
-      cm <- bnn_coverage_metrics(I, lv)
-      for (what in c("picp", "ccp")) {
-        v <- cm[[what]]
-        graphics::hist(v, breaks = seq(0, 1, by = 0.025), col = cols[k], border = "white",
-                       main = sprintf("%s: %s", x$methods[k], toupper(what)),
-                       xlab = if (what == "picp") "PICP of each training set" else
-                         "CCP of each test point", xlim = c(min(v, lv) - 0.05, 1))
-        graphics::abline(v = c(cm$mcp, lv), lty = c(1, 2), lwd = 2, col = c("black", "grey40"))
-      }
-    }
-    return(invisible(x))
-  }
-  inp <- ccp_input(x)
-  xv <- inp$value
-  o <- order(xv)
-  graphics::plot(range(xv), c(0, 1), type = "n", xlab = inp$name,
-                 ylab = sprintf("conditional coverage (CCP), level %s", format(lv)), ...)
-  graphics::abline(h = lv, lty = 2, col = "grey50")
-  for (k in ks) {
-    I <- matrix(x$inside[, k, li, ], nrow = x$n_sets)
-    ccp <- colMeans(I[stats::complete.cases(I), , drop = FALSE])
-    graphics::points(xv, ccp, col = grDevices::adjustcolor(cols[k], 0.6), pch = 19, cex = 0.5)
-    graphics::lines(stats::lowess(xv[o], ccp[o], f = 0.2), col = cols[k], lwd = 2)
-  }
-  if (!is.null(x$task)) {
-    tr <- x$task$train
-    graphics::rect(tr[, 1], -0.1, tr[, 2], 1.1, col = grDevices::adjustcolor("grey", 0.25),
-                   border = NA)
-  }
-  graphics::legend("bottomleft", legend = x$methods[ks], col = cols[ks], lwd = 1.5, bty = "n")
-  invisible(x)
-}
-
-# The one numeric input of a study's test set.
-ccp_input <- function(x) {
-  vars <- all.vars(x$formula)[-1]
-  if (identical(vars, ".")) vars <- setdiff(names(x$test), all.vars(x$formula)[1])
-  if (length(vars) != 1L || !is.numeric(x$test[[vars]]))
-    stop("type = \"ccp\" is for studies with one numeric input.", call. = FALSE)
-  list(name = vars, value = x$test[[vars]])
 }

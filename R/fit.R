@@ -1,4 +1,5 @@
-# bnn_fit(): formula interface, data handling and the fit object.
+# bnn_fit(), the user's function: its arguments, checked and resolved into a
+# run of the sampler, handed to the engine (R/fit-engine.R, fit_engine()).
 
 #' Fit a Bayesian neural network by MCMC
 #'
@@ -88,7 +89,7 @@
 #'   by measuring candidate defaults (sampler, width, activation,
 #'   likelihood) on the six UCI regression sets of the papers for test LPPD,
 #'   RMSE and time (`vignette("benchmarks")`, section "Defaults for a first
-#'   fit"; `inst/benchmarks/first_fit_defaults.R`): on data of a few hundred
+#'   fit"; `inst/benchmarks/decisions/first_fit_defaults.R`): on data of a few hundred
 #'   rows MILE takes well under a minute and predicts about as well as NUTS
 #'   (better test LPPD on two of four sets, worse on two, lower RMSE on all),
 #'   whose fits of the same network took 3 to 9 minutes, hit the maximum tree
@@ -322,10 +323,12 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   if (inherits(chains, "bnn_waves")) {
     waves <- chains
     chains <- waves$max_chains
-    if (inherits(sampler, "bnn_ces"))
-      stop("'chains = bnn_waves()' is not available for sampler = \"ces\".", call. = FALSE)
+    if (!sampler_allows(sampler, "waves"))
+      stop(sprintf("'chains = bnn_waves()' is not available for sampler = \"%s\".",
+                   sampler$method), call. = FALSE)
     if (identical(init, "ensemble") || inherits(init, "bnn_ensemble") ||
-        (protocol %in% c("dei", "mile") && !given[["init"]]))
+        (identical(sampler_protocol_default(protocol, "init", NULL), "ensemble") &&
+         !given[["init"]]))
       stop(paste0("'chains = bnn_waves()' needs starting points that do not depend on the ",
                   "number of chains: init = \"random\", \"prior\", a function, or a list ",
                   "of max_chains vectors (not a deep ensemble)."), call. = FALSE)
@@ -333,8 +336,9 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   if (!is.null(chain_id)) {
     if (!is.null(waves))
       stop("'chain_id' cannot be combined with 'chains = bnn_waves()'.", call. = FALSE)
-    if (inherits(sampler, "bnn_ces"))
-      stop("'chain_id' is not available for sampler = \"ces\".", call. = FALSE)
+    if (!sampler_allows(sampler, "chain_id"))
+      stop(sprintf("'chain_id' is not available for sampler = \"%s\".", sampler$method),
+           call. = FALSE)
     chain_id <- check_chain_id(chain_id)
     if (missing(chains)) chains <- length(chain_id)
   }
@@ -345,473 +349,30 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
                  length(chain_id)), call. = FALSE)
   # One meaning for every sampler: `iter` draws are kept per chain, each
   # `thin` transitions apart, after `warmup` (the sampler's own unit, see
-  # run_units()).  Below, `iter` becomes the number of sampling transitions.
-  warmup <- if (given[["warmup"]]) check_count(warmup, "warmup", 0L) else 1000L
+  # sampler_units()).  The run's settings are resolved into a new sampler
+  # object (sampler_resolve_run()); `iter` becomes the sampling transitions.
+  warmup <- if (given[["warmup"]]) check_count(warmup, "warmup", 0L) else
+    sampler_protocol_default(protocol, "warmup", 1000L)
   iter <- check_count(iter, "iter", 1L)
-  thin <- if (given[["thin"]]) check_count(thin, "thin", 1L) else
-    if (inherits(sampler, "bnn_mclmc")) as.integer(sampler$thin) else 1L
+  thin <- if (given[["thin"]]) check_count(thin, "thin", 1L) else sampler_default_thin(sampler)
   if (as.double(iter) * thin > .Machine$integer.max)
     stop("'iter' * 'thin' (the sampling transitions per chain) is too large.", call. = FALSE)
-  n_keep_est <- if (inherits(sampler, "bnn_mclmc") && !given[["iter"]] && !given[["thin"]])
-    ceiling(sampler$n_samples / thin) else iter
-  iter <- iter * thin
+  run <- sampler_resolve_run(sampler, warmup, iter, thin, given)
   model <- prepare_model(mf, parent.frame(), formula, data, hidden, activation,
                          likelihood, prior, standardize,
-                         # CES: the sampling stage here; fit_ces() checks all stages
-                         per_par = bytes_per_parameter(
-                           if (inherits(sampler, "bnn_ces")) sampler$sampler else sampler,
-                           chains, n_keep_est))
+                         # CES: the sampling stage here; its engine checks all stages
+                         per_par = bytes_per_parameter(sampler_draws_sampler(sampler),
+                                                       chains, run$n_keep))
   check_sampler_model(sampler, model$prior)
   model$spec <- spec_set_precision(model$spec, precision)
-  if (identical(protocol, "dei") && !given[["warmup"]]) warmup <- 100L
-  if (protocol %in% c("dei", "mile") && !given[["init"]]) init <- "ensemble"
+  if (!given[["init"]]) init <- sampler_protocol_default(protocol, "init", init)
   if (is.null(seed)) seed <- new_seed()
   seed <- check_count(seed, "seed", 0L)
   # the kernels of options(bnnmc.kernels), from here on in this session (the
   # chains' workers apply the same, see dispatch_chains())
   apply_kernels(kernels_option())
-  if (inherits(sampler, "bnn_ces")) {
-    fit <- fit_ces(model, sampler, chains, warmup, iter, thin, init, seed, progress, call,
-                   given[["init"]])
-    fit$precision <- precision
-    return(fit)
-  }
-  is_mclmc <- inherits(sampler, "bnn_mclmc")
-  if (is_mclmc) {
-    if (given[["iter"]] || given[["thin"]]) sampler$n_samples <- iter
-    sampler$thin <- thin
-    if (given[["warmup"]])
-      sampler$n_tune <- as.integer(round(warmup * c(0.8, 0.1, 0.1)))
-    warmup <- sum(sampler$n_tune)
-    iter <- sampler$n_samples
-    thin <- sampler$thin
-  }
-
-  spec <- model$spec
-  dim <- spec_dim(spec)
-  # what the fit will cost, said up front when it is long (R/run-cost.R)
-  cost <- tryCatch(fit_cost(spec, sampler, chains, warmup, iter, init,
-                            ensemble_opt = if (identical(init, "ensemble"))
-                              ensemble %||% protocol_preset(protocol, model$likelihood),
-                            n_members = max(chain_id %||% chains)),
-                   error = function(e) NULL)
-  if (!isFALSE(progress) || (!is.null(cost) && cost$total > 600))
-    announce_cost(cost, call, chains, full_batch = !inherits(sampler, "bnn_sgmcmc"))
-  # chain k of this fit is chain ids[k] of the seed: its RNG stream and its
-  # start are those it has in a fit of max(ids) chains (random and prior
-  # inits come from one stream, an ensemble's member k from (seed, k))
-  ids <- chain_id %||% seq_len(chains)
-  n_gen <- max(ids)
-  pick <- function(x) if (is.null(chain_id)) x else x[ids]
-  ens <- NULL
-  if (inherits(init, "bnn_ensemble")) {
-    ens <- init
-  } else if (identical(init, "ensemble")) {
-    opt <- ensemble %||% protocol_preset(protocol, model$likelihood)
-    ens <- train_ensemble(model, n_gen, opt, valid_data, NULL, seed,
-                          progress %||% interactive())
-  }
-  if (!is.null(valid_data) && !(identical(init, "ensemble") && !inherits(init, "bnn_ensemble")))
-    warn_cond(paste0("'valid_data' is only used for the early stopping of a deep ensemble ",
-                     "trained here (init = \"ensemble\", sampler = \"dei\" or \"mile\"); ",
-                     "it is ignored by this fit. Evaluate held-out data with ",
-                     "bnn_metrics(fit, newdata = ...) instead."), "bnnmc_ignored_argument")
-  inits <- if (!is.null(ens)) pick(ensemble_inits(ens, n_gen, dim, spec)) else
-    if (is.character(init) || is.function(init))
-      pick(make_inits(init, n_gen, dim, spec, model$prior, seed)) else
-        make_inits(init, chains, dim, spec, model$prior, seed)
-  if (inherits(sampler, "bnn_sgmcmc")) {
-    prep <- sg_prepare(sampler, spec, inits, seed, warmup, iter, given[["init"]])
-    sampler <- prep$sampler
-    inits <- prep$inits
-  }
-
-  pars <- bnn_parameter_names(spec$sizes, sigma = has_sigma(spec))
-  phases <- if (is_mclmc) c(tuning = warmup, sampling = iter) else
-    c("warm-up" = warmup, sampling = iter)
-  lr <- if (!is.null(ens)) ens$optimizer$lr else NULL
-  render <- isTRUE(progress %||% interactive())
-  # run_ids(pos) runs the chains at positions `pos` of this fit
-  kernels_used <- character(0)
-  run_ids <- function(pos) {
-    prog <- make_progress(!isFALSE(progress), length(pos), warmup + iter, phases = phases,
-                          render = render)
-    out <- dispatch_chains(pos, function(k) {
-      run_chain_any(spec, inits[[k]], seed, ids[k], sampler, warmup, iter, thin,
-                    progress = prog, lr = lr)
-    })
-    kernels_used <<- union(kernels_used, attr(out, "kernels"))
-    out
-  }
-  finish <- function(res) {
-    fit <- assemble_fit(res, pars, spec, sampler, warmup, iter, thin, seed, length(res),
-                        ids[seq_along(res)])
-    fit <- c(fit, model[setdiff(names(model), c("spec", names(fit)))])
-    class(fit) <- "bnnfit"
-    fit
-  }
-  t_start <- proc.time()[[3]]
-  if (is.null(waves)) {
-    res <- run_ids(seq_len(chains))
-    wave_log <- NULL
-  } else {
-    wv <- run_waves(waves, run_ids, finish, verbose = render)
-    res <- wv$res
-    wave_log <- wv$log
-    chains <- length(res)
-    inits <- inits[seq_len(chains)]
-  }
-  elapsed <- proc.time()[[3]] - t_start
-  fit <- finish(res)
-  if (!is.null(wave_log)) fit$waves <- list(log = wave_log, settings = waves)
-  fit$call <- call
-  fit$protocol <- protocol
-  fit$inits <- inits
-  fit$elapsed <- elapsed
-  fit$cost_estimate <- cost$total
-  fit$precision <- precision
-  fit$ensemble <- ens
-  fit$kernels <- kernels_used
-  fit$spec$X <- NULL
-  fit$spec$y <- NULL
-  class(fit) <- "bnnfit"
-  report_failures(fit)
-  check_sd_collapse(fit)
-  check_short_run(fit)
-  fit$convergence <- check_convergence(fit)
-  fit
-}
-
-# A run that keeps fewer than 100 draws per chain: its summaries, R-hat and
-# ESS are unreliable (Stan's guidance), so say so with the call to run.
-check_short_run <- function(fit, min_draws = 100L) {
-  n <- dim(fit$draws)[1]
-  # with every chain failed there is nothing to summarise: the failure
-  # report says what happened
-  if (n >= min_draws || !any(fit$chain_status == "ok")) return(invisible(NULL))
-  warn_cond(sprintf(paste0("This fit keeps %d draw(s) per chain; summaries, R-hat and ESS need at ",
-                           "least %d. Run longer, e.g. update(fit, iter = %d) (iter is the number ",
-                           "of draws kept per chain)."), n, min_draws, max(1000L, min_draws)),
-            "bnnmc_short_run")
-}
-
-# Model frame, design, response and specification shared by bnn_fit() and
-# bnn_fit_ensemble().  mf is the matched call reduced to formula/data/subset/
-# na.action; env is the caller's frame.
-prepare_model <- function(mf, env, formula, data, hidden, activation, likelihood,
-                          prior, standardize, per_par = NULL) {
-  if (missing(formula) || !inherits(formula, "formula"))
-    stop("'formula' must be a formula such as y ~ x1 + x2.", call. = FALSE)
-  if (missing(data) || !is.data.frame(data))
-    stop("'data' must be a data frame.", call. = FALSE)
-  hidden <- check_hidden(hidden)
-  activation <- match_choice(activation, names(.activations), "activation")
-  if (!is.null(prior)) prior <- as_prior(prior)
-  mf$drop.unused.levels <- TRUE
-  if (is.null(mf$na.action)) mf$na.action <- quote(stats::na.fail)
-  mf[[1L]] <- quote(stats::model.frame)
-  mf <- tryCatch(eval(mf, env), error = function(e) {
-    msg <- conditionMessage(e)
-    if (grepl("missing values", msg))
-      stop("'data' has missing values in the model's variables; remove them or set ",
-           "na.action = na.omit (the default na.action here is na.fail).", call. = FALSE)
-    stop("Cannot build the model frame from 'formula' and 'data': ", msg, call. = FALSE)
-  })
-  design <- design_from_frame(mf, standardize)
-  y <- design$y
-  lik <- response_likelihood(y, likelihood)
-  prior <- prior %||% default_prior(y, likelihood)   # R/defaults.R
-  w <- frame_weights(mf)
-  off <- stats::model.offset(mf)
-  if (!is.null(off)) {
-    if (lik$family %in% c("bernoulli", "categorical"))
-      stop("offset() in the formula is supported for numeric responses only.", call. = FALSE)
-    if (!is.numeric(off) || any(!is.finite(off)))
-      stop("The offset must be finite numbers.", call. = FALSE)
-    off <- as.double(off)
-  }
-  # an offset enters the mean on the response's scale, y = f(x) + offset, so
-  # the network models y - offset (exactly the same Gaussian likelihood)
-  yinfo <- encode_response(if (is.null(off)) y else y - off, lik, standardize)
-  sizes <- layer_sizes(ncol(design$X), hidden, lik, n_class = yinfo$n_class)
-  check_model_size(sizes, per_par)
-  spec <- make_spec(sizes, activation, lik, prior, X = design$X, y = yinfo$y)
-  if (!is.null(w)) spec$weights <- w
-  list(spec = spec, weights = w, offset = off, na_action = attr(mf, "na.action"),
-       formula = formula, terms = design$terms, xlevels = design$xlevels,
-       contrasts = design$contrasts, x_center = design$center, x_scale = design$scale,
-       y_center = yinfo$center, y_scale = yinfo$scale, y = y, levels = yinfo$levels,
-       model_frame = mf, hidden = hidden, activation = activation, likelihood = lik,
-       prior = prior, X = design$X, y_model = yinfo$y)
-}
-
-# Observation weights of the model frame (weights = in bnn_fit()): NULL or
-# finite non-negative doubles, not all zero.
-frame_weights <- function(mf) {
-  w <- stats::model.weights(mf)
-  if (is.null(w)) return(NULL)
-  if (!is.numeric(w) || any(!is.finite(w)) || any(w < 0) || !any(w > 0))
-    stop("'weights' must be finite non-negative numbers, not all zero, one per observation.",
-         call. = FALSE)
-  as.double(w)
-}
-
-# The response of new data on the model's scale (standardised, or class
-# indices from 0).  With offset = TRUE the model's offset is subtracted
-# first (the scale of the network's own output, for the optimiser).
-model_response <- function(object, newdata, offset = FALSE) {
-  tt <- object$terms
-  yname <- all.vars(tt)[attr(tt, "response")]
-  if (is.null(newdata[[yname]]) && !yname %in% names(newdata)) {
-    mf <- tryCatch(stats::model.frame(tt, newdata, na.action = stats::na.pass),
-                   error = function(e) stop("'newdata' lacks the response '", yname, "'.",
-                                            call. = FALSE))
-    yv <- stats::model.response(mf)
-  } else {
-    mf <- stats::model.frame(tt, newdata, xlev = object$xlevels, na.action = stats::na.pass)
-    yv <- stats::model.response(mf)
-  }
-  if (anyNA(yv)) stop("'newdata' has missing values in the response.", call. = FALSE)
-  if (is_classification(object)) {
-    f <- if (is.logical(yv)) factor(yv, levels = c(FALSE, TRUE)) else factor(yv)
-    bad <- setdiff(levels(droplevels(f)), object$levels)
-    if (length(bad))
-      stop("'newdata' has response level(s) not seen in training: ",
-           paste(bad, collapse = ", "), ".", call. = FALSE)
-    return(as.double(match(as.character(f), object$levels) - 1L))
-  }
-  if (offset && !is.null(object$offset)) yv <- yv - design_offset(object, newdata)
-  as.double((yv - object$y_center) / object$y_scale)
-}
-
-# Design matrix without intercept, standardised columns.
-design_from_frame <- function(mf, standardize) {
-  mt <- attr(mf, "terms")
-  y <- stats::model.response(mf)
-  if (is.null(y)) stop("'formula' must have a response on its left-hand side.", call. = FALSE)
-  attr(mt, "intercept") <- 1L
-  X <- stats::model.matrix(mt, mf)
-  X <- X[, colnames(X) != "(Intercept)", drop = FALSE]
-  if (ncol(X) == 0L) stop("'formula' has no predictors.", call. = FALSE)
-  center <- colMeans(X)
-  scale <- apply(X, 2L, stats::sd)
-  if (nrow(X) < 2L) stop("'data' must have at least 2 rows.", call. = FALSE)
-  nonfin <- colSums(!is.finite(X)) > 0
-  if (any(nonfin))
-    stop("'data' has non-finite values (Inf, -Inf) in predictor(s): ",
-         paste(colnames(X)[nonfin], collapse = ", "), ". Remove or replace them.",
-         call. = FALSE)
-  const <- !is.finite(scale) | scale == 0
-  if (any(const))
-    stop("Constant predictor(s) in 'data': ", paste(colnames(X)[const], collapse = ", "),
-         ". Remove them from the formula.", call. = FALSE)
-  if (!standardize) {
-    center[] <- 0
-    scale[] <- 1
-  }
-  Xs <- sweep(sweep(X, 2L, center, "-"), 2L, scale, "/")
-  storage.mode(Xs) <- "double"
-  attr(Xs, "assign") <- NULL
-  attr(Xs, "contrasts") <- NULL
-  list(X = Xs, y = y, terms = mt, center = center, scale = scale,
-       xlevels = stats::.getXlevels(mt, mf), contrasts = attr(X, "contrasts"))
-}
-
-response_likelihood <- function(y, likelihood) {
-  if (is.factor(y) || is.logical(y)) {
-    nlev <- if (is.logical(y)) 2L else nlevels(y)
-    if (nlev < 2L) stop("The response factor must have at least 2 levels.", call. = FALSE)
-    dflt <- if (nlev == 2L) "bernoulli" else "categorical"
-    lik <- as_likelihood(likelihood %||% dflt)
-    if (!lik$family %in% c("bernoulli", "categorical"))
-      stop(sprintf("A factor response needs likelihood \"%s\", not \"%s\".", dflt, lik$family),
-           call. = FALSE)
-    if (lik$family == "bernoulli" && nlev != 2L)
-      stop("likelihood \"bernoulli\" needs a response with 2 levels; use \"categorical\".",
-           call. = FALSE)
-    return(lik)
-  }
-  if (!is.numeric(y) || is.matrix(y))
-    stop("The response must be a numeric vector (regression) or a factor ",
-         "(classification), not ", class(y)[1], ".", call. = FALSE)
-  lik <- as_likelihood(likelihood %||% default_numeric_likelihood(y))
-  if (lik$family %in% c("bernoulli", "categorical"))
-    stop(sprintf("likelihood \"%s\" needs a factor response.", lik$family), call. = FALSE)
-  lik
-}
-
-encode_response <- function(y, lik, standardize) {
-  if (lik$family %in% c("bernoulli", "categorical")) {
-    f <- if (is.logical(y)) factor(y, levels = c(FALSE, TRUE)) else y
-    return(list(y = as.double(as.integer(f) - 1L), center = 0, scale = 1,
-                levels = levels(f), n_class = nlevels(f)))
-  }
-  if (!all(is.finite(y))) stop("The response has non-finite values.", call. = FALSE)
-  center <- if (standardize) mean(y) else 0
-  scale <- if (standardize) stats::sd(y) else 1
-  if (!(scale > 0)) stop("The response is constant.", call. = FALSE)
-  if (!standardize && lik$family == "hetero_gaussian") {
-    # the heteroscedastic likelihood bounds the predictive sd to [1e-6, 1e6]
-    # on the model's scale (as MILE's code); a response far from unit scale
-    # would be fitted with a clipped sd (and the unit prior cannot reach its
-    # mean), so refuse rather than return intervals of the wrong width
-    sy <- stats::sd(y)
-    if (max(abs(y)) > 1e4 || sy < 1e-4)
-      stop(sprintf(paste0("With standardize = FALSE the response must be on a moderate scale: ",
-                          "its sd is %s and its largest absolute value %s, but the ",
-                          "heteroscedastic likelihood bounds the predictive sd to [1e-6, 1e6] ",
-                          "and the prior assumes unit scale. Use standardize = TRUE (the default), ",
-                          "or rescale the response (e.g. to thousands)."),
-                   format(signif(sy, 3)), format(signif(max(abs(y)), 3))), call. = FALSE)
-  }
-  list(y = as.double((y - center) / scale), center = center, scale = scale,
-       levels = NULL, n_class = NA_integer_)
-}
-
-# One initial vector per chain (unconstrained scale).
-make_inits <- function(init, chains, dim, spec, prior, seed) {
-  finite_lp <- function(th) {
-    lp <- .Call(C_model_logpost, spec, matrix(th, ncol = 1L))$lp
-    is.finite(lp)
-  }
-  if (is.character(init) && length(init) == 1L) {
-    init <- match_choice(init, c("random", "prior"), "init")
-    return(with_seed(seed, lapply(seq_len(chains), function(cid) {
-      for (attempt in 1:100) {
-        th <- if (init == "random") stats::runif(dim, -2, 2) else {
-          s <- spec$prior_scale
-          net <- if (prior$family == "normal") stats::rnorm(length(s), 0, s) else
-            s * (stats::rexp(length(s)) - stats::rexp(length(s)))
-          if (dim > length(s)) c(net, stats::runif(1, -2, 2)) else net
-        }
-        if (finite_lp(th)) return(th)
-      }
-      stop(sprintf("Could not find initial values with a finite log posterior for chain %d after 100 attempts.", cid),
-           call. = FALSE)
-    })))
-  }
-  from_fun <- is.function(init)
-  if (from_fun) init <- lapply(seq_len(chains), init)
-  if (is.matrix(init)) init <- lapply(seq_len(nrow(init)), function(i) init[i, ])
-  if (is.numeric(init) && !is.list(init)) {
-    if (chains != 1L)
-      stop(sprintf("'init' must be a list with one vector per chain (%d).", chains),
-           call. = FALSE)
-    init <- list(init)
-  }
-  if (!is.list(init))
-    stop("'init' must be \"random\", \"prior\", a list of vectors, a matrix or a function.",
-         call. = FALSE)
-  if (length(init) != chains)
-    stop(sprintf("'init' has %d starting points but there are %d chains.", length(init), chains),
-         call. = FALSE)
-  lapply(seq_along(init), function(i) {
-    v <- init[[i]]
-    who <- if (from_fun) sprintf("The 'init' function's value for chain %d", i) else
-      sprintf("'init' for chain %d", i)
-    if (!is.numeric(v) || length(v) != dim)
-      stop(sprintf("%s must be a numeric vector of length %d (the number of parameters), not %s of length %d.",
-                   who, dim, class(v)[1L], length(v)), call. = FALSE)
-    bad <- which(!is.finite(v))
-    if (length(bad))
-      stop(sprintf("%s has missing or non-finite values (%s at position%s %s); initial values must be finite.",
-                   who, paste(unique(format(v[bad])), collapse = ", "),
-                   if (length(bad) > 1L) "s" else "",
-                   paste(bad[seq_len(min(5L, length(bad)))], collapse = ", ")), call. = FALSE)
-    as.double(v)
-  })
-}
-
-assemble_fit <- function(res, pars, spec, sampler, warmup, iter, thin, seed, chains,
-                         ids = seq_len(chains)) {
-  n_keep <- NROW(res[[1]]$draws)
-  dim <- length(pars)
-  dn <- list(iteration = NULL, chain = NULL, variable = pars)
-  d1 <- res[[1L]]$draws
-  # one chain whose draws already have the fit's shape and names (the
-  # generic driver's, R/chains.R): taken as they are, without a copy
-  one <- chains == 1L && identical(dim(d1), c(n_keep, 1L, dim)) &&
-    identical(dimnames(d1), dn)
-  draws <- if (one) d1 else array(NA_real_, c(n_keep, chains, dim), dimnames = dn)
-  rm(d1)
-  snames <- res[[1]]$stat_names %||% .stat_names
-  nw <- nrow(res[[1]]$warmup_stats)
-  stats <- array(NA_real_, c(n_keep, chains, length(snames)),
-                 dimnames = list(iteration = NULL, chain = NULL, variable = snames))
-  wstats <- array(NA_real_, c(nw, chains, length(snames)),
-                  dimnames = list(iteration = NULL, chain = NULL, variable = snames))
-  for (c in seq_len(chains)) {
-    if (!one) draws[, c, ] <- res[[c]]$draws
-    stats[, c, ] <- res[[c]]$stats
-    wstats[, c, ] <- res[[c]]$warmup_stats
-  }
-  if (has_sigma(spec)) draws[, , dim] <- exp(draws[, , dim])
-  status <- vapply(res, function(r) r$status, integer(1))
-  fa <- lapply(res, function(r) r$failed_at)
-  failed_at <- data.frame(
-    chain = ids,
-    phase = vapply(fa, function(f) f$phase %||% NA_character_, character(1)),
-    step = vapply(fa, function(f) as.double(f$step %||% NA_real_), numeric(1)),
-    reason = vapply(fa, function(f) f$reason %||% NA_character_, character(1)),
-    stringsAsFactors = FALSE)
-  structure(list(
-    draws = draws, sampler_stats = stats, warmup_stats = wstats,
-    n_grad = vapply(res, function(r) r$n_grad, numeric(1)),
-    stepsize = vapply(res, function(r) r$stepsize, numeric(1)),
-    L = vapply(res, function(r) r$L %||% NA_real_, numeric(1)),
-    n_reverted = vapply(res, function(r) r$n_reverted %||% NA_real_, numeric(1)),
-    inv_metric = do.call(rbind, lapply(res, function(r) r$inv_metric)),
-    timing = data.frame(chain = ids,
-                        warmup = vapply(res, function(r) r$time_warmup, numeric(1)),
-                        sampling = vapply(res, function(r) r$time_sampling, numeric(1))),
-    chain_status = factor(.chain_status[status + 1L], levels = .chain_status),
-    failed_at = failed_at,
-    spec = spec, sampler = sampler, warmup = warmup, iter = iter, thin = thin,
-    seed = seed, chains = chains, chain_id = ids, parameters = pars),
-    class = "bnnfit")
-}
-
-report_failures <- function(fit) {
-  diverged <- .chain_status[5L]
-  bad <- which(fit$chain_status != "ok" & fit$chain_status != diverged)
-  for (c in bad) {
-    why <- as.character(fit$chain_status[c])
-    fa <- fit$failed_at
-    if (!is.null(fa) && !is.na(fa$reason[c]) && why == .chain_status[6L])
-      why <- sprintf("%s (%s, step %s)", fa$reason[c], fa$phase[c],
-                     format(fa$step[c], scientific = FALSE, trim = TRUE))
-    warn_cond(sprintf("Chain %d failed: %s. Its draws are NA.", fit$chain_id[c] %||% c, why),
-              "bnnmc_chain_failure")
-  }
-  # chains that turned non-finite (MCLMC with safeguard = "blackjax"): one
-  # warning naming them all and where each failed
-  div_ch <- which(fit$chain_status == diverged)
-  if (length(div_ch)) {
-    fa <- fit$failed_at
-    where <- if (is.null(fa)) rep("", length(div_ch)) else
-      sprintf(" (%s, step %s%s)", fa$phase[div_ch], format(fa$step[div_ch], scientific = FALSE, trim = TRUE),
-              ifelse(fa$reason[div_ch] %in% "stepsize", ", step size NaN", ""))
-    warn_cond(sprintf(paste0("%d of %d chains failed: non-finite state (NaN/Inf), the chain ",
-                             "diverged: chain%s %s. Their draws are NA."),
-                      length(div_ch), length(fit$chain_status),
-                      if (length(div_ch) > 1L) "s" else "",
-                      paste0((fit$chain_id %||% seq_along(fit$chain_status))[div_ch], where,
-                             collapse = ", ")),
-              "bnnmc_chain_failure")
-  }
-  ok <- fit$chain_status == "ok"   # failed chains were reported above
-  div <- if ("divergent__" %in% dimnames(fit$sampler_stats)[[3]])
-    sum(fit$sampler_stats[, ok, "divergent__"], na.rm = TRUE) else 0
-  if (div > 0)
-    warn_cond(paste0(sprintf("%d divergent transitions after warm-up (%.1f%% of draws). ",
-                             div, 100 * div / (dim(fit$sampler_stats)[1] * sum(ok))),
-                     "The draws near them may be biased; consider a larger adapt_delta, ",
-                     "a smaller prior scale, or ensemble starts."), "bnnmc_divergence")
-  if (identical(fit$sampler$method, "nuts")) {
-    hit <- sum(fit$sampler_stats[, ok, "treedepth__"] >= fit$sampler$max_treedepth, na.rm = TRUE)
-    if (hit > 0)
-      warn_cond(sprintf("%d transitions hit the maximum tree depth of %d.", hit,
-                        fit$sampler$max_treedepth), "bnnmc_treedepth")
-  }
-  invisible(NULL)
+  fit_engine(model, run$sampler, chains, run$warmup, run$iter, run$thin, init, seed,
+             progress, call, given[["init"]], protocol = protocol, waves = waves,
+             chain_id = chain_id, ensemble = ensemble, valid_data = valid_data,
+             precision = precision)
 }

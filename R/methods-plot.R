@@ -24,12 +24,6 @@
 .plot_types <- c("trace", "rhat_layer", "rhat_chain", "lppd", "coverage", "bands",
                  "pairs_layer", "reliability")
 
-# Panels in a grid: one row for up to three, otherwise about square.
-panel_grid <- function(n) {
-  nc <- if (n <= 3L) n else ceiling(sqrt(n))
-  c(ceiling(n / nc), nc)
-}
-
 chain_colours <- function(n) grDevices::hcl.colors(max(n, 1L), "Dark 3")
 
 # The data to take covariate ranges and reference values from.

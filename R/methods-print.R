@@ -70,10 +70,8 @@ fit_convergence <- function(x) {
 
 # The unit of a sampler's warm-up budget (`warmup` of bnn_fit()).
 warmup_unit <- function(sampler) {
-  if (inherits(sampler, "bnn_mclmc")) "tuning steps" else
-    if (inherits(sampler, "bnn_sgmcmc")) "burn-in iterations" else
-      if (inherits(sampler, "bnn_ces")) "iterations of the sampling stage" else
-        "iterations"
+  if (!inherits(sampler, c("bnn_sampler", "bnn_mclmc"))) return("iterations")
+  sampler_units(sampler_upgrade(sampler))$warmup
 }
 
 # One value per chain, or with many chains (the symmetry paper's thousands

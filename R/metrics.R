@@ -379,14 +379,14 @@ bnn_metrics_class <- function(prob, y, bins = 10L) {
 #' Generic for the predictive metrics of a fitted model on new data.
 #' Methods for the package's fits compute them with
 #' [bnn_metrics_gaussian()] (regression) or [bnn_metrics_class()]
-#' (classification); see [bnn_lm_baseline()] for the linear-model baseline.
+#' (classification); see [bnn_paper_lm_baseline()] for the linear-model baseline.
 #'
 #' @param object A fitted model.
 #' @param ... Passed to methods, typically `newdata` and metric options.
 #' @return A list of metrics (see [bnn_metrics_gaussian()]).
 #' @examples
 #' d <- data.frame(x = 1:30, y = 2 * (1:30) + rnorm(30))
-#' fit <- bnn_lm_baseline(y ~ x, d[1:20, ])
+#' fit <- bnn_paper_lm_baseline(y ~ x, d[1:20, ])
 #' bnn_metrics(fit, newdata = d[21:30, ])$rmse
 #' @export
 bnn_metrics <- function(object, ...) UseMethod("bnn_metrics")

@@ -24,13 +24,14 @@
 #'   with the coefficients as attribute `"coef"`.
 #' @references Moslemi, Z., Meng, Y., Lan, S. and Shahbaba, B. Scaling up
 #'   Bayesian neural networks with neural networks. TMLR.
+#' @family paper reproduction
 #' @export
 #' @examples
-#' d <- bnn_make_regression(200, 5, n_informative = 2, noise = 1, seed = 1)
+#' d <- bnn_paper_make_regression(200, 5, n_informative = 2, noise = 1, seed = 1)
 #' w <- attr(d, "coef")
 #' w
 #' coef(lm(y ~ ., data = d))
-bnn_make_regression <- function(n, p, n_informative = 10, noise = 0, bias = 0, seed = NULL) {
+bnn_paper_make_regression <- function(n, p, n_informative = 10, noise = 0, bias = 0, seed = NULL) {
   n <- check_count(n, "n", 1L)
   p <- check_count(p, "p", 1L)
   n_informative <- check_count(n_informative, "n_informative", 0L)

@@ -13,7 +13,7 @@
 #'
 #' The random numbers are R's, so the values differ from the authors' JAX
 #' draws; the files the paper used (`sinusoidal.data`, `izmailov.data`,
-#' already standardised) are read with [bnn_uci()].  The third synthetic set,
+#' already standardised) are read with [bnn_read_uci()].  The third synthetic set,
 #' \eqn{D_I} (Izmailov et al. 2020), has no published generator.
 #'
 #' @param name `"sinusoidal"` or `"regression2d"`.
@@ -25,13 +25,14 @@
 #' @references Wiese, J. G. et al. (2023).  Towards efficient MCMC sampling
 #'   in Bayesian neural networks by exploiting symmetry.
 #'   \doi{10.48550/arXiv.2304.02902}
+#' @family paper reproduction
 #' @export
 #' @examples
-#' d <- bnn_symmetry_data("sinusoidal", seed = 1)
+#' d <- bnn_paper_symmetry_data("sinusoidal", seed = 1)
 #' plot(d$x, d$y)
-#' str(bnn_symmetry_data("regression2d", formula = "printed", seed = 1))
-bnn_symmetry_data <- function(name = c("sinusoidal", "regression2d"), n = NULL,
-                              formula = c("code", "printed"), seed = NULL) {
+#' str(bnn_paper_symmetry_data("regression2d", formula = "printed", seed = 1))
+bnn_paper_symmetry_data <- function(name = c("sinusoidal", "regression2d"), n = NULL,
+                                    formula = c("code", "printed"), seed = NULL) {
   name <- match_choice(name[1L], c("sinusoidal", "regression2d"), "name")
   formula <- match_choice(formula[1L], c("code", "printed"), "formula")
   n <- check_count(n %||% if (name == "sinusoidal") 150L else 256L, "n", 1L)

@@ -53,20 +53,21 @@ runif_union <- function(n, iv) {
 #'   noise `sigma`, sizes `n` and `n_test`, samplers of the training and
 #'   test inputs, and the surrogate (`hidden`, `activation`, `prior`,
 #'   `likelihood`, `standardize = FALSE`).  Draw data with
-#'   [bnn_task_data()].
+#'   [bnn_paper_task_data()].
 #' @references Staber, B. and Da Veiga, S. (2022). Benchmarking Bayesian
 #'   neural networks and evaluation metrics for regression tasks.
 #'   arXiv:2206.06779.
-#' @seealso [bnn_task_data()], [bnn_coverage_study()]
+#' @seealso [bnn_paper_task_data()], [bnn_coverage_study()]
+#' @family paper reproduction
 #' @export
 #' @examples
-#' af1 <- bnn_task("AF1")
+#' af1 <- bnn_paper_task("AF1")
 #' af1
-#' d <- bnn_task_data(af1, n_sets = 2, seed = 1)
+#' d <- bnn_paper_task_data(af1, n_sets = 2, seed = 1)
 #' str(d$train[[1]])
 #' plot(d$test$x, d$test$y)
 #' curve(af1$f(x), add = TRUE)
-bnn_task <- function(name = c("AF1", "AF2", "AF3", "AF4"), exponent = 3, net_seed = 4L) {
+bnn_paper_task <- function(name = c("AF1", "AF2", "AF3", "AF4"), exponent = 3, net_seed = 4L) {
   if (missing(name)) name <- "AF1"
   name <- match_choice(toupper(name), c("AF1", "AF2", "AF3", "AF4"), "name")
   iv <- function(...) matrix(c(...), ncol = 2, byrow = TRUE)
@@ -142,17 +143,18 @@ task_frame <- function(task, x) {
 #' sets are drawn and in whatever order; R's random number state is left
 #' as it was.
 #'
-#' @param task A [bnn_task()] or its name.
+#' @param task A [bnn_paper_task()] or its name.
 #' @param n_sets Number of training sets.
 #' @param seed A whole number.
 #' @param sets Which training sets to draw (default `1:n_sets`).
 #' @return A list with `train` (a list of data frames with columns `x` and
 #'   `y`) and `test` (a data frame).
+#' @family paper reproduction
 #' @export
 #' @examples
-#' d <- bnn_task_data("AF2", n_sets = 1, seed = 3)
+#' d <- bnn_paper_task_data("AF2", n_sets = 1, seed = 3)
 #' range(d$train[[1]]$x); range(d$test$x)
-bnn_task_data <- function(task, n_sets = 1, seed = 1, sets = seq_len(n_sets)) {
+bnn_paper_task_data <- function(task, n_sets = 1, seed = 1, sets = seq_len(n_sets)) {
   task <- as_task(task)
   seed <- check_count(seed, "seed", 0L)
   if (!is.numeric(sets) || anyNA(sets) || any(sets < 1) || any(sets != round(sets)))
@@ -171,6 +173,6 @@ task_test_set <- function(task, seed) {
 
 as_task <- function(task) {
   if (inherits(task, "bnn_task")) return(task)
-  if (is.character(task) && length(task) == 1L) return(bnn_task(task))
-  stop("'task' must be a bnn_task() or a task name such as \"AF1\".", call. = FALSE)
+  if (is.character(task) && length(task) == 1L) return(bnn_paper_task(task))
+  stop("'task' must be a bnn_paper_task() or a task name such as \"AF1\".", call. = FALSE)
 }

@@ -33,56 +33,6 @@ rstantools::log_lik
 #' @export
 rstantools::predictive_error
 
-# The arguments of a user-facing method, checked where R would guess: a name
-# that is only a prefix of an argument (`prob` for `probs`) is an error that
-# names the candidates, rather than R's silent partial match; tidymodels'
-# `new_data` is taken as `newdata`; arguments that no method uses (typos
-# such as `draws =`) get a warning (other packages pass extra arguments to
-# these generics).  Called first thing in a method as
-#   newdata <- check_dots(list(...), "predict", newdata)
-# and returns newdata (NULL for methods without one).
-check_dots <- function(dots, fun, newdata = NULL) {
-  f <- sys.function(-1L)
-  call <- sys.call(-1L)
-  check_exact_names(call, names(formals(f)), fun)
-  if ("new_data" %in% names(dots) && "newdata" %in% names(formals(f))) {
-    if (!is.null(newdata))
-      stop(sprintf("%s(): give 'newdata' or 'new_data', not both.", fun), call. = FALSE)
-    newdata <- dots$new_data
-    if (is.null(newdata))
-      stop(sprintf("%s(): 'new_data' is NULL; give a data frame (or leave it out for the training data).",
-                   fun), call. = FALSE)
-    dots$new_data <- NULL
-  }
-  warn_unused_dots(dots, fun)
-  newdata
-}
-
-# Names in `call` that R would match partially to one of `formals`: an error
-# naming the argument(s) meant.
-check_exact_names <- function(call, formals, fun) {
-  nm <- names(as.list(call))[-1L]
-  nm <- nm[!is.na(nm) & nzchar(nm)]
-  for (a in setdiff(nm, formals)) {
-    cand <- formals[startsWith(formals, a) & formals != "..."]
-    if (!length(cand)) next
-    hint <- if (a == "prob" && "level" %in% formals)
-      " ('probs' for predictive quantiles, 'level' for the probability mass of an interval)" else ""
-    stop(sprintf("%s(): '%s' is not an argument; did you mean %s?%s Argument names must be given in full.",
-                 fun, a, paste0("'", cand, "'", collapse = " or "), hint), call. = FALSE)
-  }
-  invisible(NULL)
-}
-
-# Warn about arguments that no method uses (typos such as `draws =`).
-warn_unused_dots <- function(dots, fun) {
-  if (length(dots))
-    warning(sprintf("%s(): unused argument(s): %s.", fun,
-                    paste(names(dots) %||% rep("<unnamed>", length(dots)), collapse = ", ")),
-            call. = FALSE)
-  invisible(NULL)
-}
-
 # Raw network outputs as [draw, observation, output] on the standardised
 # scale (the same draws, in the same order, as predictive_params()).
 network_outputs <- function(object, newdata = NULL, ndraws = NULL) {

@@ -1,87 +1,5 @@
 # Prediction: posterior predictive means, draws and intervals.
 
-# Factor predictors of newdata must only have levels seen in training.
-check_new_levels <- function(object, newdata) {
-  for (v in names(object$xlevels)) {
-    if (v %in% names(newdata)) {
-      new_lev <- setdiff(unique(as.character(newdata[[v]])), c(object$xlevels[[v]], NA))
-      if (length(new_lev))
-        stop(sprintf("'newdata' has level(s) of factor '%s' not seen in training: %s.",
-                     v, paste(new_lev, collapse = ", ")), call. = FALSE)
-    }
-  }
-  invisible(TRUE)
-}
-
-# Variables that were numeric in training must be numeric in newdata (a
-# numeric column read as character would otherwise be treated as a factor
-# and fail with an unrelated message about contrasts).
-check_new_types <- function(object, newdata) {
-  cls <- attr(object$terms, "dataClasses")
-  for (v in intersect(names(cls), names(newdata))) {
-    if (cls[[v]] %in% c("numeric", "nmatrix") && !is.numeric(newdata[[v]]))
-      stop(sprintf("'newdata' column '%s' is %s, but it was numeric in the training data; convert it with as.numeric().",
-                   v, class(newdata[[v]])[1L]), call. = FALSE)
-  }
-  invisible(TRUE)
-}
-
-# The offset of the model (offset() terms of the formula) for new data, on
-# the response's scale; NULL when the model has none.
-design_offset <- function(object, newdata = NULL) {
-  if (is.null(object$offset)) return(NULL)
-  if (is.null(newdata)) return(object$offset)
-  X <- new_design(object, newdata)
-  attr(X, "offset")
-}
-
-# Standardised design matrix for new data, with the model's offset (if any)
-# as attribute "offset".
-new_design <- function(object, newdata) {
-  if (missing(newdata) || is.null(newdata)) {
-    X <- object$X
-    if (!is.null(object$offset)) attr(X, "offset") <- object$offset
-    return(X)
-  }
-  if (!is.data.frame(newdata)) stop("'newdata' must be a data frame.", call. = FALSE)
-  tt <- stats::delete.response(object$terms)
-  need <- all.vars(tt)
-  miss <- setdiff(need, names(newdata))
-  if (length(miss))
-    stop("'newdata' lacks column(s) used by the model: ", paste(miss, collapse = ", "),
-         ".", call. = FALSE)
-  check_new_levels(object, newdata)
-  check_new_types(object, newdata)
-  mf <- stats::model.frame(tt, newdata, xlev = object$xlevels, na.action = stats::na.pass)
-  X <- stats::model.matrix(tt, mf, contrasts.arg = object$contrasts)
-  X <- X[, colnames(X) != "(Intercept)", drop = FALSE]
-  if (anyNA(X)) {
-    rows <- which(!stats::complete.cases(X))
-    rn <- rownames(newdata)[rows]
-    shown <- if (length(rows) > 10L) c(head(rn, 10L), "...") else rn
-    stop(sprintf(paste0("'newdata' has missing values in the model's variables in %d row(s): %s. ",
-                        "Predict the complete rows, e.g. newdata[complete.cases(newdata[, %s]), ], ",
-                        "or impute the missing values first."),
-                 length(rows), paste(shown, collapse = ", "),
-                 paste0("c(", paste0("\"", need, "\"", collapse = ", "), ")")),
-         call. = FALSE)
-  }
-  nonfin <- colSums(!is.finite(X)) > 0
-  if (any(nonfin))
-    stop("'newdata' has non-finite values (Inf, -Inf) in: ",
-         paste(colnames(X)[nonfin], collapse = ", "), ".", call. = FALSE)
-  X <- sweep(sweep(X, 2L, object$x_center, "-"), 2L, object$x_scale, "/")
-  storage.mode(X) <- "double"
-  if (!is.null(object$offset)) {
-    off <- stats::model.offset(mf)
-    if (is.null(off)) off <- numeric(nrow(X))
-    if (any(!is.finite(off)))
-      stop("'newdata' gives a missing or non-finite offset.", call. = FALSE)
-    attr(X, "offset") <- as.double(off)
-  }
-  X
-}
-
 # Draws as a matrix [draw, parameter] on the unconstrained scale, optionally
 # a subset of ndraws spread evenly over the chains.
 draws_matrix <- function(object, ndraws = NULL) {
@@ -125,8 +43,6 @@ predictive_params <- function(object, newdata, ndraws = NULL) {
   if (!is.null(off)) mu <- mu + rep(off, each = S)
   list(mu = mu, sd = sd * object$y_scale)
 }
-
-is_classification <- function(object) object$likelihood$family %in% c("bernoulli", "categorical")
 
 # Class log-probabilities [draw, observation, class] from network outputs
 # [observation, output, draw]: the log-logistic of the one output

@@ -25,22 +25,29 @@ time_gradient <- function(spec, theta) {
 # with `warmup` and `iter` sampling transitions as bnn_fit() runs them.
 # `exact` says whether the count is known before running (MCLMC) or a
 # typical value (NUTS: its trees adapt to the posterior).
-chain_gradients <- function(sampler, warmup, iter, n_obs) {
-  if (inherits(sampler, "bnn_mclmc")) {
-    k <- if (identical(sampler$integrator, "leapfrog")) 1 else 2
-    nt <- as.double(sampler$n_tune)
-    pre <- if (isTRUE(sampler$diag_precond) || is.null(sampler$diag_precond)) floor(nt[2] / 3) else 0
-    return(list(n = 1 + k * (sum(nt) + pre + as.double(sampler$n_samples)), exact = TRUE))
-  }
-  if (inherits(sampler, "bnn_sgmcmc")) {
-    cs <- sampler$c_settings %||% list()
-    b <- sampler$batch_size %||% cs$batch_size %||% n_obs
-    b <- min(as.double(b), n_obs)
-    per <- (b / n_obs) * (if (identical(sampler$method, "sghmc")) (cs$n_leapfrog %||% 10) else 1)
-    if (!identical(sampler$gradient %||% "minibatch", "minibatch")) per <- 2 * per
-    return(list(n = (warmup + iter) * per, exact = TRUE))
-  }
-  kern <- sampler$kernel %||% -1L
+chain_gradients <- function(sampler, warmup, iter, n_obs) UseMethod("chain_gradients")
+
+# MCLMC: known in advance from its settings (as bnn_mclmc_budget()).
+chain_gradients.bnn_mclmc <- function(sampler, warmup, iter, n_obs) {
+  k <- if (identical(sampler$integrator, "leapfrog")) 1 else 2
+  nt <- as.double(sampler$n_tune)
+  pre <- if (isTRUE(sampler$diag_precond) || is.null(sampler$diag_precond)) floor(nt[2] / 3) else 0
+  list(n = 1 + k * (sum(nt) + pre + as.double(sampler$n_samples)), exact = TRUE)
+}
+
+# SG-MCMC: a minibatch gradient is the fraction batch / rows of a full one.
+chain_gradients.bnn_sgmcmc <- function(sampler, warmup, iter, n_obs) {
+  cs <- sampler$c_settings %||% list()
+  b <- sampler$batch_size %||% cs$batch_size %||% n_obs
+  b <- min(as.double(b), n_obs)
+  per <- (b / n_obs) * (if (identical(sampler$method, "sghmc")) (cs$n_leapfrog %||% 10) else 1)
+  if (!identical(sampler$gradient %||% "minibatch", "minibatch")) per <- 2 * per
+  list(n = (warmup + iter) * per, exact = TRUE)
+}
+
+# NUTS (and static HMC, whose settings have a tree depth of 1): a typical
+# tree; RWM, pCN: one density per step.
+chain_gradients.default <- function(sampler, warmup, iter, n_obs) {
   if (inherits(sampler, "bnn_sampler") && !is.null(sampler$max_treedepth))
     return(list(n = (warmup + iter) * (2^min(sampler$max_treedepth, 6) - 1), exact = FALSE))
   if (inherits(sampler, "bnn_sampler") && !is.null(sampler$trajectory_length) &&

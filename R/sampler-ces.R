@@ -1,5 +1,5 @@
-# Calibration-emulation-sampling (FBNN, Moslemi et al.; seed 004): settings,
-# the pipeline behind bnn_fit(sampler = bnn_ces()), and the emulator check.
+# Calibration-emulation-sampling (FBNN, Moslemi et al.; seed 004): its settings
+# (the pipeline that runs them is R/fit-ces.R).
 
 #' Calibration-emulation-sampling settings (FBNN)
 #'
@@ -62,8 +62,8 @@
 #' and the test error of the original network at its draws is many times
 #' the exact samplers' (MSE 103-289 against 13-17 on Boston).  [bnn_ces_check()] with `draws = "sampled"` shows it,
 #' and `bnn_fit()` warns.  The figures are in
-#' `inst/benchmarks/results/s004_emulator.csv` (script
-#' `inst/benchmarks/ces_emulator.R`) and `vignette("ces")`.
+#' `inst/benchmarks/papers/fbnn/s004_emulator.csv` (script
+#' `inst/benchmarks/papers/fbnn/ces_emulator.R`) and `vignette("ces")`.
 #'
 #' @param calibration Sampler of the calibration stage (a name or settings
 #'   object, see [bnn_fit()]); `NULL`: [bnn_sghmc()] with its defaults
@@ -74,7 +74,8 @@
 #' @param emulator A [bnn_emulator()], or `"exact"`: the network's true
 #'   forward map (no emulation; for checking the pipeline).
 #' @param sampler Sampler of the sampling stage (default [bnn_pcn()]).
-#' @return A `bnn_ces` settings object for `bnn_fit(sampler = )`.
+#' @return A sampler settings object of class `c("bnn_ces", "bnn_sampler")` for
+#'   `bnn_fit(sampler = )`.
 #' @references Moslemi, Z., Meng, Y., Lan, S. and Shahbaba, B. Scaling up
 #'   Bayesian neural networks with neural networks. TMLR,
 #'   <https://openreview.net/forum?id=cD209UgDX7>.
@@ -103,21 +104,7 @@ bnn_ces <- function(calibration = NULL, calibration_warmup = 100, calibration_it
   calibration <- if (is.null(calibration)) default_calibration() else as_sampler(calibration)
   if (inherits(calibration, "bnn_ces"))
     stop("'calibration' must be a sampler, not bnn_ces().", call. = FALSE)
-  sampler <- as_sampler(sampler)
-  if (is.null(sampler$driver))
-    stop("The sampling stage needs a kernel of the generic chain driver, such as ",
-         "bnn_pcn() or bnn_rwm(); '", sampler$method %||% class(sampler)[1],
-         "' builds its own target and cannot sample the emulated posterior.", call. = FALSE)
-  if (inherits(sampler, "bnn_sgmcmc")) {
-    # the emulator maps theta to all N outputs at once: a minibatch would
-    # save nothing, so stochastic-gradient samplers get the exact gradient
-    # of the emulated log posterior
-    if (!identical(sampler$gradient, "minibatch"))
-      stop("A stochastic-gradient sampler on the emulated posterior needs ",
-           "gradient = \"minibatch\" (it runs with the full emulated gradient).", call. = FALSE)
-    sampler$batch_size <- NULL
-    sampler$c_settings$batch_size <- NULL
-  }
+  sampler <- sampler_for_emulator(as_sampler(sampler))
   if (identical(emulator, "exact")) {
     emulator <- NULL
   } else if (!inherits(emulator, "bnn_emulator_settings")) {
@@ -125,11 +112,11 @@ bnn_ces <- function(calibration = NULL, calibration_warmup = 100, calibration_it
   }
   J <- check_count(J, "J", 2L)
   if (!is.null(emulator)) check_ces_holdout(emulator$holdout, J)
-  structure(list(method = "ces", calibration = calibration,
+  new_sampler(list(method = "ces", calibration = calibration,
                  calibration_warmup = check_count(calibration_warmup, "calibration_warmup", 0L),
                  calibration_iter = check_count(calibration_iter, "calibration_iter", 1L),
                  J = J, emulator = emulator, sampler = sampler),
-            class = c("bnn_ces", "bnn_sampler"))
+              "ces")
 }
 
 default_calibration <- function() bnn_sghmc()
@@ -147,306 +134,11 @@ check_ces_holdout <- function(holdout, J) {
   n_hold
 }
 
-format_ces <- function(x) {
+#' @export
+format.bnn_ces <- function(x, ...) {
   sprintf("calibration-emulation-sampling (%s calibration, J = %d; %s; sampling by %s)",
           x$calibration$method %||% "mclmc", x$J,
           if (is.null(x$emulator)) "exact forward map, no emulator" else
             sprintf("emulator %s", paste(x$emulator$hidden, collapse = "-")),
           format(x$sampler))
-}
-
-# Run the chains of one sampler on a spec (bnn_fit()'s core loop).
-run_stage <- function(spec, sampler, chains, warmup, iter, thin, inits, seed, progress) {
-  prog <- make_progress(isTRUE(progress), chains, warmup + iter,
-                        phases = c("warm-up" = warmup, sampling = iter))
-  t0 <- proc.time()[[3]]
-  res <- dispatch_chains(seq_len(chains), function(cid) {
-    run_chain_any(spec, inits[[cid]], seed, cid, sampler, warmup, iter, thin,
-                  progress = prog)
-  })
-  list(res = res, elapsed = proc.time()[[3]] - t0)
-}
-
-# Indices of J draws spread evenly over n.
-even_index <- function(n, J) unique(round(seq(1, n, length.out = J)))
-
-# The CES pipeline behind bnn_fit(sampler = bnn_ces()).  model: prepare_model()'s
-# list; the rest are bnn_fit()'s checked arguments.
-fit_ces <- function(model, ces, chains, warmup, iter, thin, init, seed, progress, call,
-                    given_init = FALSE) {
-  spec <- model$spec
-  lik <- model$likelihood
-  dim <- spec_dim(spec)
-  n_net <- bnn_n_parameters(spec$sizes)
-  check_sampler_model(ces$sampler, model$prior)
-  check_sampler_model(ces$calibration, model$prior)
-  emu <- ces$emulator
-  cal <- ces$calibration
-  cw <- ces$calibration_warmup
-  ci <- ces$calibration_iter
-  if (inherits(cal, "bnn_mclmc")) {
-    cal$n_samples <- ci
-    cal$thin <- 1L
-    cw <- sum(cal$n_tune)
-  }
-  if (ces$J > chains * ci)
-    stop(sprintf("J = %d is larger than the calibration run (%d chains x %d iterations = %d draws).",
-                 ces$J, chains, ci, chains * ci), call. = FALSE)
-  n_hold <- if (is.null(emu)) 0L else check_ces_holdout(emu$holdout, ces$J)
-  check_ces_size(ces, spec$sizes, chains, ceiling(iter / thin),
-                 n_out = as.double(nrow(spec$X)) * spec$sizes[length(spec$sizes)])
-  if (!is.null(emu)) {
-    bs <- emu$optimizer$batch_size
-    if (!is.null(bs) && bs > ces$J - n_hold)
-      stop(sprintf(paste0("J = %d calibration pairs (%d for training after holding out %d) ",
-                          "are fewer than the emulator's batch size %d."),
-                   ces$J, ces$J - n_hold, n_hold, bs), call. = FALSE)
-    if (emu$inflate && !(lik$family == "gaussian" && !is.null(lik$sigma)))
-      stop("bnn_emulator(inflate = TRUE) needs bnn_likelihood(\"gaussian\", sigma = <fixed>).",
-           call. = FALSE)
-  }
-  cal_seed <- (seed + 1) %% 2^31
-
-  # 1. calibration on the exact posterior
-  inits <- make_inits(init, chains, dim, spec, model$prior, cal_seed)
-  if (inherits(cal, "bnn_sgmcmc")) {
-    prep <- sg_prepare(cal, spec, inits, cal_seed, cw, ci, given_init)
-    cal <- prep$sampler
-    inits <- prep$inits
-  }
-  st <- run_stage(spec, cal, chains, cw, ci, 1L, inits, cal_seed, progress)
-  cal_fit <- assemble_fit(st$res, bnn_parameter_names(spec$sizes, has_sigma(spec)), spec,
-                          cal, cw, ci, 1L, cal_seed, chains)
-  if (any(cal_fit$chain_status != "ok"))
-    stop("The calibration run failed (", paste(unique(as.character(
-      cal_fit$chain_status[cal_fit$chain_status != "ok"])), collapse = "; "),
-      "); the emulator cannot be trained.", call. = FALSE)
-  draws_u <- function(c) {
-    m <- matrix(cal_fit$draws[, c, ], nrow = ci)
-    if (has_sigma(spec)) m[, dim] <- log(m[, dim])
-    m
-  }
-  cal_u <- lapply(seq_len(chains), draws_u)
-  sel <- even_index(chains * ci, ces$J) - 1L       # over chains, then iterations
-  theta <- do.call(rbind, lapply(sel, function(g) cal_u[[g %/% ci + 1L]][g %% ci + 1L, ]))
-  J <- nrow(theta)
-  t_fw <- proc.time()[[3]]
-  out <- .Call(C_model_forward, spec, t(theta), spec$X)       # n x K x J
-  outputs <- t(matrix(out, ncol = J))                          # J x (n K)
-  t_fw <- proc.time()[[3]] - t_fw
-  time_cal <- st$elapsed + t_fw
-  n_exact <- sum(cal_fit$n_grad) + J
-  init_s <- lapply(seq_len(chains), function(c) cal_u[[c]][ci, ])
-
-  # 2. emulation
-  t_em <- proc.time()[[3]]
-  emulator <- NULL
-  check <- NULL
-  model_spec <- fit_spec_model(model)
-  if (!is.null(emu)) {
-    hold <- if (n_hold > 0L) with_seed(cal_seed, sort(sample.int(J, n_hold))) else integer(0)
-    train <- setdiff(seq_len(J), hold)
-    emulator <- train_emulator(theta[train, seq_len(n_net), drop = FALSE],
-                               outputs[train, , drop = FALSE], emu, seed)
-    if (length(hold)) {
-      check <- emulator_check(model_spec, emulator, theta[hold, , drop = FALSE],
-                              outputs[hold, , drop = FALSE])
-      n_exact <- n_exact + length(hold)
-      if (is.finite(check$r2) && check$r2 < emu$min_r2)
-        warn_cond(sprintf(paste0("The emulator's held-out R^2 is %.3f (below min_r2 = %s; ",
-                                 "log-likelihood correlation %.3f on %d held-out calibration ",
-                                 "draws): the emulated posterior may be far from the exact one. ",
-                                 "More calibration draws, a wider emulator or more epochs may help."),
-                          check$r2, emu$min_r2, check$cor, length(hold)), "bnnmc_emulator")
-      if (emu$inflate) {
-        model_spec$sigma_fixed <- sqrt(model_spec$sigma_fixed^2 + check$mse)
-      }
-    }
-  }
-  time_em <- proc.time()[[3]] - t_em
-
-  # 3. sampling on the emulated posterior
-  es <- emulated_spec(model_spec, emulator)
-  st2 <- run_stage(es, ces$sampler, chains, warmup, iter, thin, init_s, seed, progress)
-  pars <- bnn_parameter_names(spec$sizes, sigma = has_sigma(spec))
-  fit <- assemble_fit(st2$res, pars, spec, ces, warmup, iter, thin, seed, chains)
-  fit <- c(fit, model[setdiff(names(model), c("spec", names(fit)))])
-  fit$call <- call
-  fit$protocol <- "ces"
-  fit$inits <- init_s
-  fit$elapsed <- time_cal + time_em + st2$elapsed
-  fit$ensemble <- NULL
-  fit$kernels <- union(attr(st$res, "kernels"), attr(st2$res, "kernels"))
-  fit$spec$X <- NULL
-  fit$spec$y <- NULL
-  fit$ces <- list(
-    times = c(calibration = time_cal, emulator = time_em, sampling = st2$elapsed, check = 0),
-    n_exact = n_exact, n_emulated = sum(fit$n_grad), J = J,
-    calibration = cal_fit[c("draws", "sampler_stats", "n_grad", "stepsize", "chain_status",
-                            "timing")],
-    calibration_sampler = cal, emulator = emulator, check = check, init = init_s,
-    inflated_sigma = if (!is.null(emu) && emu$inflate && !is.null(check))
-      model_spec$sigma_fixed else NULL)
-  class(fit) <- "bnnfit"
-  if (!is.null(emulator)) {
-    t_ck <- proc.time()[[3]]
-    fit$ces$check_sampled <- sampled_check(fit, model_spec, emulator)
-    t_ck <- proc.time()[[3]] - t_ck
-    fit$ces$times[["check"]] <- t_ck
-    fit$elapsed <- fit$elapsed + t_ck
-    fit$ces$n_exact <- fit$ces$n_exact + nrow(fit$ces$check_sampled$draws)
-    cs <- fit$ces$check_sampled
-    if (nrow(cs$draws) && is.finite(cs$bias) &&
-        abs(cs$bias) > 2 * max(1, stats::sd(cs$draws$true_loglik)))
-      warn_cond(sprintf(paste0("At %d of the sampled draws the emulated log-likelihood differs from ",
-                               "the true one by %.1f on average (true log-likelihood mean %.1f, ",
-                               "sd %.1f): the sampling stage went where the emulator is wrong; ",
-                               "see bnn_ces_check(fit, \"sampled\")."),
-                        nrow(cs$draws), cs$bias, mean(cs$draws$true_loglik),
-                        stats::sd(cs$draws$true_loglik)), "bnnmc_emulator")
-  }
-  report_failures(fit)
-  fit
-}
-
-# True and emulated log-likelihoods at up to n of the sampled draws (evenly
-# over the chains that did not fail): the check the held-out calibration
-# draws cannot give, whether the sampling stage stayed where the emulator
-# is accurate.
-sampled_check <- function(fit, model_spec, emulator, n = 50L) {
-  ok <- if (is.null(fit$chain_status)) seq_len(dim(fit$draws)[2]) else
-    which(fit$chain_status == "ok")
-  n_it <- dim(fit$draws)[1]
-  S <- n_it * length(ok)
-  if (S == 0L) return(list(draws = data.frame(true_loglik = numeric(0),
-                                              emulated_loglik = numeric(0)),
-                           bias = NA_real_, cor = NA_real_))
-  # draw g of the iterations x chains order, without copying all draws
-  g <- unique(round(seq(1, S, length.out = min(n, S)))) - 1
-  P <- dim(fit$draws)[3]
-  m <- matrix(vapply(g, function(k) fit$draws[k %% n_it + 1, ok[k %/% n_it + 1], ],
-                     numeric(P)), ncol = P, byrow = TRUE)
-  th <- bnn_unconstrain(fit, t(m))
-  tl <- .Call(C_ces_loglik, emulated_spec(model_spec, NULL), th, FALSE)$loglik
-  el <- .Call(C_ces_loglik, emulated_spec(model_spec, emulator), th, FALSE)$loglik
-  list(draws = data.frame(true_loglik = tl, emulated_loglik = el),
-       bias = mean(el - tl),
-       cor = if (length(tl) > 2L && stats::sd(tl) > 0 && stats::sd(el) > 0)
-         stats::cor(tl, el) else NA_real_,
-       theta = t(th))
-}
-
-# The model's spec with its (standardised) training data.
-fit_spec_model <- function(model) {
-  s <- model$spec
-  s$X <- model$X
-  s$y <- model$y_model
-  s
-}
-
-# True and emulated log-likelihoods and outputs at held-out calibration draws.
-emulator_check <- function(model_spec, emulator, theta, outputs) {
-  em_out <- t(.Call(C_ces_emulate, emulated_spec(model_spec, emulator), t(theta)))
-  ss_res <- sum((outputs - em_out)^2)
-  ss_tot <- sum(sweep(outputs, 2L, colMeans(outputs))^2)
-  true_ll <- .Call(C_ces_loglik, emulated_spec(model_spec, NULL), t(theta), FALSE)$loglik
-  em_ll <- .Call(C_ces_loglik, emulated_spec(model_spec, emulator), t(theta), FALSE)$loglik
-  list(r2 = if (ss_tot > 0) 1 - ss_res / ss_tot else NA_real_,
-       mse = mean((outputs - em_out)^2),
-       cor = if (length(true_ll) > 2L) stats::cor(true_ll, em_ll) else NA_real_,
-       draws = data.frame(true_loglik = true_ll, emulated_loglik = em_ll),
-       theta = theta)
-}
-
-#' Check the emulator of a calibration-emulation-sampling fit
-#'
-#' The true and emulated log-likelihoods at the calibration draws held out
-#' of the emulator's training, with their correlation and the held-out
-#' \eqn{R^2} of the emulated outputs; or at (up to 50 of) the draws of the
-#' sampling stage, with their correlation and the mean difference `bias`
-#' (emulated minus true).  The paper's Figure 5 compares the two surfaces
-#' over the plane of the first two principal components of posterior
-#' draws.  Held-out calibration draws lie between training draws of the
-#' same trajectory, so they can look excellent while the sampling stage
-#' wanders where the emulator is wrong: the check at the sampled draws
-#' shows that (and `bnn_fit()` warns when `|bias|` exceeds twice the
-#' standard deviation of the true log-likelihood over those draws, or 2).
-#'
-#' @param object A `bnnfit` from `bnn_fit(sampler = bnn_ces(...))`.
-#' @param draws `"calibration"` (held-out calibration draws) or `"sampled"`.
-#' @param plot Draw the comparison: emulated against true log-likelihood
-#'   (left) and both against the first principal component of the
-#'   held-out draws (right).
-#' @return Invisibly with `plot = TRUE`, a data frame with one row per
-#'   draw (`true_loglik`, `emulated_loglik`, `pc1`, `pc2`) and attributes
-#'   `r2` and `cor` (and `bias` for the sampled draws).
-#' @export
-#' @examples
-#' \donttest{
-#' set.seed(1)
-#' d <- data.frame(x1 = rnorm(60), x2 = rnorm(60))
-#' d$y <- d$x1 - 0.5 * d$x2 + rnorm(60, sd = 0.3)
-#' ces <- bnn_ces(calibration = bnn_nuts(), calibration_warmup = 100,
-#'                calibration_iter = 100, J = 100,
-#'                emulator = bnn_emulator(hidden = c(16, 16),
-#'                  optimizer = bnn_optimizer("adam", lr = 3e-3, weight_decay = 0,
-#'                                            epochs = 300, batch_size = 16)))
-#' fit <- bnn_fit(y ~ x1 + x2, data = d, hidden = integer(0),
-#'                likelihood = bnn_likelihood("gaussian", sigma = 0.3),
-#'                sampler = ces, chains = 1, warmup = 300, iter = 500, seed = 1)
-#' bnn_ces_check(fit, plot = TRUE)
-#' }
-bnn_ces_check <- function(object, draws = c("calibration", "sampled"), plot = FALSE) {
-  if (!inherits(object, "bnnfit") || is.null(object$ces))
-    stop("'object' must be a bnnfit from bnn_fit(sampler = bnn_ces()).", call. = FALSE)
-  draws <- match.arg(draws)
-  ch <- if (draws == "calibration") object$ces$check else object$ces$check_sampled
-  if (is.null(ch))
-    stop("This fit has no emulator check (emulator = \"exact\", or holdout = 0 for ",
-         "the calibration draws).", call. = FALSE)
-  if (draws == "sampled") ch$r2 <- NA_real_
-  th <- ch$theta
-  keep <- apply(th, 2L, stats::sd) > 0
-  pcs <- if (sum(keep) >= 2L && nrow(th) > 2L)
-    stats::prcomp(th[, keep, drop = FALSE])$x[, 1:2, drop = FALSE] else
-      matrix(NA_real_, nrow(th), 2L)
-  out <- data.frame(ch$draws, pc1 = pcs[, 1], pc2 = pcs[, 2])
-  attr(out, "r2") <- ch$r2
-  attr(out, "cor") <- ch$cor
-  if (draws == "sampled") attr(out, "bias") <- ch$bias
-  if (!plot) return(out)
-  op <- graphics::par(mfrow = c(1, 2))
-  on.exit(graphics::par(op))
-  rng <- range(c(out$true_loglik, out$emulated_loglik))
-  graphics::plot(out$true_loglik, out$emulated_loglik, xlim = rng, ylim = rng,
-                 xlab = "true log-likelihood", ylab = "emulated log-likelihood",
-                 main = if (draws == "calibration")
-                   sprintf("held-out draws: cor %.3f, R^2 %.3f", ch$cor, ch$r2) else
-                   sprintf("sampled draws: cor %.3f, bias %.1f", ch$cor, ch$bias),
-                 pch = 19, col = "grey30")
-  graphics::abline(0, 1, lty = 2)
-  o <- order(out$pc1)
-  graphics::plot(out$pc1[o], out$true_loglik[o], type = "b", pch = 19, ylim = rng,
-                 xlab = sprintf("PC1 of the %s draws", if (draws == "calibration")
-                   "held-out" else "sampled"), ylab = "log-likelihood",
-                 main = "true (black) and emulated (red)")
-  graphics::lines(out$pc1[o], out$emulated_loglik[o], type = "b", pch = 17, col = "red")
-  invisible(out)
-}
-
-# Lines of print.bnnfit() for a CES fit.
-format_ces_record <- function(x) {
-  tm <- x$times
-  c(sprintf(" CES stages:   calibration %.1f s, emulator %.1f s, sampling %.1f s%s (J = %d pairs)",
-            tm[["calibration"]], tm[["emulator"]], tm[["sampling"]],
-            if (isTRUE(tm[["check"]] > 0)) sprintf(", check at sampled draws %.1f s", tm[["check"]])
-            else "", x$J),
-    sprintf(" evaluations:  %s exact (calibration and checks), %s emulated",
-            format(x$n_exact, big.mark = ","), format(x$n_emulated, big.mark = ",")),
-    if (!is.null(x$check))
-      sprintf(" emulator:     held-out R^2 %.3f, log-likelihood correlation %.3f (%d draws)",
-              x$check$r2, x$check$cor, nrow(x$check$draws)),
-    if (!is.null(x$check_sampled) && nrow(x$check_sampled$draws))
-      sprintf(" at sampled draws: emulated - true log-likelihood %.2f on average (%d draws)",
-              x$check_sampled$bias, nrow(x$check_sampled$draws)))
 }

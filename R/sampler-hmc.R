@@ -26,7 +26,8 @@
 #' @param init_buffer,term_buffer,window Stan's windowed adaptation.
 #' @param gamma,kappa,t0 Dual averaging constants.
 #' @param inv_metric Optional initial diagonal inverse metric.
-#' @return A `bnn_sampler` object.
+#' @return A sampler settings object of class `c("bnn_nuts", "bnn_sampler")`
+#'   for [bnn_fit()].
 #' @export
 #' @examples
 #' bnn_nuts(adapt_delta = 0.9)
@@ -36,7 +37,7 @@ bnn_nuts <- function(max_treedepth = 10, adapt_delta = 0.8, stepsize = 1,
                      gamma = 0.05, kappa = 0.75, t0 = 10, inv_metric = NULL) {
   max_treedepth <- check_count(max_treedepth, "max_treedepth", 1L)
   if (max_treedepth > 30L) stop("'max_treedepth' must be at most 30.", call. = FALSE)
-  structure(list(
+  new_sampler(list(
     method = "nuts", kernel = 0L, max_treedepth = max_treedepth,
     adapt_delta = check_prob(adapt_delta, "adapt_delta"),
     stepsize = check_positive(stepsize, "stepsize"),
@@ -46,7 +47,7 @@ bnn_nuts <- function(max_treedepth = 10, adapt_delta = 0.8, stepsize = 1,
     window = check_count(window, "window", 1L),
     gamma = check_positive(gamma, "gamma"), kappa = check_positive(kappa, "kappa"),
     t0 = check_positive(t0, "t0"), inv_metric = check_inv_metric(inv_metric)),
-    class = "bnn_sampler")
+    "nuts")
 }
 
 #' Static Hamiltonian Monte Carlo settings
@@ -63,7 +64,8 @@ bnn_nuts <- function(max_treedepth = 10, adapt_delta = 0.8, stepsize = 1,
 #'   `adapt_delta`) and the diagonal metric during warm-up.
 #' @param adapt_delta Target acceptance rate when adapting.
 #' @inheritParams bnn_nuts
-#' @return A `bnn_sampler` object.
+#' @return A sampler settings object of class `c("bnn_hmc", "bnn_sampler")`
+#'   for [bnn_fit()].
 #' @export
 #' @examples
 #' bnn_hmc(stepsize = 0.01, trajectory_length = 1, adapt_stepsize = TRUE)
@@ -77,7 +79,7 @@ bnn_hmc <- function(stepsize = 1e-5, trajectory_length = pi * 0.1 / 2,
     stop(sprintf(paste0("'trajectory_length' / 'stepsize' = %s leapfrog steps per transition; ",
                         "it must be below %d (.Machine$integer.max)."),
                  format(trajectory_length / stepsize), .Machine$integer.max), call. = FALSE)
-  structure(list(
+  new_sampler(list(
     method = "hmc", kernel = 1L, max_treedepth = 1L,
     stepsize = check_positive(stepsize, "stepsize"),
     int_time = check_positive(trajectory_length, "trajectory_length"),
@@ -87,7 +89,7 @@ bnn_hmc <- function(stepsize = 1e-5, trajectory_length = pi * 0.1 / 2,
     term_buffer = check_count(term_buffer, "term_buffer"),
     window = check_count(window, "window", 1L),
     gamma = 0.05, kappa = 0.75, t0 = 10, inv_metric = check_inv_metric(inv_metric)),
-    class = "bnn_sampler")
+    "hmc")
 }
 
 #' Random-walk Metropolis settings
@@ -108,7 +110,8 @@ bnn_hmc <- function(stepsize = 1e-5, trajectory_length = pi * 0.1 / 2,
 #' @param target_accept Target acceptance rate of the warm-up tuning.
 #' @param adapt_stepsize Tune the proposal scale during warm-up.
 #' @inheritParams bnn_nuts
-#' @return A `bnn_sampler` object.
+#' @return A sampler settings object of class `c("bnn_rwm", "bnn_sampler")`
+#'   for [bnn_fit()].
 #' @export
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = integer(0),
@@ -123,14 +126,14 @@ bnn_rwm <- function(stepsize = 0.1, adapt_stepsize = TRUE, target_accept = 0.234
       (!is.numeric(inv_metric) || anyNA(inv_metric) || any(!is.finite(inv_metric)) ||
        any(inv_metric <= 0)))
     stop("'inv_metric' must be a vector of positive finite numbers.", call. = FALSE)
-  structure(list(
+  new_sampler(list(
     method = "rwm", driver = "rwm", stepsize = stepsize,
     adapt_stepsize = isTRUE(adapt_stepsize), target_accept = target_accept,
     inv_metric = inv_metric,
     c_settings = list(stepsize = stepsize, adapt_stepsize = isTRUE(adapt_stepsize),
                       target_accept = target_accept,
                       inv_metric = if (is.null(inv_metric)) NULL else as.double(inv_metric))),
-    class = "bnn_sampler")
+    "rwm")
 }
 
 #' @export
@@ -139,31 +142,42 @@ print.bnn_sampler <- function(x, ...) {
   invisible(x)
 }
 
+# format() of a sampler: one method per class (R/sampler-class.R); this one
+# serves objects of older versions (class "bnn_sampler" only), by `method`.
 #' @export
-format.bnn_sampler <- function(x, warmup = NULL, ...) {
+format.bnn_sampler <- function(x, ...) {
+  up <- sampler_upgrade(x)
+  if (!identical(class(up), class(x))) format(up, ...) else x$method %||% "sampler"
+}
+
+#' @export
+format.bnn_nuts <- function(x, warmup = NULL, ...) {
   # with warmup = 0 nothing is adapted, whatever the settings say
   adapting <- is.null(warmup) || warmup > 0
-  switch(x$method,
-    nuts = sprintf("NUTS (max treedepth %d, adapt_delta %s, metric %s)",
-                   x$max_treedepth, x$adapt_delta,
-                   if (x$adapt_metric && adapting) "diagonal, adapted" else "fixed"),
-    hmc = sprintf("static HMC (step size %s%s, integration time %s)",
-                  fmt_num(x$stepsize), if (x$adapt_stepsize && adapting) " adapted" else "",
-                  fmt_num(x$int_time)),
-    rwm = sprintf("random-walk Metropolis (scale %s%s)", fmt_num(x$stepsize),
-                  if (x$adapt_stepsize) sprintf(", tuned to acceptance %s", x$target_accept) else ""),
-    pcn = format_pcn(x),
-    ces = format_ces(x),
-    x$method)
+  sprintf("NUTS (max treedepth %d, adapt_delta %s, metric %s)",
+          x$max_treedepth, x$adapt_delta,
+          if (x$adapt_metric && adapting) "diagonal, adapted" else "fixed")
+}
+
+#' @export
+format.bnn_hmc <- function(x, warmup = NULL, ...) {
+  adapting <- is.null(warmup) || warmup > 0
+  sprintf("static HMC (step size %s%s, integration time %s)",
+          fmt_num(x$stepsize), if (x$adapt_stepsize && adapting) " adapted" else "",
+          fmt_num(x$int_time))
+}
+
+#' @export
+format.bnn_rwm <- function(x, ...) {
+  sprintf("random-walk Metropolis (scale %s%s)", fmt_num(x$stepsize),
+          if (x$adapt_stepsize) sprintf(", tuned to acceptance %s", x$target_accept) else "")
 }
 
 # How the step sizes of a fit were set, for print().
 stepsize_note <- function(x) {
   s <- x$sampler
-  if (!inherits(s, "bnn_sampler")) return("")
-  if (!isTRUE(s$adapt_stepsize)) return("(fixed)")
-  if (x$warmup == 0) return("(not adapted: no warm-up; Stan's initial step-size heuristic)")
-  "(adapted)"
+  if (!inherits(s, c("bnn_sampler", "bnn_mclmc"))) return("")
+  sampler_stepsize_note(sampler_upgrade(s), x$warmup)
 }
 
 # A diagonal inverse metric: NULL (the identity) or positive finite numbers
@@ -181,24 +195,6 @@ check_inv_metric <- function(x) {
                  if (length(bad) > 1L) "are" else "is",
                  paste(unique(format(x[bad])), collapse = ", ")), call. = FALSE)
   as.double(x)
-}
-
-as_sampler <- function(x) {
-  if (inherits(x, c("bnn_sampler", "bnn_mclmc"))) return(x)
-  if (is.character(x) && length(x) == 1L) {
-    return(switch(x,
-      nuts = , dei = bnn_nuts(),
-      hmc = bnn_hmc(),
-      rwm = bnn_rwm(),
-      sgld = bnn_sgld(), psgld = bnn_psgld(), sghmc = bnn_sghmc(),
-      pcn = bnn_pcn(),
-      ces = bnn_ces(),
-      mile = , mclmc = bnn_mclmc(),
-      stop(sprintf("'sampler' must be one of \"nuts\", \"hmc\", \"dei\", \"mile\", \"mclmc\" or a settings object such as bnn_nuts(), not \"%s\".", x),
-           call. = FALSE)))
-  }
-  stop("'sampler' must be a name such as \"nuts\" or a settings object such as bnn_nuts().",
-       call. = FALSE)
 }
 
 # The settings list of the "nuts" and "hmc" kernels (C_kchain_new, src/api_kernel.c).

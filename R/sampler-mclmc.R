@@ -142,7 +142,8 @@
 #'   (BlackJAX 1.2.2: chains can turn non-finite and are reported as
 #'   failed); see **Non-finite values**. `NULL`: `"blackjax"` for `tuning =
 #'   "naive"`, `"revert"` otherwise.
-#' @return A list of class `"bnn_mclmc"`; dimension-dependent defaults
+#' @return A sampler settings object of class `c("bnn_mclmc", "bnn_sampler")`
+#'   for [bnn_fit()]; dimension-dependent defaults
 #'   (`NULL` `stepsize` and `L`) are resolved when a chain starts.
 #' @references
 #' Robnik, J., De Luca, G. B., Silverstein, E. and Seljak, U. (2023).
@@ -207,7 +208,7 @@ bnn_mclmc <- function(integrator = c("mclachlan", "leapfrog"),
     if (identical(x, Inf)) return(Inf)
     .omc_check_count(x, name, 2)
   }
-  structure(list(
+  new_sampler(list(
     integrator = integrator, tuning = tuning,
     n_tune = as.integer(n_tune), n_samples = n_samples, thin = thin,
     diag_precond = diag_precond, stepsize = stepsize, L = L,
@@ -222,7 +223,7 @@ bnn_mclmc <- function(integrator = c("mclachlan", "leapfrog"),
     shrink = .omc_check_number(shrink, "shrink", 0, 1, lower_open = TRUE,
                                upper_open = TRUE),
     safeguard = safeguard
-  ), class = "bnn_mclmc")
+  ), "mclmc")
 }
 
 #' Gradient evaluations of an MCLMC chain

@@ -38,7 +38,8 @@
 #' @param adapt_beta Tune \eqn{\beta} during warm-up.
 #' @param target_accept Target acceptance rate of the tuning.
 #' @param extra_stepsize Initial random-walk scale of `log sigma`.
-#' @return A `bnn_sampler` object for [bnn_fit()].
+#' @return A sampler settings object of class `c("bnn_pcn", "bnn_sampler")` for
+#'   [bnn_fit()].
 #' @references Cotter, S. L., Roberts, G. O., Stuart, A. M. and White, D.
 #'   (2013). MCMC methods for functions: modifying old algorithms to make
 #'   them faster. Statistical Science 28(3), 424-446.
@@ -57,23 +58,29 @@ bnn_pcn <- function(beta = 0.1, adapt_beta = TRUE, target_accept = 0.25,
   extra_stepsize <- check_positive(extra_stepsize, "extra_stepsize")
   if (!is.logical(adapt_beta) || length(adapt_beta) != 1L || is.na(adapt_beta))
     stop("'adapt_beta' must be TRUE or FALSE.", call. = FALSE)
-  structure(list(
+  new_sampler(list(
     method = "pcn", driver = "pcn", beta = as.double(beta), adapt_beta = adapt_beta,
     target_accept = target_accept, extra_stepsize = extra_stepsize,
     c_settings = list(beta = as.double(beta), adapt_beta = adapt_beta,
                       target_accept = target_accept, extra_stepsize = extra_stepsize)),
-    class = "bnn_sampler")
+    "pcn")
 }
 
-format_pcn <- function(x) {
+#' @export
+format.bnn_pcn <- function(x, ...) {
   sprintf("preconditioned Crank-Nicolson (beta %s%s)", fmt_num(x$beta),
           if (x$adapt_beta) sprintf(", tuned to acceptance %s", x$target_accept) else "")
 }
 
 # Errors for sampler/model combinations that cannot work, before any chain
-# runs (called by bnn_fit()).
-check_sampler_model <- function(sampler, prior) {
-  if (identical(sampler$method, "pcn") && !identical(prior$family, "normal"))
+# runs (called by bnn_fit() and the CES engine): a generic of the sampler
+# classes (R/sampler-class.R), nothing by default.
+check_sampler_model <- function(sampler, prior) UseMethod("check_sampler_model")
+
+check_sampler_model.default <- function(sampler, prior) invisible(NULL)
+
+check_sampler_model.bnn_pcn <- function(sampler, prior) {
+  if (!identical(prior$family, "normal"))
     stop("sampler = bnn_pcn() needs prior = bnn_prior(\"normal\"): pCN's proposal keeps ",
          "a Gaussian prior invariant, so a ", prior$family, " prior cannot be used.",
          call. = FALSE)

@@ -112,7 +112,8 @@
 #'   `"posterior"`); by default Adam, learning rate 0.01 decaying by 0.999
 #'   per epoch, 2000 full-batch epochs.  For large data use minibatches,
 #'   e.g. `bnn_optimizer("adam", batch_size = 256, epochs = 20, lr_decay = 0.9)`.
-#' @return A `bnn_sampler` object (class `bnn_sgmcmc`) for [bnn_fit()].
+#' @return A sampler settings object of class `c("bnn_sgld", "bnn_sgmcmc",
+#'   "bnn_sampler")` (`bnn_psgld()`: `"bnn_psgld"` first) for [bnn_fit()].
 #' @references Welling, M. and Teh, Y. W. (2011). Bayesian learning via
 #'   stochastic gradient Langevin dynamics. ICML.
 #'
@@ -204,7 +205,8 @@ bnn_psgld <- function(stepsize = 1e-3, alpha = 0.95, lambda = 1e-6,
 #' @param n_leapfrog Leapfrog steps per transition (momentum resampled
 #'   between transitions).
 #' @param batch `"step"` or `"iteration"`, see Details.
-#' @return A `bnn_sampler` object (class `bnn_sgmcmc`) for [bnn_fit()].
+#' @return A sampler settings object of class `c("bnn_sghmc", "bnn_sgmcmc",
+#'   "bnn_sampler")` for [bnn_fit()].
 #' @references Chen, T., Fox, E. and Guestrin, C. (2014). Stochastic gradient
 #'   Hamiltonian Monte Carlo. ICML.
 #' @seealso [bnn_sgld()], [bnn_thin_mmd()].
@@ -251,7 +253,7 @@ sg_settings <- function(method, driver, kernel, batch_size, gradient, cycles,
   if (!inherits(map, "bnn_optimizer"))
     stop("'map' must come from bnn_optimizer().", call. = FALSE)
   map$loss <- "posterior"
-  structure(list(
+  new_sampler(list(
     method = method, driver = driver, stepsize = kernel$stepsize,
     batch_size = batch_size, gradient = gradient, cycles = cycles,
     replace = replace, svrg_period = svrg_period, centre = centre, start = start,
@@ -260,7 +262,7 @@ sg_settings <- function(method, driver, kernel, batch_size, gradient, cycles,
       cycles = cycles, batch_size = batch_size, replace = replace,
       gradient = .sg_gradients[[gradient]], svrg_period = svrg_period,
       centre = if (is.null(centre)) NULL else as.double(centre)))),
-    class = c("bnn_sgmcmc", "bnn_sampler"))
+    method, "bnn_sgmcmc")
 }
 
 #' @export

@@ -14,11 +14,12 @@
 #'
 #' @param nu Number of functionally diverse modes, a whole number >= 1.
 #' @return Mode probabilities summing to 1, decreasing.
+#' @family paper reproduction
 #' @export
 #' @examples
-#' bnn_mode_probs_halfnormal(3)
-#' bnn_chains_needed(bnn_mode_probs_halfnormal(3))   # 1274 chains
-bnn_mode_probs_halfnormal <- function(nu) {
+#' bnn_paper_mode_probs_halfnormal(3)
+#' bnn_chains_needed(bnn_paper_mode_probs_halfnormal(3))   # 1274 chains
+bnn_paper_mode_probs_halfnormal <- function(nu) {
   nu <- check_count(nu, "nu", 1L)
   if (nu == 1L) return(1)
   x <- 1.96 * (seq_len(nu) - 1) / (nu - 1)
@@ -62,7 +63,7 @@ bnn_mode_probs_halfnormal <- function(nu) {
 #'   \doi{10.48550/arXiv.2304.02902}
 #' @export
 #' @examples
-#' bnn_chains_needed(bnn_mode_probs_halfnormal(3), p = 0.99)  # 1274
+#' bnn_chains_needed(bnn_paper_mode_probs_halfnormal(3), p = 0.99)  # 1274
 #' bnn_chains_needed(rep(1, 3))$expected                      # 5.5
 #' bnn_chains_needed(rep(1, 48))$expected                     # 48 * H_48 = 214.02
 bnn_chains_needed <- function(probs, p = 0.99, ...) {

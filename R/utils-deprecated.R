@@ -27,6 +27,18 @@ deprecated_name <- function(old, new) {
 #' | `bnn_laplace()` | [bnn_fit_laplace()] |
 #' | `bnn_mc_dropout()` | [bnn_fit_mc_dropout()] |
 #' | `bnn_summarise_draws()` | [bnn_summarize_draws()] |
+#' | `bnn_uci()` | [bnn_read_uci()] |
+#' | `bnn_uci_splits()` | [bnn_paper_uci_splits()] |
+#' | `bnn_task()` | [bnn_paper_task()] |
+#' | `bnn_task_data()` | [bnn_paper_task_data()] |
+#' | `bnn_symmetry_data()` | [bnn_paper_symmetry_data()] |
+#' | `bnn_make_regression()` | [bnn_paper_make_regression()] |
+#' | `bnn_mode_probs_halfnormal()` | [bnn_paper_mode_probs_halfnormal()] |
+#' | `bnn_lm_baseline()` | [bnn_paper_lm_baseline()] |
+#'
+#' The functions that serve only the papers' protocols carry the prefix
+#' `bnn_paper_` ([bnnmc-papers]); the UCI reader, which reads the files
+#' wherever a user keeps them, is [bnn_read_uci()].
 #'
 #' @param ... Passed to the new function.
 #' @return What the new function returns.
@@ -65,4 +77,52 @@ bnn_mc_dropout <- function(...) {
 bnn_summarise_draws <- function(...) {
   deprecated_name("bnn_summarise_draws", "bnn_summarize_draws")
   bnn_summarize_draws(...)
+}
+#' @rdname bnnmc-deprecated
+#' @export
+bnn_uci <- function(...) {
+  deprecated_name("bnn_uci", "bnn_read_uci")
+  bnn_read_uci(...)
+}
+#' @rdname bnnmc-deprecated
+#' @export
+bnn_uci_splits <- function(...) {
+  deprecated_name("bnn_uci_splits", "bnn_paper_uci_splits")
+  bnn_paper_uci_splits(...)
+}
+#' @rdname bnnmc-deprecated
+#' @export
+bnn_task <- function(...) {
+  deprecated_name("bnn_task", "bnn_paper_task")
+  bnn_paper_task(...)
+}
+#' @rdname bnnmc-deprecated
+#' @export
+bnn_task_data <- function(...) {
+  deprecated_name("bnn_task_data", "bnn_paper_task_data")
+  bnn_paper_task_data(...)
+}
+#' @rdname bnnmc-deprecated
+#' @export
+bnn_symmetry_data <- function(...) {
+  deprecated_name("bnn_symmetry_data", "bnn_paper_symmetry_data")
+  bnn_paper_symmetry_data(...)
+}
+#' @rdname bnnmc-deprecated
+#' @export
+bnn_make_regression <- function(...) {
+  deprecated_name("bnn_make_regression", "bnn_paper_make_regression")
+  bnn_paper_make_regression(...)
+}
+#' @rdname bnnmc-deprecated
+#' @export
+bnn_mode_probs_halfnormal <- function(...) {
+  deprecated_name("bnn_mode_probs_halfnormal", "bnn_paper_mode_probs_halfnormal")
+  bnn_paper_mode_probs_halfnormal(...)
+}
+#' @rdname bnnmc-deprecated
+#' @export
+bnn_lm_baseline <- function(...) {
+  deprecated_name("bnn_lm_baseline", "bnn_paper_lm_baseline")
+  bnn_paper_lm_baseline(...)
 }

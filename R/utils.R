@@ -79,29 +79,6 @@ warn_cond <- function(msg, class) {
                     list(message = msg, call = NULL)))
 }
 
-# Arguments that a function does not have (they arrived in its `...`): an
-# error naming each, with the closest argument names, as a user who typed
-# `chain = 2` or `iters = 500` needs (R's own partial matching would give
-# "argument matches multiple formal arguments" or take a wrong one).
-stop_unknown_args <- function(dots, formals, fun) {
-  if (!length(dots)) return(invisible(NULL))
-  nm <- names(dots) %||% rep("", length(dots))
-  formals <- setdiff(formals, "...")
-  if (any(!nzchar(nm)))
-    stop(sprintf("%s(): %d unnamed argument(s) after 'data'; name them (e.g. hidden = c(16, 16)).",
-                 fun, sum(!nzchar(nm))), call. = FALSE)
-  msgs <- vapply(nm, function(a) {
-    d <- utils::adist(a, formals, ignore.case = TRUE)[1, ]
-    pre <- formals[startsWith(formals, a) | startsWith(a, formals)]
-    close <- unique(c(pre, formals[d <= max(1, floor(nchar(a) / 3)) & d == min(d)]))
-    if (length(close))
-      sprintf("'%s' (did you mean %s?)", a, paste0("'", close, "'", collapse = " or "))
-    else sprintf("'%s'", a)
-  }, "")
-  stop(sprintf("%s(): unknown argument(s): %s. See ?%s for its arguments.", fun,
-               paste(msgs, collapse = ", "), fun), call. = FALSE)
-}
-
 # A duration in seconds as people say it: "45 s", "12 min", "3.2 h".
 format_duration <- function(sec) {
   if (!is.finite(sec)) return("unknown")
@@ -128,4 +105,16 @@ scale_pow2 <- function(x, e) {
   if (e == 0) return(x)
   h <- trunc(e / 2)
   x * 2^h * 2^(e - h)
+}
+
+# Threads for the C diagnostics: option bnnmc.threads (default 2, the most
+# CRAN allows during checks); the OpenMP runtime also honours
+# OMP_THREAD_LIMIT.  Results do not depend on the number of threads.
+.bnn_threads <- function() {
+  n <- getOption("bnnmc.threads", 2L)
+  if (!is.numeric(n) || length(n) != 1L || is.na(n) || n < 1 || n != round(n) ||
+      n > .Machine$integer.max)
+    stop("option 'bnnmc.threads' must be a whole number between 1 and ",
+         .Machine$integer.max, ", not ", deparse1(n), call. = FALSE)
+  as.integer(n)
 }

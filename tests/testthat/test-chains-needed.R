@@ -1,7 +1,7 @@
 # The chain-count bound of Wiese et al. (2023), Proposition 2.
 
 test_that("the half-normal scheme gives the paper's 1274 chains", {
-  pr <- bnn_mode_probs_halfnormal(3)
+  pr <- bnn_paper_mode_probs_halfnormal(3)
   expect_equal(pr, c(0.5665, 0.3505, 0.0830), tolerance = 2e-4)
   r <- bnn_chains_needed(pr, p = 0.99)
   expect_identical(r$chains, 1274L)
@@ -9,12 +9,12 @@ test_that("the half-normal scheme gives the paper's 1274 chains", {
   # the printed, rounded probabilities need more
   expect_identical(bnn_chains_needed(c(0.57, 0.35, 0.08))$chains, 1317L)
   expect_equal(bnn_chains_needed(c(0.57, 0.35, 0.08))$expected, 13.1605, tolerance = 1e-5)
-  expect_identical(bnn_mode_probs_halfnormal(1), 1)
+  expect_identical(bnn_paper_mode_probs_halfnormal(1), 1)
   expect_identical(bnn_chains_needed(1)$chains, 100L)
   # the table of the research notes
   chk <- c(`2` = 798L, `4` = 1805L, `5` = 2385L, `6` = 3009L, `8` = 4367L, `10` = 5844L)
   for (nu in names(chk))
-    expect_identical(bnn_chains_needed(bnn_mode_probs_halfnormal(as.integer(nu)))$chains,
+    expect_identical(bnn_chains_needed(bnn_paper_mode_probs_halfnormal(as.integer(nu)))$chains,
                      chk[[nu]])
 })
 
@@ -25,7 +25,7 @@ test_that("uniform modes give the coupon collector's nu * H_nu", {
   expect_equal(e48, 48 * sum(1 / (1:48)), tolerance = 1e-8)
   expect_equal(round(e48, 2), 214.02)
   # the integral form agrees with inclusion-exclusion where both apply
-  pr <- bnn_mode_probs_halfnormal(12)
+  pr <- bnn_paper_mode_probs_halfnormal(12)
   expect_equal(bnnmc:::expected_chains(pr),
                stats::integrate(function(t) 1 - vapply(t, function(s)
                  prod(1 - exp(-pr * s)), 0), 0, Inf, rel.tol = 1e-12)$value,
@@ -45,5 +45,5 @@ test_that("the exact coupon-collector quantile is far below Markov's bound", {
 test_that("bad input is a clear error", {
   expect_error(bnn_chains_needed(c(0.5, -0.5)), "'probs'")
   expect_error(bnn_chains_needed(c(0.5, 0.5), p = 1), "'p'")
-  expect_error(bnn_mode_probs_halfnormal(0), "'nu'")
+  expect_error(bnn_paper_mode_probs_halfnormal(0), "'nu'")
 })

@@ -103,7 +103,7 @@ test_that("bnn_metrics() of a classification fit: LPPD, NLL, accuracy, pooled an
     expect_equal(pc$nll[k], -mean(log(py[rows, , drop = FALSE])), tolerance = 1e-10)
   }
   # an ensemble: one row per member, and its pooled metrics mix the members
-  ens <- bnn_ensemble(Species ~ Sepal.Length + Petal.Length, iris[-(1:10 * 15), ],
+  ens <- bnn_fit_ensemble(Species ~ Sepal.Length + Petal.Length, iris[-(1:10 * 15), ],
                       members = 3, hidden = 3, optimizer = bnn_optimizer(epochs = 200),
                       seed = 2, progress = FALSE)
   pm <- bnn_metrics(ens, iris[1:10 * 15, ], by = "chain")
@@ -159,7 +159,7 @@ test_that("the ensemble's loss for a factor response is the mean cross-entropy",
   set.seed(4)
   d <- data.frame(x1 = rnorm(90), x2 = rnorm(90))
   d$k <- factor(c("a", "b", "c")[1 + (d$x1 > 0.5) + (d$x2 > 0)])
-  ens <- bnn_ensemble(k ~ x1 + x2, d[1:60, ], members = 2, hidden = 3,
+  ens <- bnn_fit_ensemble(k ~ x1 + x2, d[1:60, ], members = 2, hidden = 3,
                       optimizer = bnn_optimizer_preset("mile_class"), valid_data = d[61:90, ],
                       seed = 1, progress = FALSE)
   P <- manual_probs(ens, d[61:90, ])
@@ -227,15 +227,15 @@ test_that("MILE on ionosphere reaches the paper's test accuracy and LPPD", {
   # chains, 40k/5k/5k tuning and 10k sampling steps thinned by 10; no spread
   # printed).  This test runs 4 chains with a tenth of the tuning budget
   # (4000/500/500) and 1000 sampling steps, on split 1.
-  # The full protocol, measured once (inst/benchmarks/reproduce.R --table
+  # The full protocol, measured once (inst/benchmarks/papers/reproduce.R --table
   # s002_t4: 12 members and chains, MILE's budget): on split 1 accuracy
   # 0.972 and LPPD -0.088; over splits 1-3 accuracy 0.962 +- 0.029 and LPPD
   # -0.132 +- 0.043 (mean +- sd).  This reduced run gives 0.972 and -0.090
   # on split 1.
   dir <- skip_if_no_uci()
-  d <- bnn_uci("ionosphere", dir = dir)
+  d <- bnn_read_uci("ionosphere", dir = dir)
   sp <- bnn_split(d, "mile", rep = 1)
-  ens <- bnn_ensemble(y ~ ., sp$train, members = 4, hidden = c(16, 16), activation = "relu",
+  ens <- bnn_fit_ensemble(y ~ ., sp$train, members = 4, hidden = c(16, 16), activation = "relu",
                       likelihood = "categorical", optimizer = bnn_optimizer_preset("mile_class"),
                       valid_data = sp$valid, seed = 1, progress = FALSE)
   fit <- bnn_fit(y ~ ., sp$train, hidden = c(16, 16), activation = "relu",

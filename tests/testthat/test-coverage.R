@@ -25,7 +25,7 @@ test_that("Q^2 is the coefficient of determination of the predictive mean", {
   m <- bnn_metrics_gaussian(mu, 1, y)
   expect_equal(m$q2, 1 - sum((y - colMeans(mu))^2) / sum((y - mean(y))^2))
   expect_true(is.na(bnn_metrics_gaussian(mu[, 1, drop = FALSE], 1, y[1])$q2))
-  fit <- bnn_lm_baseline(mpg ~ wt, mtcars[1:20, ])
+  fit <- bnn_paper_lm_baseline(mpg ~ wt, mtcars[1:20, ])
   te <- mtcars[21:32, ]
   expect_equal(bnn_metrics(fit, te)$q2,
                1 - sum((te$mpg - predict(fit$fit, te))^2) / sum((te$mpg - mean(te$mpg))^2))
@@ -58,7 +58,7 @@ lm_method <- bnn_method("lm", label = "line", fit = function(formula, data, mode
 test_that("the study's indicators equal a direct computation on the task's sets", {
   st <- bnn_coverage_study("AF1", list(lm_method), n_sets = 4, levels = c(0.5, 0.9), target = 0.9,
                            seed = 5, progress = FALSE)
-  d <- bnn_task_data("AF1", n_sets = 4, seed = 5)
+  d <- bnn_paper_task_data("AF1", n_sets = 4, seed = 5)
   expect_identical(st$test, d$test)
   for (j in 1:4) {
     m <- predict(lm(y ~ x, d$train[[j]]), d$test)
@@ -150,7 +150,7 @@ test_that("failed jobs are reported, not turned into coverage", {
 })
 
 test_that("built-in methods run, plots draw, and a reference gives MMDs", {
-  task <- bnn_task("AF1")
+  task <- bnn_paper_task("AF1")
   task$hidden <- 4
   st <- bnn_coverage_study(task, list(
     bnn_method("ensemble", members = 3, optimizer = bnn_optimizer(epochs = 100)),
@@ -187,8 +187,8 @@ test_that("bad input to coverage studies gives clear errors", {
 })
 
 test_that("the HMC reference method tunes its step size to acceptance >= 0.8", {
-  task <- bnn_task("AF1")
-  d <- bnn_task_data(task, n_sets = 1, seed = 4)
+  task <- bnn_paper_task("AF1")
+  d <- bnn_paper_task_data(task, n_sets = 1, seed = 4)
   m <- bnn_method("hmc", trajectory_length = 0.3)
   fit <- m$fit(y ~ x, d$train[[1]], list(hidden = 4L, activation = "relu",
                                          likelihood = task$likelihood, prior = task$prior,
@@ -205,7 +205,7 @@ test_that("the HMC reference method tunes its step size to acceptance >= 0.8", {
 })
 
 test_that("stochastic-gradient and approximate methods enter a study by name", {
-  task <- bnn_task("AF1")
+  task <- bnn_paper_task("AF1")
   task$hidden <- 3
   opt <- bnn_optimizer(optimizer = "adam", lr = 0.01, weight_decay = 0, epochs = 50,
                        loss = "posterior")

@@ -4,9 +4,9 @@
 test_that("MILE and DEI-MCMC beat the deep ensemble's test LPPD on energy", {
   dir <- bnn_test_uci_dir()
   skip_if(is.null(dir), "UCI data directory not found (set BNNMC_DATA_DIR)")
-  d <- bnn_uci("energy", dir = dir)
+  d <- bnn_read_uci("energy", dir = dir)
   sp <- bnn_split(d, protocol = "mile", rep = 1)
-  ens <- bnn_ensemble(y ~ ., data = sp$train, members = 2, hidden = c(8, 8),
+  ens <- bnn_fit_ensemble(y ~ ., data = sp$train, members = 2, hidden = c(8, 8),
                       activation = "relu", optimizer = bnn_optimizer_preset("mile"),
                       valid_data = sp$valid, seed = 1, progress = FALSE,
                       likelihood = "hetero_gaussian")
@@ -50,11 +50,11 @@ test_that("sampler = \"dei\" trains the ensemble itself, with 100 warm-up iterat
 test_that("pre-trained weights are accepted as an ensemble", {
   sizes <- c(2L, 3L, 2L)
   w <- lapply(1:2, function(i) rnorm(bnn_n_parameters(sizes), 0, 0.3))
-  ens <- bnn_ensemble(mpg ~ wt + hp, data = mtcars, hidden = 3, weights = w, seed = 1,
+  ens <- bnn_fit_ensemble(mpg ~ wt + hp, data = mtcars, hidden = 3, weights = w, seed = 1,
                       likelihood = "hetero_gaussian")
   expect_equal(ens$members, 2)
   expect_equal(unname(ens$draws[1, 1, ]), w[[1]])
-  expect_error(bnn_ensemble(mpg ~ wt + hp, data = mtcars, hidden = 3, weights = list(1:3),
+  expect_error(bnn_fit_ensemble(mpg ~ wt + hp, data = mtcars, hidden = 3, weights = list(1:3),
                             likelihood = "hetero_gaussian"),
                "length 17")
   p <- predict(ens, mtcars[1:3, ], type = "interval")

@@ -155,7 +155,7 @@ test_that("summaries agree with posterior::summarise_draws", {
   x <- array(stats::rnorm(500 * 4 * 3), c(500, 4, 3),
              dimnames = list(NULL, NULL, c("a", "b[1]", "sigma")))
   x[, , 2] <- x[, , 2] * 10 + 3
-  ours <- bnn_summarise_draws(x)
+  ours <- bnn_summarize_draws(x)
   ref <- posterior::summarise_draws(posterior::as_draws_array(x))
   expect_identical(ours$variable, ref$variable)
   for (s in c("mean", "median", "sd", "q5", "q95", "rhat", "ess_bulk", "ess_tail")) {
@@ -166,7 +166,7 @@ test_that("summaries agree with posterior::summarise_draws", {
   cw <- bnn_chainwise_rhat(x)
   expect_equal(ours$cw_rhat_mean, unname(colMeans(cw)))
   expect_equal(ours$cw_rhat_max, unname(apply(cw, 2, max)))
-  expect_false("cw_rhat_mean" %in% names(bnn_summarise_draws(x, chainwise = FALSE)))
+  expect_false("cw_rhat_mean" %in% names(bnn_summarize_draws(x, chainwise = FALSE)))
   # a posterior draws_array is accepted as it is
   expect_equal(bnn_rhat(posterior::as_draws_array(x)), bnn_rhat(x))
 })
@@ -213,7 +213,7 @@ test_that("diagnostics return NA where nothing can be computed", {
   expect_true(is.na(bnn_ess(c(v[-1], NA))))
   # no variables
   expect_length(bnn_rhat(array(0, c(10, 2, 0))), 0)
-  expect_equal(nrow(bnn_summarise_draws(array(0, c(10, 2, 0)))), 0)
+  expect_equal(nrow(bnn_summarize_draws(array(0, c(10, 2, 0)))), 0)
 })
 
 test_that("output shapes follow the input", {
@@ -381,7 +381,7 @@ test_that("bad input gives errors naming the argument", {
   expect_error(bnn_rhat(matrix(0, 0, 2)), "'x'")
   expect_error(bnn_mcse(1:10, "quantile", probs = 2), "'probs'")
   expect_error(bnn_ess(1:10, "nonsense"), "'arg'")
-  expect_error(bnn_summarise_draws(1:10, chainwise = NA), "'chainwise'")
+  expect_error(bnn_summarize_draws(1:10, chainwise = NA), "'chainwise'")
 })
 
 test_that("bnnfit methods use the draws of the fit", {
@@ -394,7 +394,7 @@ test_that("bnnfit methods use the draws of the fit", {
   expect_identical(bnn_ess(fit, type = "tail"), bnn_ess(x, type = "tail"))
   expect_identical(bnn_mcse(fit), bnn_mcse(x))
   expect_identical(bnn_chainwise_rhat(fit, kappa = 2), bnn_chainwise_rhat(x, kappa = 2))
-  expect_identical(bnn_summarise_draws(fit), bnn_summarise_draws(x))
+  expect_identical(bnn_summarize_draws(fit), bnn_summarize_draws(x))
   expect_identical(bnn_layer_summary(fit), bnn_layer_summary(x))
 })
 

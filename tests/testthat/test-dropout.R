@@ -46,7 +46,7 @@ test_that("MC dropout at rate 0 equals the deterministic network", {
   d <- drop_data()
   opt <- bnn_optimizer(optimizer = "adam", weight_decay = 0, epochs = 30, batch_size = 8,
                        loss = "posterior")
-  md <- bnn_mc_dropout(y ~ ., d, hidden = c(6, 6), dropout = 0, draws = 5, seed = 3,
+  md <- bnn_fit_mc_dropout(y ~ ., d, hidden = c(6, 6), dropout = 0, draws = 5, seed = 3,
                        likelihood = bnn_likelihood("gaussian", sigma = 0.3), optimizer = opt)
   sp <- drop_spec(d, hidden = c(6, 6), activation = "relu",
                   likelihood = bnn_likelihood("gaussian", sigma = 0.3))
@@ -99,8 +99,8 @@ test_that("bad dropout rates are errors naming the argument", {
   expect_error(bnn_optimizer(dropout = 1), "'dropout'.*\\[0, 1\\)")
   expect_error(bnn_optimizer(dropout = -0.1), "'dropout'")
   expect_error(bnn_optimizer(input_dropout = 1.2), "'input_dropout'")
-  expect_error(bnn_mc_dropout(y ~ ., d, dropout = 1), "'dropout'")
-  expect_error(bnn_mc_dropout(y ~ ., d, input_dropout = NA), "'input_dropout'")
-  expect_error(bnn_mc_dropout(y ~ ., d, hidden = c(3, 3), dropout = c(0.1, 0.2, 0.3)),
+  expect_error(bnn_fit_mc_dropout(y ~ ., d, dropout = 1), "'dropout'")
+  expect_error(bnn_fit_mc_dropout(y ~ ., d, input_dropout = NA), "'input_dropout'")
+  expect_error(bnn_fit_mc_dropout(y ~ ., d, hidden = c(3, 3), dropout = c(0.1, 0.2, 0.3)),
                "'dropout' must have 1 or 2 rates")
 })

@@ -4,7 +4,7 @@ test_that("as_bnnfit() of an ensemble predicts exactly as the ensemble", {
   set.seed(3)
   d <- data.frame(x1 = rnorm(40), x2 = rnorm(40))
   d$y <- d$x1 - d$x2^2 + rnorm(40, sd = 0.3)
-  ens <- bnn_ensemble(y ~ ., d[1:30, ], hidden = c(5, 5), members = 6, activation = "relu",
+  ens <- bnn_fit_ensemble(y ~ ., d[1:30, ], hidden = c(5, 5), members = 6, activation = "relu",
                       likelihood = bnn_likelihood("gaussian", sigma = 0.4),
                       optimizer = bnn_optimizer(epochs = 40), seed = 2, progress = FALSE)
   fit <- as_bnnfit(ens)
@@ -27,7 +27,7 @@ test_that("ensemble members equal one-by-one training (batched dispatch)", {
   d <- data.frame(x = rnorm(30))
   d$y <- sin(d$x) + rnorm(30, sd = 0.2)
   opt <- bnn_optimizer(epochs = 15, batch_size = 8)
-  ens <- bnn_ensemble(y ~ x, d, hidden = 4, members = 7, optimizer = opt, seed = 5,
+  ens <- bnn_fit_ensemble(y ~ x, d, hidden = 4, members = 7, optimizer = opt, seed = 5,
                       progress = FALSE, likelihood = "hetero_gaussian")
   mf <- quote(stats::model.frame(y ~ x, d))
   sp <- bnnmc:::prepare_model(mf, environment(), y ~ x, d, 4, "relu", "hetero_gaussian",

@@ -61,7 +61,7 @@ test_that("counts above .Machine$integer.max are clear errors (#12 item 10)", {
 
 test_that("an ensemble whose members all failed does not print as a normal one (#12 item 10)", {
   d <- fh_data()
-  expect_warning(ens <- bnn_ensemble(y ~ x, data = d, hidden = 2, members = 2,
+  expect_warning(ens <- bnn_fit_ensemble(y ~ x, data = d, hidden = 2, members = 2,
                                      optimizer = bnn_optimizer(lr = 1e300, epochs = 3),
                                      seed = 1, progress = FALSE, likelihood = "hetero_gaussian"),
                  "All 2 ensemble members hit a non-finite loss")

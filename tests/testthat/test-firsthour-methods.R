@@ -216,7 +216,7 @@ test_that("kfold() refits and gives the same result under any future plan", {
   expect_equal(unname(kf$pointwise[kf$fold == 1, "elpd_kfold"]),
                unname(log(colMeans(exp(ll)))))
   # a fit started from an ensemble trained on all the data cannot be refitted fairly
-  ens <- bnn_ensemble(y ~ x, data = fm_data, hidden = 2, members = 2,
+  ens <- bnn_fit_ensemble(y ~ x, data = fm_data, hidden = 2, members = 2,
                       optimizer = bnn_optimizer(epochs = 20), seed = 1, progress = FALSE,
                       likelihood = "hetero_gaussian")
   fe <- suppressWarnings(bnn_fit(y ~ x, data = fm_data, hidden = 2, chains = 2, warmup = 10,

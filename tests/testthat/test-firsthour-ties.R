@@ -25,7 +25,7 @@ test_that("a response with many ties defaults to the homoscedastic Gaussian", {
   dir <- bnn_test_uci_dir()
   for (nm in c("airfoil", "concrete", "energy", "yacht")) {   # (bikesharing 1.5%, protein 0.6%)
     f <- file.path(dir, paste0(nm, ".data"))
-    if (file.exists(f)) expect_false(bnnmc:::many_ties(bnn_uci(nm, dir = dir)$y))
+    if (file.exists(f)) expect_false(bnnmc:::many_ties(bnn_read_uci(nm, dir = dir)$y))
   }
 })
 

@@ -214,7 +214,7 @@ test_that("bnn_rescale_neurons() refuses a c that makes weights infinite", {
   expect_true(all(is.finite(ok$draws)))
 })
 
-test_that("bnn_ksd() with one draw and bnn_laplace() with a huge fd_step give clear errors", {
+test_that("bnn_ksd() with one draw and bnn_fit_laplace() with a huge fd_step give clear errors", {
   # before: "missing value where TRUE/FALSE needed"
   expect_error(bnn_ksd(matrix(rnorm(3), 1, 3), score = matrix(rnorm(3), 1, 3)),
                "'x' must hold at least 2 draws for the KSD, not 1")
@@ -222,6 +222,6 @@ test_that("bnn_ksd() with one draw and bnn_laplace() with a huge fd_step give cl
                        lengthscale = 1), "at least 2 draws")
   # before: "infinite or missing values in 'x'" from deep inside
   for (h in c(1e300, 0.5, 1e-300))
-    expect_error(bnn_laplace(mpg ~ wt, data = mtcars, hidden = 2, fd_step = h),
+    expect_error(bnn_fit_laplace(mpg ~ wt, data = mtcars, hidden = 2, fd_step = h),
                  "'fd_step' \\(the relative step of the central differences\\) must be between 1e-10 and 0.1")
 })

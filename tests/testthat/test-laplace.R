@@ -29,7 +29,7 @@ test_that("full Laplace equals the exact posterior of the conjugate linear model
   d <- lin_data()
   sigma <- 0.5
   for (curv in c("full", "ggn")) {
-  la <- bnn_laplace(y ~ ., d, hidden = integer(0), hessian = curv,
+  la <- bnn_fit_laplace(y ~ ., d, hidden = integer(0), hessian = curv,
                     likelihood = bnn_likelihood("gaussian", sigma = sigma),
                     prior = bnn_prior(scale = 0.7), draws = 50, seed = 3,
                     optimizer = bnn_optimizer(optimizer = "adam", weight_decay = 0,
@@ -75,14 +75,14 @@ ggn_direct <- function(fit, theta, act, dact, lam) {
 
 test_that("the full GGN equals J' Lambda J + prior precision (Gaussian, Bernoulli)", {
   d <- lin_data(25, 3)
-  la <- bnn_laplace(y ~ ., d, hidden = c(3, 2), activation = "tanh", hessian = "ggn",
+  la <- bnn_fit_laplace(y ~ ., d, hidden = c(3, 2), activation = "tanh", hessian = "ggn",
                     likelihood = bnn_likelihood("gaussian", sigma = 0.6), draws = 2, seed = 1,
                     newton = 0, optimizer = bnn_optimizer(epochs = 30, loss = "posterior"))
   want <- ggn_direct(la, la$approx$map, tanh, function(z) 1 - tanh(z)^2,
                      function(z) rep(1 / 0.36, length(z)))
   expect_equal(unname(la$approx$hessian), want, tolerance = 1e-7)
   d$cl <- factor(d$y > 0.5)
-  lb <- bnn_laplace(cl ~ x1 + x2 + x3, d, hidden = 3, activation = "tanh", hessian = "ggn",
+  lb <- bnn_fit_laplace(cl ~ x1 + x2 + x3, d, hidden = 3, activation = "tanh", hessian = "ggn",
                     draws = 2, seed = 1, newton = 0,
                     optimizer = bnn_optimizer(epochs = 30, loss = "posterior"))
   want <- ggn_direct(lb, lb$approx$map, tanh, function(z) 1 - tanh(z)^2,
@@ -93,7 +93,7 @@ test_that("the full GGN equals J' Lambda J + prior precision (Gaussian, Bernoull
 test_that("marginal-likelihood tuning finds the exact evidence maximiser", {
   d <- lin_data(40, 5)
   sigma <- 0.3
-  la <- bnn_laplace(y ~ ., d, hidden = integer(0),
+  la <- bnn_fit_laplace(y ~ ., d, hidden = integer(0),
                     likelihood = bnn_likelihood("gaussian", sigma = sigma),
                     prior_precision = "marglik", draws = 10, seed = 1,
                     optimizer = bnn_optimizer(epochs = 20, loss = "posterior"))
@@ -128,7 +128,7 @@ kfac_direct <- function(fit, theta, act, dact, lam) {
 
 test_that("KFAC factors equal a direct computation (Gaussian and Bernoulli)", {
   d <- lin_data(35, 2)
-  la <- bnn_laplace(y ~ ., d, hidden = c(4, 3), activation = "tanh", hessian = "kfac",
+  la <- bnn_fit_laplace(y ~ ., d, hidden = c(4, 3), activation = "tanh", hessian = "kfac",
                     likelihood = bnn_likelihood("gaussian", sigma = 0.6), draws = 5, seed = 1,
                     optimizer = bnn_optimizer(epochs = 30, loss = "posterior"))
   dir <- kfac_direct(la, la$approx$map, tanh, function(z) 1 - tanh(z)^2,
@@ -138,7 +138,7 @@ test_that("KFAC factors equal a direct computation (Gaussian and Bernoulli)", {
     expect_equal(la$approx$kfac[[l]]$G, dir[[l]]$G, tolerance = 1e-12)
   }
   d$cl <- factor(d$y > 0.5)
-  lb <- bnn_laplace(cl ~ x1 + x2 + x3, d, hidden = 5, activation = "relu", hessian = "kfac",
+  lb <- bnn_fit_laplace(cl ~ x1 + x2 + x3, d, hidden = 5, activation = "relu", hessian = "kfac",
                     draws = 5, seed = 1, optimizer = bnn_optimizer(epochs = 30, loss = "posterior"))
   dir <- kfac_direct(lb, lb$approx$map, function(z) pmax(z, 0), function(z) (z > 0) * 1,
                      function(z) plogis(z) * (1 - plogis(z)))
@@ -152,7 +152,7 @@ test_that("KFAC factors equal a direct computation (Gaussian and Bernoulli)", {
 test_that("KFAC is exact on the linear model, and its draws have its covariance", {
   d <- lin_data()
   sigma <- 0.5
-  lk <- bnn_laplace(y ~ ., d, hidden = integer(0), hessian = "kfac",
+  lk <- bnn_fit_laplace(y ~ ., d, hidden = integer(0), hessian = "kfac",
                     likelihood = bnn_likelihood("gaussian", sigma = sigma),
                     prior = bnn_prior(scale = 0.7), draws = 6, seed = 2, map = rep(0.1, 4))
   ex <- lin_exact(lk, sigma, 1 / 0.7^2)
@@ -165,7 +165,7 @@ test_that("KFAC is exact on the linear model, and its draws have its covariance"
   z <- bnnmc:::with_seed(2, matrix(rnorm(4 * 6), 4))
   expect_equal(unname(lk$draws[, 1, ]), t(0.1 + M %*% z), tolerance = 1e-10)
   # post-hoc tuning maximises n/2 log tau - tau/2 |map|^2 - 1/2 log det(H + tau I)
-  lt <- bnn_laplace(y ~ ., d, hidden = integer(0), hessian = "kfac", prior_precision = "marglik",
+  lt <- bnn_fit_laplace(y ~ ., d, hidden = integer(0), hessian = "kfac", prior_precision = "marglik",
                     likelihood = bnn_likelihood("gaussian", sigma = sigma), draws = 2,
                     seed = 2, map = ex$mean)
   Hl <- ex$prec - diag(1 / 0.49, 4)
@@ -179,20 +179,20 @@ test_that("KFAC is exact on the linear model, and its draws have its covariance"
 
 test_that("bad Laplace settings are errors naming the argument", {
   d <- lin_data()
-  expect_error(bnn_laplace(y ~ ., d, prior_precision = 0), "'prior_precision'")
-  expect_error(bnn_laplace(y ~ ., d, prior_precision = -2), "'prior_precision'")
-  expect_error(bnn_laplace(y ~ ., d, prior_precision = "ml"), "'prior_precision'")
-  expect_error(bnn_laplace(y ~ ., d, prior = bnn_prior("laplace")), "'prior'")
-  expect_error(bnn_laplace(y ~ ., d, hessian = "kfac"), "'likelihood'")
-  expect_error(bnn_laplace(y ~ ., d, hessian = "diag"), "'hessian'")
-  expect_error(bnn_laplace(y ~ ., d, map = 1:3), "'map'")
-  expect_error(bnn_laplace(y ~ ., d, draws = 0), "'draws'")
+  expect_error(bnn_fit_laplace(y ~ ., d, prior_precision = 0), "'prior_precision'")
+  expect_error(bnn_fit_laplace(y ~ ., d, prior_precision = -2), "'prior_precision'")
+  expect_error(bnn_fit_laplace(y ~ ., d, prior_precision = "ml"), "'prior_precision'")
+  expect_error(bnn_fit_laplace(y ~ ., d, prior = bnn_prior("laplace")), "'prior'")
+  expect_error(bnn_fit_laplace(y ~ ., d, hessian = "kfac"), "'likelihood'")
+  expect_error(bnn_fit_laplace(y ~ ., d, hessian = "diag"), "'hessian'")
+  expect_error(bnn_fit_laplace(y ~ ., d, map = 1:3), "'map'")
+  expect_error(bnn_fit_laplace(y ~ ., d, draws = 0), "'draws'")
 })
 
 test_that("an indefinite log-likelihood Hessian is projected, with a warning", {
   d <- lin_data(30, 7)
   expect_warning(
-    la <- bnn_laplace(y ~ ., d, hidden = 4, activation = "tanh", likelihood = "gaussian",
+    la <- bnn_fit_laplace(y ~ ., d, hidden = 4, activation = "tanh", likelihood = "gaussian",
                       newton = 0, draws = 3, seed = 1, prior_precision = "marglik",
                       optimizer = bnn_optimizer(epochs = 3, loss = "posterior")),
     class = "bnnmc_laplace_indefinite")

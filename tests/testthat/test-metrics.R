@@ -232,7 +232,7 @@ test_that("the linear-model baseline gets the same metrics", {
   d <- data.frame(x1 = rnorm(80), x2 = runif(80))
   d$y <- 0.5 + 2 * d$x1 - d$x2 + rnorm(80, sd = 0.4)
   tr <- d[1:60, ]; te <- d[61:80, ]
-  b <- bnn_lm_baseline(y ~ ., tr)
+  b <- bnn_paper_lm_baseline(y ~ ., tr)
   expect_s3_class(b, "bnn_lm_baseline")
   expect_output(print(b), "3 coefficients")
   fit <- lm(y ~ ., tr)
@@ -257,5 +257,5 @@ test_that("the linear-model baseline gets the same metrics", {
   expect_equal(mt$lppd, mean(dt((te$y - pr) / sc, fit$df.residual, log = TRUE) - log(sc)))
   expect_named(mt, names(m))
   expect_error(bnn_metrics(b), "'newdata'")
-  expect_error(bnn_lm_baseline("y ~ x", d), "'formula'")
+  expect_error(bnn_paper_lm_baseline("y ~ x", d), "'formula'")
 })

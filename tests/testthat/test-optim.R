@@ -175,7 +175,7 @@ test_that("the window rule stops where MILE's code would", {
                                           lr = 0.01, weight_decay = 0)$par)
   }
   expect_error(bnn_optimizer(stopping = "last"), "'stopping' must be one of")
-  expect_match(paste(capture.output(print(bnn_ensemble(
+  expect_match(paste(capture.output(print(bnn_fit_ensemble(
     y ~ x, data = data.frame(x = x, y = 2 * x), members = 1, hidden = 2,
     optimizer = bnn_optimizer(epochs = 3, patience = 2, stopping = "window"),
     valid_data = data.frame(x = xv, y = xv), progress = FALSE,

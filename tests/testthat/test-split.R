@@ -84,8 +84,8 @@ test_that("fixed splits use the given indices and check them", {
 
 test_that("fixed splits from the real split file cover airfoil", {
   dir <- skip_if_no_uci()
-  d <- bnn_uci("airfoil", dir = dir)
-  s <- bnn_split(d, "fixed", indices = bnn_uci_splits("airfoil", dir = dir))
+  d <- bnn_read_uci("airfoil", dir = dir)
+  s <- bnn_split(d, "fixed", indices = bnn_paper_uci_splits("airfoil", dir = dir))
   expect_partition(s, 1503L)
   expect_identical(nrow(s$test), 301L)
 })

@@ -9,7 +9,7 @@ swag_data <- function(n = 50, seed = 8) {
 
 test_that("SWAG's diagonal covariance equals the iterates' sample covariance", {
   d <- swag_data()
-  sw <- bnn_swag(y ~ ., d, hidden = c(8, 8), rank = 5, epochs = 30, collect_every = 2,
+  sw <- bnn_fit_swag(y ~ ., d, hidden = c(8, 8), rank = 5, epochs = 30, collect_every = 2,
                  lr = 5e-3, momentum = 0.5, batch_size = 10, draws = 7, seed = 4,
                  likelihood = bnn_likelihood("gaussian", sigma = 0.3),
                  optimizer = bnn_optimizer(optimizer = "adam", weight_decay = 0, epochs = 50))
@@ -57,12 +57,12 @@ test_that("SGD with momentum follows v = mu v + g, theta -= lr v (full batch)", 
 
 test_that("bad SWAG settings are errors naming the argument", {
   d <- swag_data()
-  expect_error(bnn_swag(y ~ ., d, rank = 0, epochs = 10), "'rank' must be a whole number from 2")
-  expect_error(bnn_swag(y ~ ., d, rank = 1, epochs = 10), "'rank'")
-  expect_error(bnn_swag(y ~ ., d, rank = 11, epochs = 10), "'rank'.*\\(10 = ")
-  expect_error(bnn_swag(y ~ ., d, rank = 6, epochs = 10, collect_every = 2),
+  expect_error(bnn_fit_swag(y ~ ., d, rank = 0, epochs = 10), "'rank' must be a whole number from 2")
+  expect_error(bnn_fit_swag(y ~ ., d, rank = 1, epochs = 10), "'rank'")
+  expect_error(bnn_fit_swag(y ~ ., d, rank = 11, epochs = 10), "'rank'.*\\(10 = ")
+  expect_error(bnn_fit_swag(y ~ ., d, rank = 6, epochs = 10, collect_every = 2),
                "'rank'.*\\(5 = ")
-  expect_error(bnn_swag(y ~ ., d, epochs = 3, collect_every = 2), "at least 2 collected")
-  expect_error(bnn_swag(y ~ ., d, rank = 2, epochs = 10, lr = -1), "'lr'")
-  expect_error(bnn_swag(y ~ ., d, rank = 2, epochs = 10, momentum = 1), "'momentum'")
+  expect_error(bnn_fit_swag(y ~ ., d, epochs = 3, collect_every = 2), "at least 2 collected")
+  expect_error(bnn_fit_swag(y ~ ., d, rank = 2, epochs = 10, lr = -1), "'lr'")
+  expect_error(bnn_fit_swag(y ~ ., d, rank = 2, epochs = 10, momentum = 1), "'momentum'")
 })

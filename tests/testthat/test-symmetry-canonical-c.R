@@ -129,7 +129,7 @@ test_that("the C canonical map gives the same draws with 1 or 2 threads and any 
 })
 
 test_that("canonicalising a fit maps its draws array in one pass", {
-  fit <- suppressWarnings(bnn_fit(y ~ x, bnn_symmetry_data("sinusoidal", n = 40, seed = 1),
+  fit <- suppressWarnings(bnn_fit(y ~ x, bnn_paper_symmetry_data("sinusoidal", n = 40, seed = 1),
                                   hidden = 3, chains = 3, warmup = 20, iter = 5, seed = 2,
                                   sampler = bnn_nuts(), likelihood = bnn_likelihood("gaussian"),
                                   progress = FALSE))

@@ -1,18 +1,18 @@
 # Data generators and the RMSProp optimiser of the symmetry paper's baselines.
 
 test_that("the synthetic sets follow the paper's definitions", {
-  s <- bnn_symmetry_data("sinusoidal", seed = 1)
+  s <- bnn_paper_symmetry_data("sinusoidal", seed = 1)
   expect_identical(dim(s), c(150L, 2L))
   expect_true(all(s$x >= 0 & s$x <= 8))
   expect_equal(sd(s$y - sin(s$x)), 0.3, tolerance = 0.15)
-  r <- bnn_symmetry_data("regression2d", seed = 2)
-  p <- bnn_symmetry_data("regression2d", formula = "printed", seed = 2)
+  r <- bnn_paper_symmetry_data("regression2d", seed = 2)
+  p <- bnn_paper_symmetry_data("regression2d", formula = "printed", seed = 2)
   expect_identical(dim(r), c(256L, 3L))
   expect_identical(r$x1, p$x1)
   expect_equal(sd(r$y - r$x1 * (sin(r$x1) + cos(r$x2))), 0.1, tolerance = 0.15)
   expect_equal(sd(p$y - (p$x1 * sin(p$x1) + cos(p$x2))), 0.1, tolerance = 0.15)
-  expect_identical(bnn_symmetry_data("sinusoidal", seed = 1), s)
-  expect_error(bnn_symmetry_data("izmailov"), "'name'")
+  expect_identical(bnn_paper_symmetry_data("sinusoidal", seed = 1), s)
+  expect_error(bnn_paper_symmetry_data("izmailov"), "'name'")
 })
 
 test_that("RMSProp makes PyTorch's updates", {

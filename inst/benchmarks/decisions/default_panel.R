@@ -51,7 +51,7 @@ uci_dir <- Sys.getenv("BNNMC_DATA_DIR", "/work/shared/data/uci")
 # Each entry: data frame with the response named y.  Transformations are
 # noted in `note`.
 uci <- function(name, n_max = Inf, classification = FALSE) {
-  d <- bnn_uci(name, dir = uci_dir, classification = classification)
+  d <- bnn_read_uci(name, dir = uci_dir, classification = classification)
   if (nrow(d) > n_max) {
     set.seed(20231)
     d <- d[sort(sample(nrow(d), n_max)), ]

@@ -19,7 +19,7 @@ lik <- if (length(args) >= 2 && args[2] != "default") args[2] else NULL
 fan <- if (length(args) >= 3) as.logical(args[3]) else NA
 dir <- Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
 uci <- function(nm, n_max = 2000) {
-  d <- bnnmc:::bnn_uci(nm, dir = dir)
+  d <- bnnmc::bnn_read_uci(nm, dir = dir)
   if (nrow(d) > n_max) d <- d[bnnmc:::with_seed(1, sample(nrow(d), n_max)), ]
   d
 }

@@ -44,7 +44,7 @@ mf <- match.call(bnn_fit, cl)
 model <- bnnmc:::prepare_model(mf[c(1L, match(c("formula", "data"), names(mf)))],
                                environment(), y ~ ., train, c(16, 16), "tanh", NULL,
                                bnn_prior(), TRUE)
-cost <- bnnmc:::fit_cost(model$spec, bnnmc:::as_sampler("mile"), 4L, 50000L, 10000L,
+cost <- bnnmc:::fit_cost(model$spec, bnn_mclmc(), 4L, 50000L, 10000L,
                          "ensemble", bnn_optimizer_preset("mile"), 4L)
 msg <- bnnmc:::announce_cost(cost, cl, 4L, full_batch = TRUE)
 cat(msg, "\n")

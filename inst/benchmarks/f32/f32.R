@@ -2,10 +2,10 @@
 # (#24) runs only the network's forward and backward pass in float32 and
 # keeps the sampler in double.  This replay computes everything (sampler
 # state, energies, tuning) in float32, as MILE's JAX code does, to study
-# MILE's chain failures; it stays for inst/benchmarks/mclmc_failures.R.
+# MILE's chain failures; it stays for inst/benchmarks/papers/mile/mclmc_failures.R.
 #
 # Build and run the MCLMC replay of inst/benchmarks/f32 (sourced by
-# inst/benchmarks/mclmc_failures.R; run from the repository root).
+# inst/benchmarks/papers/mile/mclmc_failures.R; run from the repository root).
 #
 # f32_build(single): compiles f32_core.c (the package's src/ core with
 # `double` meaning `float` when single = TRUE) and f32_glue.c with
@@ -85,7 +85,7 @@ f32_setup <- function(formula, data, hidden, activation, chains, init, seed) {
 f32_validate <- function(sym_double, data_dir, seed = 4, tol = 1e-10,
                          n_tune = c(2000, 500, 500), n_samples = 1000,
                          sym_single = NULL) {
-  d <- bnnmc::bnn_uci("yacht", dir = data_dir)
+  d <- bnnmc::bnn_read_uci("yacht", dir = data_dir)
   sp <- bnnmc::bnn_split(d, protocol = "mile", rep = 4)
   ens <- bnnmc::bnn_ensemble(y ~ ., data = sp$train, members = 2, hidden = c(16, 16, 16),
                              likelihood = "hetero_gaussian",

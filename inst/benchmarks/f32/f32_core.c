@@ -2,7 +2,7 @@
  * generic kernels, the MCLMC kernel (mclmc.c), the three-stage tuning
  * (mclmc_adapt.c) with its ESS
  * and the BlackJAX 1.2.2 safeguard) as one translation unit, for the benchmark
- * inst/benchmarks/mclmc_failures.R (--precision single): with
+ * inst/benchmarks/papers/mile/mclmc_failures.R (--precision single): with
  * BNNMC_F32 = 1 every `double` of the core becomes `float`, so the replay
  * runs the package's own algorithm in single precision, as MILE's JAX code
  * ran (JAX computes in float32 unless x64 is switched on).  With

@@ -14,7 +14,7 @@
 #
 # Both builds run the same draws (the goldens pin them), so their gradient
 # counts are equal and the timings compare the same work.  Data: airfoil
-# from BNNMC_DATA_DIR (bnn_uci("airfoil"), 1,052 rows drawn with seed 1) if
+# from BNNMC_DATA_DIR (bnn_read_uci("airfoil"), 1,052 rows drawn with seed 1) if
 # it is there, else simulated data of that shape.
 args <- commandArgs(TRUE)
 opt <- function(name, default = NULL) {
@@ -30,7 +30,7 @@ if (!is.na(match("--worker", args))) {
   dir <- Sys.getenv("BNNMC_DATA_DIR", "")
   set.seed(1)
   if (nzchar(dir) && file.exists(file.path(dir, "airfoil.data"))) {
-    d <- bnn_uci("airfoil", dir = dir)
+    d <- bnn_read_uci("airfoil", dir = dir)
     d <- d[sample(nrow(d), 1052L), ]
     data_name <- "airfoil"
   } else {

@@ -67,7 +67,7 @@ add <- function(...) rows[[length(rows) + 1L]] <<- data.frame(..., kernels = ker
 hetero <- list(family = "hetero_gaussian", sigma = NULL, sigma_prior = "half_normal",
                sigma_prior_scale = 1)
 shape <- function(name, n_rows) {
-  d <- bnn_uci(name, dir = dir)
+  d <- bnn_read_uci(name, dir = dir)
   set.seed(1)
   d <- d[sample(nrow(d), n_rows), ]
   X <- scale(as.matrix(d[, setdiff(names(d), "y")]))
@@ -93,7 +93,7 @@ for (sh in list(shape("airfoil", 1052L), shape("protein", 32011L))) {
 }
 
 # ---- 2. the default fit, end to end ----
-d <- bnn_uci("airfoil", dir = dir)
+d <- bnn_read_uci("airfoil", dir = dir)
 set.seed(1)
 idx <- sample(nrow(d), 1052L)
 train <- d[idx, ]

@@ -1,0 +1,149 @@
+# The model of a formula fit: model frame, design matrix, response,
+# likelihood and the network's specification (prepare_model(), shared by
+# bnn_fit() and the approximations).  The response of new data on the
+# model's scale is R/model-newdata.R.
+
+# Model frame, design, response and specification shared by bnn_fit() and
+# bnn_fit_ensemble().  mf is the matched call reduced to formula/data/subset/
+# na.action; env is the caller's frame.
+prepare_model <- function(mf, env, formula, data, hidden, activation, likelihood,
+                          prior, standardize, per_par = NULL) {
+  if (missing(formula) || !inherits(formula, "formula"))
+    stop("'formula' must be a formula such as y ~ x1 + x2.", call. = FALSE)
+  if (missing(data) || !is.data.frame(data))
+    stop("'data' must be a data frame.", call. = FALSE)
+  hidden <- check_hidden(hidden)
+  activation <- match_choice(activation, names(.activations), "activation")
+  if (!is.null(prior)) prior <- as_prior(prior)
+  mf$drop.unused.levels <- TRUE
+  if (is.null(mf$na.action)) mf$na.action <- quote(stats::na.fail)
+  mf[[1L]] <- quote(stats::model.frame)
+  mf <- tryCatch(eval(mf, env), error = function(e) {
+    msg <- conditionMessage(e)
+    if (grepl("missing values", msg))
+      stop("'data' has missing values in the model's variables; remove them or set ",
+           "na.action = na.omit (the default na.action here is na.fail).", call. = FALSE)
+    stop("Cannot build the model frame from 'formula' and 'data': ", msg, call. = FALSE)
+  })
+  design <- design_from_frame(mf, standardize)
+  y <- design$y
+  lik <- response_likelihood(y, likelihood)
+  prior <- prior %||% default_prior(y, likelihood)   # R/defaults.R
+  w <- frame_weights(mf)
+  off <- stats::model.offset(mf)
+  if (!is.null(off)) {
+    if (lik$family %in% c("bernoulli", "categorical"))
+      stop("offset() in the formula is supported for numeric responses only.", call. = FALSE)
+    if (!is.numeric(off) || any(!is.finite(off)))
+      stop("The offset must be finite numbers.", call. = FALSE)
+    off <- as.double(off)
+  }
+  # an offset enters the mean on the response's scale, y = f(x) + offset, so
+  # the network models y - offset (exactly the same Gaussian likelihood)
+  yinfo <- encode_response(if (is.null(off)) y else y - off, lik, standardize)
+  sizes <- layer_sizes(ncol(design$X), hidden, lik, n_class = yinfo$n_class)
+  check_model_size(sizes, per_par)
+  spec <- make_spec(sizes, activation, lik, prior, X = design$X, y = yinfo$y)
+  if (!is.null(w)) spec$weights <- w
+  list(spec = spec, weights = w, offset = off, na_action = attr(mf, "na.action"),
+       formula = formula, terms = design$terms, xlevels = design$xlevels,
+       contrasts = design$contrasts, x_center = design$center, x_scale = design$scale,
+       y_center = yinfo$center, y_scale = yinfo$scale, y = y, levels = yinfo$levels,
+       model_frame = mf, hidden = hidden, activation = activation, likelihood = lik,
+       prior = prior, X = design$X, y_model = yinfo$y)
+}
+
+# Observation weights of the model frame (weights = in bnn_fit()): NULL or
+# finite non-negative doubles, not all zero.
+frame_weights <- function(mf) {
+  w <- stats::model.weights(mf)
+  if (is.null(w)) return(NULL)
+  if (!is.numeric(w) || any(!is.finite(w)) || any(w < 0) || !any(w > 0))
+    stop("'weights' must be finite non-negative numbers, not all zero, one per observation.",
+         call. = FALSE)
+  as.double(w)
+}
+
+# Design matrix without intercept, standardised columns.
+design_from_frame <- function(mf, standardize) {
+  mt <- attr(mf, "terms")
+  y <- stats::model.response(mf)
+  if (is.null(y)) stop("'formula' must have a response on its left-hand side.", call. = FALSE)
+  attr(mt, "intercept") <- 1L
+  X <- stats::model.matrix(mt, mf)
+  X <- X[, colnames(X) != "(Intercept)", drop = FALSE]
+  if (ncol(X) == 0L) stop("'formula' has no predictors.", call. = FALSE)
+  center <- colMeans(X)
+  scale <- apply(X, 2L, stats::sd)
+  if (nrow(X) < 2L) stop("'data' must have at least 2 rows.", call. = FALSE)
+  nonfin <- colSums(!is.finite(X)) > 0
+  if (any(nonfin))
+    stop("'data' has non-finite values (Inf, -Inf) in predictor(s): ",
+         paste(colnames(X)[nonfin], collapse = ", "), ". Remove or replace them.",
+         call. = FALSE)
+  const <- !is.finite(scale) | scale == 0
+  if (any(const))
+    stop("Constant predictor(s) in 'data': ", paste(colnames(X)[const], collapse = ", "),
+         ". Remove them from the formula.", call. = FALSE)
+  if (!standardize) {
+    center[] <- 0
+    scale[] <- 1
+  }
+  Xs <- sweep(sweep(X, 2L, center, "-"), 2L, scale, "/")
+  storage.mode(Xs) <- "double"
+  attr(Xs, "assign") <- NULL
+  attr(Xs, "contrasts") <- NULL
+  list(X = Xs, y = y, terms = mt, center = center, scale = scale,
+       xlevels = stats::.getXlevels(mt, mf), contrasts = attr(X, "contrasts"))
+}
+
+response_likelihood <- function(y, likelihood) {
+  if (is.factor(y) || is.logical(y)) {
+    nlev <- if (is.logical(y)) 2L else nlevels(y)
+    if (nlev < 2L) stop("The response factor must have at least 2 levels.", call. = FALSE)
+    dflt <- if (nlev == 2L) "bernoulli" else "categorical"
+    lik <- as_likelihood(likelihood %||% dflt)
+    if (!lik$family %in% c("bernoulli", "categorical"))
+      stop(sprintf("A factor response needs likelihood \"%s\", not \"%s\".", dflt, lik$family),
+           call. = FALSE)
+    if (lik$family == "bernoulli" && nlev != 2L)
+      stop("likelihood \"bernoulli\" needs a response with 2 levels; use \"categorical\".",
+           call. = FALSE)
+    return(lik)
+  }
+  if (!is.numeric(y) || is.matrix(y))
+    stop("The response must be a numeric vector (regression) or a factor ",
+         "(classification), not ", class(y)[1], ".", call. = FALSE)
+  lik <- as_likelihood(likelihood %||% default_numeric_likelihood(y))
+  if (lik$family %in% c("bernoulli", "categorical"))
+    stop(sprintf("likelihood \"%s\" needs a factor response.", lik$family), call. = FALSE)
+  lik
+}
+
+encode_response <- function(y, lik, standardize) {
+  if (lik$family %in% c("bernoulli", "categorical")) {
+    f <- if (is.logical(y)) factor(y, levels = c(FALSE, TRUE)) else y
+    return(list(y = as.double(as.integer(f) - 1L), center = 0, scale = 1,
+                levels = levels(f), n_class = nlevels(f)))
+  }
+  if (!all(is.finite(y))) stop("The response has non-finite values.", call. = FALSE)
+  center <- if (standardize) mean(y) else 0
+  scale <- if (standardize) stats::sd(y) else 1
+  if (!(scale > 0)) stop("The response is constant.", call. = FALSE)
+  if (!standardize && lik$family == "hetero_gaussian") {
+    # the heteroscedastic likelihood bounds the predictive sd to [1e-6, 1e6]
+    # on the model's scale (as MILE's code); a response far from unit scale
+    # would be fitted with a clipped sd (and the unit prior cannot reach its
+    # mean), so refuse rather than return intervals of the wrong width
+    sy <- stats::sd(y)
+    if (max(abs(y)) > 1e4 || sy < 1e-4)
+      stop(sprintf(paste0("With standardize = FALSE the response must be on a moderate scale: ",
+                          "its sd is %s and its largest absolute value %s, but the ",
+                          "heteroscedastic likelihood bounds the predictive sd to [1e-6, 1e6] ",
+                          "and the prior assumes unit scale. Use standardize = TRUE (the default), ",
+                          "or rescale the response (e.g. to thousands)."),
+                   format(signif(sy, 3)), format(signif(max(abs(y)), 3))), call. = FALSE)
+  }
+  list(y = as.double((y - center) / scale), center = center, scale = scale,
+       levels = NULL, n_class = NA_integer_)
+}

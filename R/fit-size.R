@@ -1,0 +1,158 @@
+# Model size: the number of parameters and the memory a fit will need,
+# checked before anything is allocated (hidden = 1e6 would otherwise
+# allocate gigabytes silently, and c(1e6, 1e6) overflows C's int).
+
+#' Size limits of a model
+#'
+#' Before allocating anything, [bnn_fit()] and [bnn_fit_ensemble()] count the
+#' network's parameters and estimate the memory the fit will need: the kept
+#' draws of all chains (`chains x draws x parameters` doubles, held twice
+#' while the fit is assembled), the sampler's workspace of a chain (NUTS keeps
+#' about `10 * (max_treedepth + 1) + 25` vectors of the parameters' length)
+#' and the network's own workspace.  A fit above the limit stops with both
+#' numbers.  The limit is `getOption("bnnmc.max_memory")` bytes, 4 GB
+#' (`4e9`) by default; raise it with e.g. `options(bnnmc.max_memory = 16e9)`.
+#' Independently of the option, a network cannot have more than
+#' `.Machine$integer.max` parameters (the C core indexes them with `int`).
+#'
+#' A calibration-emulation-sampling fit ([bnn_ces()]) counts every stage:
+#' the calibration draws (`chains x calibration_iter x parameters`, not
+#' thinned), the `J` emulator training pairs (parameters and the network's
+#' outputs on the training data) and the sampling stage's kept draws.
+#'
+#' `bnn_model_size()` gives the estimate for given layer sizes and settings.
+#'
+#' @param sizes Layer sizes: number of inputs, hidden widths, outputs.
+#' @param chains,warmup,iter,thin As in [bnn_fit()].
+#' @param sampler A sampler name or settings object, as in [bnn_fit()].
+#' @return A list with `parameters` (a double, exact even above the integer
+#'   range), `bytes` (the estimate) and `limit` (the current limit in bytes).
+#' @export
+#' @examples
+#' bnn_model_size(c(8, 16, 16, 2))
+#' bnn_model_size(c(8, 1e6, 2))$bytes / 1e9   # GB
+bnn_model_size <- function(sizes, chains = 4, warmup = 1000, iter = 1000, thin = 1,
+                           sampler = "nuts") {
+  if (!is.numeric(sizes) || length(sizes) < 2L || anyNA(sizes) || any(sizes < 1) ||
+      any(sizes != round(sizes)))
+    stop("'sizes' must be positive whole numbers (inputs, hidden widths, outputs).",
+         call. = FALSE)
+  sampler <- as_sampler(sampler)
+  n_par <- n_parameters_double(sizes)
+  # iter draws kept, as bnn_fit(); MCLMC's come from its settings
+  n_keep <- sampler_resolve_run(sampler, warmup, iter, sampler_default_thin(sampler),
+                                given = c(warmup = FALSE, iter = FALSE, thin = FALSE))$n_keep
+  list(parameters = n_par,
+       bytes = n_par * bytes_per_parameter(sampler, chains, n_keep) +
+         model_workspace_bytes(sizes),
+       limit = max_memory())
+}
+
+# Parameters of a network in double arithmetic (no integer overflow).
+n_parameters_double <- function(sizes) {
+  sizes <- as.double(sizes)
+  L <- length(sizes) - 1L
+  sum(sizes[-(L + 1L)] * sizes[-1L] + sizes[-1L])
+}
+
+max_memory <- function() {
+  m <- getOption("bnnmc.max_memory", 4e9)
+  if (!is.numeric(m) || length(m) != 1L || is.na(m) || m <= 0)
+    stop("option 'bnnmc.max_memory' must be a positive number of bytes.", call. = FALSE)
+  m
+}
+
+# Bytes per parameter of a fit: the kept draws of all chains (twice: the
+# chains' results and the assembled array), the sampler workspace of one
+# chain and the prior scales and inits.
+bytes_per_parameter <- function(sampler, chains, n_keep) UseMethod("bytes_per_parameter")
+
+bytes_per_parameter.default <- function(sampler, chains, n_keep) {
+  # NUTS/HMC: the tree's states; MCLMC and the kernels of the generic
+  # driver: a few vectors of the dimension
+  work <- if (!is.null(sampler$max_treedepth)) 10 * (sampler$max_treedepth + 1) + 25 else 16
+  8 * (2 * chains * n_keep + work + 4 + chains)
+}
+
+# CES: every stage's storage (ces_stage_bytes()).
+bytes_per_parameter.bnn_ces <- function(sampler, chains, n_keep) {
+  sum(ces_stage_bytes(sampler, chains, n_keep, n_par = 1, n_out = 0))
+}
+
+# Bytes of each stage of a CES fit (bnn_ces()) of a network with n_par
+# parameters and n_out outputs on the training data (rows x outputs): the
+# calibration run's draws (kept in the fit's $ces, all calibration_iter of
+# every chain: they are not thinned), the J emulator training pairs (theta
+# and G(X; theta), with their transposed and standardised copies) and the
+# sampling stage's draws.  Issue #26: the guard counted only iter / thin.
+ces_stage_bytes <- function(ces, chains, n_keep, n_par, n_out) {
+  J <- as.double(ces$J)
+  c(calibration = n_par * bytes_per_parameter(ces$calibration, chains,
+                                              as.double(ces$calibration_iter)),
+    emulator = 8 * 3 * J * (n_par + n_out),
+    sampling = n_par * bytes_per_parameter(ces$sampler, chains, n_keep))
+}
+
+# Stop before a CES fit whose stages would need more memory than the limit,
+# naming the stage(s) to reduce.
+check_ces_size <- function(ces, sizes, chains, n_keep, n_out) {
+  n_par <- n_parameters_double(sizes)
+  b <- ces_stage_bytes(ces, chains, n_keep, n_par, n_out)
+  total <- sum(b) + model_workspace_bytes(sizes)
+  lim <- max_memory()
+  if (total > lim) {
+    what <- c(calibration = sprintf("calibration_iter (%s iterations x %d chain%s x %s parameters)",
+                                    format(ces$calibration_iter, big.mark = ",",
+                                           scientific = FALSE), chains,
+                                    if (chains == 1) "" else "s",
+                                    format(n_par, big.mark = ",", scientific = FALSE)),
+              emulator = sprintf("J (%d training pairs of %s parameters and %s outputs)",
+                                 ces$J, format(n_par, big.mark = ",", scientific = FALSE),
+                                 format(n_out, big.mark = ",", scientific = FALSE)),
+              sampling = "iter / thin")
+    # the stages that make up at least half of it, largest first
+    o <- names(sort(b, decreasing = TRUE))
+    big <- o[seq_len(which(cumsum(b[o]) >= 0.5 * sum(b))[1L])]
+    stop(sprintf(paste0("This CES fit would need about %s of memory (calibration draws %s, ",
+                        "emulator training pairs %s, sampling draws %s), above the limit of %s. ",
+                        "Reduce %s, or raise the limit with ",
+                        "options(bnnmc.max_memory = <bytes>) (see ?bnn_model_size)."),
+                 format_bytes(total), format_bytes(b[["calibration"]]),
+                 format_bytes(b[["emulator"]]), format_bytes(b[["sampling"]]),
+                 format_bytes(lim), paste(what[big], collapse = ", or ")), call. = FALSE)
+  }
+  invisible(total)
+}
+
+# The network's workspace: activations and deltas of a chunk of 256 rows.
+model_workspace_bytes <- function(sizes) {
+  8 * 256 * (2 * sum(as.double(sizes[-1L])) + 3 * max(as.double(sizes)))
+}
+
+# Stop before allocating when the network is too large.  per_par: bytes
+# per parameter of what will be run (NULL: the model alone, 64 bytes).
+check_model_size <- function(sizes, per_par = NULL) {
+  n_par <- n_parameters_double(sizes)
+  if (n_par > .Machine$integer.max)
+    stop(sprintf(paste0("The network has %s parameters (layer sizes %s), more than ",
+                        "the %s the C core can index. Use narrower hidden layers."),
+                 format(n_par, big.mark = ",", scientific = FALSE),
+                 paste(format(sizes, scientific = FALSE, trim = TRUE), collapse = "-"),
+                 format(.Machine$integer.max, big.mark = ",")), call. = FALSE)
+  bytes <- n_par * (per_par %||% 64) + model_workspace_bytes(sizes)
+  lim <- max_memory()
+  if (bytes > lim)
+    stop(sprintf(paste0("The network has %s parameters (layer sizes %s); the fit would ",
+                        "need about %s of memory, above the limit of %s. Use narrower ",
+                        "hidden layers, fewer chains or draws (thin), or raise the limit ",
+                        "with options(bnnmc.max_memory = <bytes>) (see ?bnn_model_size)."),
+                 format(n_par, big.mark = ",", scientific = FALSE),
+                 paste(format(sizes, scientific = FALSE, trim = TRUE), collapse = "-"),
+                 format_bytes(bytes), format_bytes(lim)), call. = FALSE)
+  invisible(bytes)
+}
+
+format_bytes <- function(b) {
+  if (b >= 1e9) sprintf("%.1f GB", b / 1e9) else if (b >= 1e6)
+    sprintf("%.1f MB", b / 1e6) else sprintf("%.0f kB", b / 1e3)
+}

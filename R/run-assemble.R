@@ -1,0 +1,51 @@
+# The fit object from its chains' results (bnn_fit()'s engines and
+# bnn_sample_gaussian()).
+
+assemble_fit <- function(res, pars, spec, sampler, warmup, iter, thin, seed, chains,
+                         ids = seq_len(chains)) {
+  n_keep <- NROW(res[[1]]$draws)
+  dim <- length(pars)
+  dn <- list(iteration = NULL, chain = NULL, variable = pars)
+  d1 <- res[[1L]]$draws
+  # one chain whose draws already have the fit's shape and names (the
+  # generic driver's, R/chains.R): taken as they are, without a copy
+  one <- chains == 1L && identical(dim(d1), c(n_keep, 1L, dim)) &&
+    identical(dimnames(d1), dn)
+  draws <- if (one) d1 else array(NA_real_, c(n_keep, chains, dim), dimnames = dn)
+  rm(d1)
+  snames <- res[[1]]$stat_names %||% .stat_names
+  nw <- nrow(res[[1]]$warmup_stats)
+  stats <- array(NA_real_, c(n_keep, chains, length(snames)),
+                 dimnames = list(iteration = NULL, chain = NULL, variable = snames))
+  wstats <- array(NA_real_, c(nw, chains, length(snames)),
+                  dimnames = list(iteration = NULL, chain = NULL, variable = snames))
+  for (c in seq_len(chains)) {
+    if (!one) draws[, c, ] <- res[[c]]$draws
+    stats[, c, ] <- res[[c]]$stats
+    wstats[, c, ] <- res[[c]]$warmup_stats
+  }
+  if (has_sigma(spec)) draws[, , dim] <- exp(draws[, , dim])
+  status <- vapply(res, function(r) r$status, integer(1))
+  fa <- lapply(res, function(r) r$failed_at)
+  failed_at <- data.frame(
+    chain = ids,
+    phase = vapply(fa, function(f) f$phase %||% NA_character_, character(1)),
+    step = vapply(fa, function(f) as.double(f$step %||% NA_real_), numeric(1)),
+    reason = vapply(fa, function(f) f$reason %||% NA_character_, character(1)),
+    stringsAsFactors = FALSE)
+  structure(list(
+    draws = draws, sampler_stats = stats, warmup_stats = wstats,
+    n_grad = vapply(res, function(r) r$n_grad, numeric(1)),
+    stepsize = vapply(res, function(r) r$stepsize, numeric(1)),
+    L = vapply(res, function(r) r$L %||% NA_real_, numeric(1)),
+    n_reverted = vapply(res, function(r) r$n_reverted %||% NA_real_, numeric(1)),
+    inv_metric = do.call(rbind, lapply(res, function(r) r$inv_metric)),
+    timing = data.frame(chain = ids,
+                        warmup = vapply(res, function(r) r$time_warmup, numeric(1)),
+                        sampling = vapply(res, function(r) r$time_sampling, numeric(1))),
+    chain_status = factor(.chain_status[status + 1L], levels = .chain_status),
+    failed_at = failed_at,
+    spec = spec, sampler = sampler, warmup = warmup, iter = iter, thin = thin,
+    seed = seed, chains = chains, chain_id = ids, parameters = pars),
+    class = "bnnfit")
+}

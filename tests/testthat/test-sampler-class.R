@@ -1,0 +1,98 @@
+# Samplers as S3 classes (R/sampler-class.R, R/sampler-registry.R): every
+# named sampler is an object of class c("bnn_<kind>", ..., "bnn_sampler"),
+# the run's settings are resolved into a new object, and print() works.
+
+test_that("every sampler name of the registry gives a classed sampler object", {
+  reg <- bnnmc:::.sampler_registry
+  for (nm in names(reg)) {
+    s <- bnnmc:::as_sampler(nm)
+    expect_s3_class(s, "bnn_sampler")
+    expect_identical(class(s)[1L], paste0("bnn_", s$method %||% "mclmc"), info = nm)
+    expect_identical(class(s)[length(class(s))], "bnn_sampler", info = nm)
+    expect_output(print(s), "<bnn_")
+    expect_true(nzchar(format(s)))
+  }
+  expect_s3_class(bnn_sgld(), c("bnn_sgld", "bnn_sgmcmc", "bnn_sampler"), exact = TRUE)
+  expect_s3_class(bnn_psgld(), c("bnn_psgld", "bnn_sgmcmc", "bnn_sampler"), exact = TRUE)
+  expect_s3_class(bnn_sghmc(), c("bnn_sghmc", "bnn_sgmcmc", "bnn_sampler"), exact = TRUE)
+  expect_s3_class(bnn_mclmc(), c("bnn_mclmc", "bnn_sampler"), exact = TRUE)
+  expect_s3_class(bnn_nuts(), c("bnn_nuts", "bnn_sampler"), exact = TRUE)
+  expect_s3_class(bnn_ces(), c("bnn_ces", "bnn_sampler"), exact = TRUE)
+  expect_error(bnnmc:::as_sampler("gibbs"), "'sampler' must be one of")
+  expect_error(bnnmc:::as_sampler(""), "'sampler' must be one of")
+})
+
+test_that("the protocols' defaults come from the registry", {
+  pd <- bnnmc:::sampler_protocol_default
+  expect_identical(pd("dei", "warmup", 1000L), 100L)
+  expect_identical(pd("nuts", "warmup", 1000L), 1000L)
+  expect_identical(pd("mile", "init", "random"), "ensemble")
+  expect_identical(pd("mclmc", "init", "random"), "random")
+  expect_identical(pd(NA_character_, "init", "random"), "random")
+})
+
+test_that("resolving a run returns a new sampler object and leaves the given one", {
+  s <- bnn_mclmc(n_tune = c(80, 10, 10), n_samples = 50, thin = 5)
+  r <- bnnmc:::sampler_resolve_run(s, 200L, 20L, 2L,
+                                   c(warmup = TRUE, iter = TRUE, thin = TRUE))
+  expect_identical(r$sampler$n_samples, 40L)
+  expect_identical(r$sampler$thin, 2L)
+  expect_identical(r$sampler$n_tune, c(160L, 20L, 20L))
+  expect_identical(r$warmup, 200L)
+  expect_identical(r$n_keep, 20)
+  expect_identical(s$n_samples, 50L)    # the user's object is unchanged
+  # not given: MCLMC keeps its own settings
+  r0 <- bnnmc:::sampler_resolve_run(s, 1000L, 1000L, 5L,
+                                    c(warmup = FALSE, iter = FALSE, thin = FALSE))
+  expect_identical(r0$warmup, 100L)
+  expect_identical(r0$iter, 50L)
+  expect_identical(r0$n_keep, 10)
+  n <- bnnmc:::sampler_resolve_run(bnn_nuts(), 100L, 30L, 2L,
+                                   c(warmup = TRUE, iter = TRUE, thin = TRUE))
+  expect_identical(n[c("warmup", "iter", "thin", "n_keep")],
+                   list(warmup = 100L, iter = 60L, thin = 2L, n_keep = 30L))
+})
+
+test_that("bnn_fit() stores the resolved sampler and leaves the user's object alone", {
+  s <- bnn_mclmc(n_tune = c(80, 10, 10), n_samples = 50, thin = 5)
+  s0 <- s
+  fit <- suppressWarnings(bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, sampler = s,
+                                  chains = 1, iter = 20, thin = 2, seed = 1,
+                                  progress = FALSE))
+  expect_identical(s, s0)
+  expect_identical(fit$sampler$n_samples, 40L)
+  expect_identical(dim(fit$draws)[1], 20L)
+  expect_identical(fit$warmup, 100L)
+  expect_output(print(fit), "tuning steps")
+})
+
+test_that("sampler objects of older versions get their class", {
+  old <- unclass(bnn_nuts())
+  class(old) <- "bnn_sampler"
+  up <- bnnmc:::as_sampler(old)
+  expect_s3_class(up, c("bnn_nuts", "bnn_sampler"), exact = TRUE)
+  expect_identical(format(old), format(up))
+  oldm <- bnn_mclmc()
+  class(oldm) <- "bnn_mclmc"
+  expect_s3_class(bnnmc:::as_sampler(oldm), c("bnn_mclmc", "bnn_sampler"), exact = TRUE)
+})
+
+test_that("the sampler generics have a method per class where samplers differ", {
+  u <- bnnmc:::sampler_units
+  expect_identical(u(bnn_mclmc())$warmup, "tuning steps")
+  expect_identical(u(bnn_sgld())$warmup, "burn-in iterations")
+  expect_identical(u(bnn_ces())$warmup, "iterations of the sampling stage")
+  expect_identical(u(bnn_nuts())$warmup, "iterations")
+  expect_false(bnnmc:::sampler_allows(bnn_ces(), "waves"))
+  expect_true(bnnmc:::sampler_allows(bnn_nuts(), "chain_id"))
+  expect_identical(bnnmc:::sampler_kernel(bnn_hmc(), 10L, 10L)$name, "hmc")
+  expect_identical(bnnmc:::sampler_kernel(bnn_nuts(), 10L, 10L)$name, "nuts")
+  expect_identical(bnnmc:::sampler_kernel(bnn_sgld(), 10L, 10L)$name, "sgld")
+  expect_identical(bnnmc:::sampler_kernel(bnn_mclmc(), 10L, 10L, dim = 4L)$name, "mclmc")
+  expect_error(bnn_ces(sampler = bnn_nuts()), "generic chain driver")
+})
+
+test_that("an unknown sampler name is an error listing the registry's names", {
+  for (nm in names(bnnmc:::.sampler_registry))
+    expect_error(bnnmc:::as_sampler("gibbs"), paste0("\"", nm, "\""), fixed = TRUE)
+})

@@ -1,0 +1,46 @@
+# The call graph of R/ by file prefix (fit-, sampler-, run-, ...): which
+# prefixes' functions call which, and the circles between prefixes.
+# S3 methods do not count as calls of their generic's file (dispatch is
+# how a concept plugs in, e.g. fit_engine.bnn_ces in fit-ces.R), nor do
+# calls of a generic from the file that defines one of its methods, nor
+# the deprecated names' one-version shims (utils-deprecated.R), which call
+# the functions that replaced them.
+# Usage: Rscript tools/check-r-calls.R [R-dir]  (exits 1 if a circle exists
+# between the prefixes given in BNNMC_CHECK_PREFIXES, default fit,sampler)
+args <- commandArgs(TRUE)
+dir <- if (length(args)) args[1] else "R"
+files <- list.files(dir, "\\.R$", full.names = TRUE)
+files <- files[basename(files) != "utils-deprecated.R"]
+prefix <- function(f) sub("-.*$", "", sub("\\.R$", "", basename(f)))
+defs <- list()
+for (f in files) for (e in parse(f, keep.source = FALSE))
+  if (is.call(e) && (identical(e[[1]], as.name("<-")) || identical(e[[1]], as.name("="))) &&
+      is.name(e[[2]])) defs[[as.character(e[[2]])]] <- list(file = f, expr = e[[3]])
+owner <- vapply(defs, function(d) d$file, "")
+edges <- list()
+for (nm in names(defs)) {
+  d <- defs[[nm]]
+  called <- intersect(all.names(d$expr), names(defs))
+  called <- setdiff(called, nm)
+  for (g in called) {
+    # a method calling its own generic, or a generic reaching its methods,
+    # is dispatch, not a dependency
+    if (startsWith(nm, paste0(g, "."))) next
+    a <- prefix(d$file); b <- prefix(owner[[g]])
+    if (a != b) edges[[paste(a, b)]] <- c(edges[[paste(a, b)]], paste0(nm, " -> ", g))
+  }
+}
+pairs <- do.call(rbind, strsplit(names(edges), " "))
+cat("Calls between prefixes (caller -> callee: count):\n")
+for (k in seq_along(edges)) cat(sprintf("  %-10s -> %-10s %3d\n", pairs[k, 1], pairs[k, 2], length(edges[[k]])))
+check <- strsplit(Sys.getenv("BNNMC_CHECK_PREFIXES", "fit,sampler"), ",")[[1]]
+bad <- FALSE
+for (a in check) for (b in check) if (a < b) {
+  ab <- edges[[paste(a, b)]]; ba <- edges[[paste(b, a)]]
+  if (length(ab) && length(ba)) {
+    bad <- TRUE
+    cat(sprintf("\nCircle %s <-> %s:\n  %s\n  %s\n", a, b, paste(ab, collapse = ", "),
+                paste(ba, collapse = ", ")))
+  }
+}
+if (bad) quit(status = 1L) else cat("\nNo circle between", paste(check, collapse = ", "), "\n")
