@@ -12,7 +12,7 @@
 # a larger --sets adds training sets.  Writes <out>/s003_t2.csv (one row per
 # method configuration and per method family's best configuration, beside
 # the paper's values), <out>/s003_t2_mcp.csv (MCP against the level) and
-# <out>/s003_t2_points.csv (PICP per set and CCP per test point at 0.95).
+# <out>/s003_t2_points.csv.gz (PICP per set and CCP per test point at 0.95).
 #
 # Budget actually run (a 2-core machine shared with other jobs; the paper
 # used 500 sets and 10^5-iteration runs): see the `note` column.
@@ -213,6 +213,7 @@ best_cfg <- sub("^best MCP: ", "", res$config[grepl("^best MCP", res$config)])
 pts <- pts[!grepl("_lr", pts$method) | pts$method %in% best_cfg, ]
 pts$x <- round(pts$x, 4)
 pts$value <- round(pts$value, 4)
-utils::write.csv(pts, sub("\\.csv$", "_points.csv", out_file), row.names = FALSE)
+# gzipped: the per-point rows are large and only read back by read.csv()
+utils::write.csv(pts, gzfile(sub("\\.csv$", "_points.csv.gz", out_file)), row.names = FALSE)
 print(res[, c("method", "config", "n_sets", "mcp", "mcp_se", "mae_ccp", "q2", "mmd2_f_hmc",
               "seconds", "paper_best_mcp", "paper_best_q2")], row.names = FALSE)
