@@ -113,22 +113,29 @@ static inline double log_sum_exp(double a, double b) {
   return m + log(exp(a - m) + exp(b - m));
 }
 
-static inline double vdot(const double *a, const double *b, int n) {
-  double s = 0.0;
-  for (int i = 0; i < n; i++) s += a[i] * b[i];
-  return s;
-}
-
-/* generalised no-U-turn criterion */
+/* generalised no-U-turn criterion: both dot products in one pass (each
+ * sum in the same order as two separate passes, so the same bits) */
 static inline int criterion(const double *ps_minus, const double *ps_plus,
                             const double *rho, int n) {
-  return vdot(ps_plus, rho, n) > 0 && vdot(ps_minus, rho, n) > 0;
+  double sp = 0.0, sm = 0.0;
+  for (int i = 0; i < n; i++) {
+    sp += ps_plus[i] * rho[i];
+    sm += ps_minus[i] * rho[i];
+  }
+  return sp > 0 && sm > 0;
 }
 
-/* rho_ext = a + b into tmp */
-static inline const double *vadd(double *tmp, const double *a, const double *b, int n) {
-  for (int i = 0; i < n; i++) tmp[i] = a[i] + b[i];
-  return tmp;
+/* the criterion at rho = a + b without storing rho in a scratch vector
+ * (a[i] + b[i] is rounded to double before the products, as when stored) */
+static inline int criterion_sum(const double *ps_minus, const double *ps_plus,
+                                const double *a, const double *b, int n) {
+  double sp = 0.0, sm = 0.0;
+  for (int i = 0; i < n; i++) {
+    double r = a[i] + b[i];
+    sp += ps_plus[i] * r;
+    sm += ps_minus[i] * r;
+  }
+  return sp > 0 && sm > 0;
 }
 
 /* Stan's build_tree: z is the moving integrator state. */
@@ -188,9 +195,8 @@ static int build_tree(bnn_hmc *h, int depth, bnn_phase_point *z,
     rho[i] += rho_subtree[i];
   }
   int persist = criterion(ps_beg, ps_end, rho_subtree, d);
-  double *tmp = h->tmp;
-  persist = persist && criterion(ps_beg, ps_final_beg, vadd(tmp, rho_init, p_final_beg, d), d);
-  persist = persist && criterion(ps_init_end, ps_end, vadd(tmp, rho_final, p_init_end, d), d);
+  persist = persist && criterion_sum(ps_beg, ps_final_beg, rho_init, p_final_beg, d);
+  persist = persist && criterion_sum(ps_init_end, ps_end, rho_final, p_init_end, d);
   return persist;
 }
 
@@ -260,8 +266,8 @@ void bnn_nuts_transition(bnn_hmc *h, bnn_hmc_stats *st) {
     log_sum_weight = log_sum_exp(log_sum_weight, lsw_subtree);
     for (int i = 0; i < d; i++) h->rho[i] = h->rho_b[i] + h->rho_f[i];
     int persist = criterion(h->ps_bb, h->ps_ff, h->rho, d);
-    persist = persist && criterion(h->ps_bb, h->ps_fb, vadd(h->tmp, h->rho_b, h->p_fb, d), d);
-    persist = persist && criterion(h->ps_bf, h->ps_ff, vadd(h->tmp, h->rho_f, h->p_bf, d), d);
+    persist = persist && criterion_sum(h->ps_bb, h->ps_fb, h->rho_b, h->p_fb, d);
+    persist = persist && criterion_sum(h->ps_bf, h->ps_ff, h->rho_f, h->p_bf, d);
     if (!persist) break;
   }
   fill_stats(h, st, depth, h->eps);

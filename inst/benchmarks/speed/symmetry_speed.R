@@ -86,26 +86,32 @@ if (do("nuts")) {
   sp <- bnn_paper_uci_splits("sinusoidal", dir = data_dir)
   train <- bnn_standardize(dd[sp$train, ], test = dd[sp$test, ], stats = "full")$train
   lik <- bnn_likelihood("gaussian", sigma_prior = "half_normal", sigma_prior_scale = 1)
-  f1_fit <- function(warmup) {
+  f1_fit <- function(warmup, precision = "double") {
     suppressWarnings(bnn_fit(y ~ ., train, hidden = 3, activation = "tanh", likelihood = lik,
                              prior = bnn_prior(), sampler = bnn_nuts(max_treedepth = 10),
                              chains = G, warmup = warmup, iter = 1, seed = 0,
-                             standardize = FALSE, progress = FALSE))
+                             standardize = FALSE, progress = FALSE, precision = precision))
   }
   future::plan(future::multicore, workers = 2)
-  t <- timed(f1_fit(1024L))
-  fit <- t$value
-  t$value <- NULL
-  in_chain <- sum(fit$timing$warmup + fit$timing$sampling)
-  depth <- fit$warmup_stats[, , "treedepth__"]
-  grads <- sum(fit$n_grad)
-  add("f1 on D_S, NUTS 1024 + 1, end to end", sprintf("%d chains", G), t, 60, 2,
-      sprintf(paste("%d chains ok; gradients per chain: median %.0f, mean %.0f; tree depth",
-                    "(warm-up) median %g, mean %.2f; time inside the chains %.1f s",
-                    "(%.2f us per gradient incl. NUTS)"),
-              sum(fit$chain_status == "ok"), stats::median(fit$n_grad), mean(fit$n_grad),
-              stats::median(depth), mean(depth), in_chain, in_chain / grads * 1e6))
-  rm(fit)
+  # the paper's protocol (double precision), then the same fit in single
+  # precision (issue #24: the float32 network kernels)
+  for (prec in c("double", "single")) {
+    t <- timed(f1_fit(1024L, prec))
+    fit <- t$value
+    t$value <- NULL
+    in_chain <- sum(fit$timing$warmup + fit$timing$sampling)
+    depth <- fit$warmup_stats[, , "treedepth__"]
+    grads <- sum(fit$n_grad)
+    add(sprintf("f1 on D_S, NUTS 1024 + 1, end to end%s",
+                if (prec == "single") ", single precision" else ""),
+        sprintf("%d chains", G), t, 60, 2,
+        sprintf(paste("%d chains ok; gradients per chain: median %.0f, mean %.0f; tree depth",
+                      "(warm-up) median %g, mean %.2f; time inside the chains %.1f s",
+                      "(%.2f us per gradient incl. NUTS)"),
+                sum(fit$chain_status == "ok"), stats::median(fit$n_grad), mean(fit$n_grad),
+                stats::median(depth), mean(depth), in_chain, in_chain / grads * 1e6))
+    rm(fit)
+  }
   t <- timed(f1_fit(0L))
   fit <- t$value
   t$value <- NULL
