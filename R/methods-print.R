@@ -253,14 +253,6 @@ residuals.bnnfit <- function(object, type = c("response", "ordinary", "pearson")
   r
 }
 
-# Pad per-observation results of the training data with NA at the rows that
-# na.action = na.exclude dropped (stats::naresid; a no-op otherwise).
-# Matrices are padded by row; transpose for [draw, observation] matrices.
-pad_excluded <- function(object, x) {
-  if (is.null(object$na_action)) return(x)
-  stats::naresid(object$na_action, x)
-}
-
 # The lines every fit's print() starts with after its title: formula,
 # network, likelihood and prior (sampler fits and approximations alike).
 print_model_lines <- function(x) {
