@@ -172,9 +172,6 @@ print.summary.bnnfit <- function(x, digits = 3, ...) {
 }
 
 #' @export
-nobs.bnnfit <- function(object, ...) nrow(object$X)
-
-#' @export
 formula.bnnfit <- function(x, ...) x$formula
 
 #' Posterior means of the parameters

@@ -17,3 +17,6 @@ pad_excluded <- function(object, x) {
   if (is.null(object$na_action)) return(x)
   stats::naresid(object$na_action, x)
 }
+
+#' @export
+nobs.bnnfit <- function(object, ...) nrow(object$X)
