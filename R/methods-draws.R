@@ -233,6 +233,7 @@ as.mcmc.list.bnnfit <- function(x, ...) {
 }
 
 #' @rdname posterior_predict.bnnfit
+#' @name posterior_predict.bnnfit
 #' @export
 posterior_interval.bnnfit <- function(object, prob = 0.9, pars = NULL, regex_pars = NULL,
                                       ...) {
