@@ -1,40 +1,5 @@
 # Deep-ensemble member training: Adam / AdamW in C (src/optim.c).
-# The .omc_check_* helpers validate scalar arguments of the optimiser and
-# MCLMC wrappers, with errors naming the argument.
-
-.omc_check_count <- function(x, name, min = 0, null_ok = FALSE) {
-  if (is.null(x) && null_ok) return(NULL)
-  if (!is.numeric(x) || length(x) != 1L || is.na(x) || x < min ||
-      x != round(x) || x > .Machine$integer.max)
-    stop(sprintf("'%s' must be a whole number >= %s%s", name, min,
-                 if (null_ok) " or NULL" else ""), call. = FALSE)
-  as.integer(x)
-}
-
-.omc_check_number <- function(x, name, lower = -Inf, upper = Inf,
-                          lower_open = FALSE, upper_open = FALSE) {
-  ok <- is.numeric(x) && length(x) == 1L && !is.na(x) &&
-    (if (lower_open) x > lower else x >= lower) &&
-    (if (upper_open) x < upper else x <= upper)
-  if (!ok)
-    stop(sprintf("'%s' must be a single number in %s%s, %s%s", name,
-                 if (lower_open) "(" else "[", format(lower), format(upper),
-                 if (upper_open) ")" else "]"), call. = FALSE)
-  as.double(x)
-}
-
-.omc_check_flag <- function(x, name) {
-  if (!is.logical(x) || length(x) != 1L || is.na(x))
-    stop(sprintf("'%s' must be TRUE or FALSE", name), call. = FALSE)
-  x
-}
-
-.omc_check_seed <- function(seed, name = "seed") {
-  if (!is.numeric(seed) || length(seed) != 1L || is.na(seed) || seed < 0 ||
-      seed != round(seed) || seed >= 2^53)
-    stop(sprintf("'%s' must be a whole number in [0, 2^53)", name), call. = FALSE)
-  as.double(seed)
-}
+# The .omc_check_* helpers of its scalar arguments are in R/utils-args.R.
 
 #' Optimiser settings for deep-ensemble training
 #'

@@ -225,3 +225,11 @@ check_convergence <- function(fit) {
                      " (see ?bnn_convergence)."), "bnnmc_not_converged")
   cv
 }
+
+# The fit's convergence verdict: the one computed at the end of bnn_fit(),
+# or computed now for a fit that has none (joined or older fits).
+fit_convergence <- function(x) {
+  if (!is.null(x$convergence)) return(x$convergence)
+  if (!inherits(x, "bnnfit") || is.null(x$X)) return(NULL)
+  tryCatch(bnn_convergence(x), error = function(e) NULL)
+}

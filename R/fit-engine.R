@@ -1,6 +1,6 @@
 # The engine of bnn_fit() (fit_engine(): the chains' starts, the chains, the
 # fit object), the starting values, and the fit's assembly and failure
-# reports.  The user's function is R/fit.R, the model frame R/fit-model.R.
+# reports.  The user's function is R/fit.R, the model frame R/model-frame.R.
 
 # The engine of bnn_fit(): a generic on the sampler with the same arguments
 # for every method.  The default is the engine of samplers whose draws are

@@ -1,13 +1,6 @@
 # PSIS-LOO and WAIC through the loo package (Suggests; the methods are
 # registered lazily for loo's generics).
 
-need_pkg <- function(pkg, what) {
-  if (!requireNamespace(pkg, quietly = TRUE))
-    stop(sprintf("%s needs the '%s' package; install it with install.packages(\"%s\").",
-                 what, pkg, pkg), call. = FALSE)
-  invisible(TRUE)
-}
-
 #' Approximate leave-one-out cross-validation and WAIC
 #'
 #' `loo()` computes Pareto-smoothed importance-sampling leave-one-out

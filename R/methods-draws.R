@@ -231,3 +231,19 @@ as.mcmc.list.bnnfit <- function(x, ...) {
   })
   coda::mcmc.list(chains)
 }
+
+#' @rdname posterior_predict.bnnfit
+#' @name posterior_predict.bnnfit
+#' @export
+posterior_interval.bnnfit <- function(object, prob = 0.9, pars = NULL, regex_pars = NULL,
+                                      ...) {
+  check_dots(list(...), "posterior_interval")
+  check_prob(prob, "prob")
+  vars <- object$parameters
+  sel <- if (is.null(pars) && is.null(regex_pars)) seq_along(vars) else
+    sort(unique(c(if (!is.null(pars)) select_variables(vars, pars, FALSE, "pars"),
+                  if (!is.null(regex_pars)) select_variables(vars, regex_pars, TRUE,
+                                                             "regex_pars"))))
+  m <- as.matrix.bnnfit(object, variable = vars[sel])
+  rstantools::posterior_interval(m, prob = prob)
+}

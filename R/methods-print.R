@@ -60,14 +60,6 @@ print.bnnfit <- function(x, digits = 3, ...) {
   invisible(x)
 }
 
-# The fit's convergence verdict: the one computed at the end of bnn_fit(),
-# or computed now for a fit that has none (joined or older fits).
-fit_convergence <- function(x) {
-  if (!is.null(x$convergence)) return(x$convergence)
-  if (!inherits(x, "bnnfit") || is.null(x$X)) return(NULL)
-  tryCatch(bnn_convergence(x), error = function(e) NULL)
-}
-
 # The unit of a sampler's warm-up budget (`warmup` of bnn_fit()).
 warmup_unit <- function(sampler) {
   if (!inherits(sampler, c("bnn_sampler", "bnn_mclmc"))) return("iterations")
@@ -81,14 +73,6 @@ per_chain_text <- function(v, digits = 3) {
   if (length(v) <= 8L) return(paste(f(v), collapse = " "))
   sprintf("median %s, range %s to %s over %d chains", f(stats::median(v, na.rm = TRUE)),
           f(min(v, na.rm = TRUE)), f(max(v, na.rm = TRUE)), length(v))
-}
-
-# Layer and role of each parameter name: "W2[3,1]" -> layer 2, weight.
-parameter_layers <- function(pars) {
-  layer <- suppressWarnings(as.integer(sub("^[Wb]([0-9]+)\\[.*$", "\\1", pars)))
-  role <- ifelse(grepl("^W[0-9]+\\[", pars), "weight",
-                 ifelse(grepl("^b[0-9]+\\[", pars), "bias", "other"))
-  data.frame(parameter = pars, layer = layer, role = role, stringsAsFactors = FALSE)
 }
 
 #' Summarise a Bayesian neural network fit
@@ -188,9 +172,6 @@ print.summary.bnnfit <- function(x, digits = 3, ...) {
 }
 
 #' @export
-nobs.bnnfit <- function(object, ...) nrow(object$X)
-
-#' @export
 formula.bnnfit <- function(x, ...) x$formula
 
 #' Posterior means of the parameters
@@ -267,14 +248,6 @@ residuals.bnnfit <- function(object, type = c("response", "ordinary", "pearson")
   names(r) <- obs_names(object, newdata)
   if (is.null(newdata)) r <- pad_excluded(object, r)
   r
-}
-
-# Pad per-observation results of the training data with NA at the rows that
-# na.action = na.exclude dropped (stats::naresid; a no-op otherwise).
-# Matrices are padded by row; transpose for [draw, observation] matrices.
-pad_excluded <- function(object, x) {
-  if (is.null(object$na_action)) return(x)
-  stats::naresid(object$na_action, x)
 }
 
 # The lines every fit's print() starts with after its title: formula,

@@ -359,3 +359,11 @@ fit_spec <- function(object) {
   spec$y <- object$y_model
   spec
 }
+
+# Layer and role of each parameter name: "W2[3,1]" -> layer 2, weight.
+parameter_layers <- function(pars) {
+  layer <- suppressWarnings(as.integer(sub("^[Wb]([0-9]+)\\[.*$", "\\1", pars)))
+  role <- ifelse(grepl("^W[0-9]+\\[", pars), "weight",
+                 ifelse(grepl("^b[0-9]+\\[", pars), "bias", "other"))
+  data.frame(parameter = pars, layer = layer, role = role, stringsAsFactors = FALSE)
+}

@@ -1,6 +1,7 @@
 # Methods for the rstantools generics: posterior_predict(), posterior_epred(),
-# posterior_linpred(), predictive_interval(), posterior_interval(),
-# log_lik() and predictive_error().
+# posterior_linpred(), predictive_interval(), log_lik() and
+# predictive_error().  posterior_interval(), of the parameters' draws, is in
+# R/methods-draws.R (documented here).
 #
 # Why rstantools is in Imports (and its generics are re-exported) rather
 # than in Suggests with delayed registration: with a delayed registration,
@@ -238,21 +239,6 @@ predictive_interval.bnnfit <- function(object, prob = 0.9, newdata = NULL, ndraw
   iv <- predict.bnnfit(object, newdata, type = "interval", level = prob, ndraws = ndraws)
   matrix(c(iv$lower, iv$upper), ncol = 2L,
          dimnames = list(obs_names(object, newdata), labs))
-}
-
-#' @rdname posterior_predict.bnnfit
-#' @export
-posterior_interval.bnnfit <- function(object, prob = 0.9, pars = NULL, regex_pars = NULL,
-                                      ...) {
-  check_dots(list(...), "posterior_interval")
-  check_prob(prob, "prob")
-  vars <- object$parameters
-  sel <- if (is.null(pars) && is.null(regex_pars)) seq_along(vars) else
-    sort(unique(c(if (!is.null(pars)) select_variables(vars, pars, FALSE, "pars"),
-                  if (!is.null(regex_pars)) select_variables(vars, regex_pars, TRUE,
-                                                             "regex_pars"))))
-  m <- as.matrix.bnnfit(object, variable = vars[sel])
-  rstantools::posterior_interval(m, prob = prob)
 }
 
 #' @rdname posterior_predict.bnnfit

@@ -9,3 +9,14 @@ ok_draws <- function(fit) {
   if (is.null(fit$chain_status)) return(fit$draws)
   fit$draws[, fit$chain_status == "ok", , drop = FALSE]
 }
+
+# Pad per-observation results of the training data with NA at the rows that
+# na.action = na.exclude dropped (stats::naresid; a no-op otherwise).
+# Matrices are padded by row; transpose for [draw, observation] matrices.
+pad_excluded <- function(object, x) {
+  if (is.null(object$na_action)) return(x)
+  stats::naresid(object$na_action, x)
+}
+
+#' @export
+nobs.bnnfit <- function(object, ...) nrow(object$X)

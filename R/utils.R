@@ -118,3 +118,10 @@ scale_pow2 <- function(x, e) {
          .Machine$integer.max, ", not ", deparse1(n), call. = FALSE)
   as.integer(n)
 }
+
+need_pkg <- function(pkg, what) {
+  if (!requireNamespace(pkg, quietly = TRUE))
+    stop(sprintf("%s needs the '%s' package; install it with install.packages(\"%s\").",
+                 what, pkg, pkg), call. = FALSE)
+  invisible(TRUE)
+}

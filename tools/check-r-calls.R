@@ -6,7 +6,8 @@
 # the deprecated names' one-version shims (utils-deprecated.R), which call
 # the functions that replaced them.
 # Usage: Rscript tools/check-r-calls.R [R-dir]  (exits 1 if a circle exists
-# between the prefixes given in BNNMC_CHECK_PREFIXES, default fit,sampler)
+# between two of the prefixes given in BNNMC_CHECK_PREFIXES, comma-separated;
+# default all of them: approx,data,...,utils)
 args <- commandArgs(TRUE)
 dir <- if (length(args)) args[1] else "R"
 files <- list.files(dir, "\\.R$", full.names = TRUE)
@@ -33,7 +34,9 @@ for (nm in names(defs)) {
 pairs <- do.call(rbind, strsplit(names(edges), " "))
 cat("Calls between prefixes (caller -> callee: count):\n")
 for (k in seq_along(edges)) cat(sprintf("  %-10s -> %-10s %3d\n", pairs[k, 1], pairs[k, 2], length(edges[[k]])))
-check <- strsplit(Sys.getenv("BNNMC_CHECK_PREFIXES", "fit,sampler"), ",")[[1]]
+check <- strsplit(Sys.getenv("BNNMC_CHECK_PREFIXES", paste0(
+  "approx,data,diag,eco,eval,fit,loo,methods,metrics,model,paper,predict,",
+  "run,sampler,symmetry,utils")), ",")[[1]]
 bad <- FALSE
 for (a in check) for (b in check) if (a < b) {
   ab <- edges[[paste(a, b)]]; ba <- edges[[paste(b, a)]]
