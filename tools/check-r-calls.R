@@ -1,13 +1,13 @@
 # The call graph of R/ by file prefix (fit-, sampler-, run-, ...): which
-# prefixes' functions call which, and the circles between prefixes.
+# prefixes' functions call which, and the cycles among prefixes.
 # S3 methods do not count as calls of their generic's file (dispatch is
 # how a concept plugs in, e.g. fit_engine.bnn_ces in fit-ces.R), nor do
 # calls of a generic from the file that defines one of its methods, nor
 # the deprecated names' one-version shims (utils-deprecated.R), which call
 # the functions that replaced them.
-# Usage: Rscript tools/check-r-calls.R [R-dir]  (exits 1 if a circle exists
-# between two of the prefixes given in BNNMC_CHECK_PREFIXES, comma-separated;
-# default all of them: approx,data,...,utils)
+# Usage: Rscript tools/check-r-calls.R [R-dir]  (exits 1 if a cycle of any
+# length exists among the prefixes given in BNNMC_CHECK_PREFIXES,
+# comma-separated; default all of them: approx,data,...,utils)
 args <- commandArgs(TRUE)
 dir <- if (length(args)) args[1] else "R"
 files <- list.files(dir, "\\.R$", full.names = TRUE)
@@ -37,13 +37,23 @@ for (k in seq_along(edges)) cat(sprintf("  %-10s -> %-10s %3d\n", pairs[k, 1], p
 check <- strsplit(Sys.getenv("BNNMC_CHECK_PREFIXES", paste0(
   "approx,data,diag,eco,eval,fit,loo,methods,metrics,model,paper,predict,",
   "run,sampler,symmetry,utils")), ",")[[1]]
-bad <- FALSE
-for (a in check) for (b in check) if (a < b) {
-  ab <- edges[[paste(a, b)]]; ba <- edges[[paste(b, a)]]
-  if (length(ab) && length(ba)) {
-    bad <- TRUE
-    cat(sprintf("\nCircle %s <-> %s:\n  %s\n  %s\n", a, b, paste(ab, collapse = ", "),
-                paste(ba, collapse = ", ")))
-  }
+# cycles of any length: the strongly connected components of the prefix
+# graph restricted to the checked prefixes (a prefix reaches another and is
+# reached back), each with the calls that make it
+nodes <- sort(unique(check))
+reach <- matrix(FALSE, length(nodes), length(nodes), dimnames = list(nodes, nodes))
+for (k in seq_along(edges)) if (all(pairs[k, ] %in% nodes)) reach[pairs[k, 1], pairs[k, 2]] <- TRUE
+for (m in nodes) reach <- reach | outer(reach[, m], reach[m, ], "&")
+mutual <- reach & t(reach)
+done <- character()
+cycles <- 0L
+for (a in nodes) if (!(a %in% done) && any(mutual[a, ])) {
+  comp <- nodes[mutual[a, ] | nodes == a]
+  done <- c(done, comp)
+  cycles <- cycles + 1L
+  cat(sprintf("\nCycle among %s:\n", paste(comp, collapse = ", ")))
+  for (x in comp) for (y in comp) if (length(edges[[paste(x, y)]]))
+    cat(sprintf("  %s -> %s: %s\n", x, y, paste(edges[[paste(x, y)]], collapse = ", ")))
 }
-if (bad) quit(status = 1L) else cat("\nNo circle between", paste(check, collapse = ", "), "\n")
+if (cycles) quit(status = 1L)
+cat("\nNo cycle among", paste(check, collapse = ", "), "\n")
