@@ -1,4 +1,6 @@
-# Deep-ensemble member training: Adam / AdamW in C (src/optim.c).
+# Network training by optimisation: Adam / AdamW in C (src/optim.c), used by
+# the approximations (deep ensembles, SWAG, Laplace, dropout) and the
+# samplers (SG-MCMC starts, the CES emulator).
 # The .omc_check_* helpers of its scalar arguments are in R/utils-args.R.
 
 #' Optimiser settings for deep-ensemble training
