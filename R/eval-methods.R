@@ -226,18 +226,6 @@ method_predictive <- function(obj, newdata, ndraws = NULL) {
        call. = FALSE)
 }
 
-# Cost of a method's result: gradient evaluations and mean acceptance.
-method_cost <- function(obj) {
-  if (!is_draws_object(obj)) return(list(n_grad = NA_real_, accept = NA_real_, stepsize = NA_real_))
-  ng <- sum(obj$n_grad) + if (!is.null(obj$ensemble)) sum(obj$ensemble$n_grad) else 0
-  st <- obj$sampler_stats
-  acc <- if (!is.null(st) && "accept_stat__" %in% dimnames(st)[[3]])
-    mean(st[, obj$chain_status == "ok", "accept_stat__"], na.rm = TRUE) else NA_real_
-  step <- if (inherits(obj, "bnn_ensemble")) obj$optimizer$lr else
-    mean(obj$stepsize[obj$chain_status == "ok"], na.rm = TRUE)
-  list(n_grad = ng, accept = acc, stepsize = step)
-}
-
 # Largest and median function-space R-hat over the test inputs of a fit
 # with several chains (NA otherwise).
 method_rhat <- function(obj, newdata) {
