@@ -20,3 +20,16 @@ pad_excluded <- function(object, x) {
 
 #' @export
 nobs.bnnfit <- function(object, ...) nrow(object$X)
+
+# The lines every fit's print() starts with after its title: formula,
+# network, likelihood and prior (sampler fits and approximations alike).
+print_model_lines <- function(x) {
+  sizes <- x$spec$sizes
+  cat(" formula:     ", deparse1(x$formula), "\n")
+  cat(" network:     ", paste(sizes, collapse = " - "),
+      sprintf("(%s hidden activation, %d parameters)",
+              if (length(x$hidden)) x$activation else "no", length(x$parameters)), "\n")
+  cat(" likelihood:  ", format(x$likelihood), "\n")
+  cat(" prior:       ", format(x$prior), "\n")
+  invisible(NULL)
+}
