@@ -88,7 +88,7 @@ new_design <- function(object, newdata) {
   if (anyNA(X)) {
     rows <- which(!stats::complete.cases(X))
     rn <- rownames(newdata)[rows]
-    shown <- if (length(rows) > 10L) c(head(rn, 10L), "...") else rn
+    shown <- if (length(rows) > 10L) c(utils::head(rn, 10L), "...") else rn
     stop(sprintf(paste0("'newdata' has missing values in the model's variables in %d row(s): %s. ",
                         "Predict the complete rows, e.g. newdata[complete.cases(newdata[, %s]), ], ",
                         "or impute the missing values first."),

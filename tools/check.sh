@@ -39,7 +39,7 @@ fi
 if [ "$status" != "0" ]; then
   echo "R CMD check failed"; [ -f "$rout" ] && tail -n 40 "$rout"; exit 1
 fi
-bad=$(grep -E "\.\.\. (ERROR|WARNING|NOTE)" "$log" | grep -v "CRAN incoming feasibility" || true)
+bad=$(grep -E "\.\.\. (\[[^]]*\] )?(ERROR|WARNING|NOTE)" "$log" | grep -v "CRAN incoming feasibility" || true)
 if [ -n "$bad" ]; then
   echo "R CMD check reported problems:"; echo "$bad"; exit 1
 fi
