@@ -171,17 +171,15 @@ symmetry_free_cw <- function(object, threshold) {
 
 # The exact call that runs the fit twice as long / with twice the chains.
 longer_run_call <- function(object) {
-  call <- sprintf("update(fit, iter = %d)", max(2L * dim(object$draws)[1], 1000L))
-  # MCLMC (MILE's chains): on some data the training fit wanders with an
-  # autocorrelation time of hundreds of kept draws, and ten times the steps
-  # still fail (energy, yacht: inst/benchmarks/decisions/
-  # default_verdict_diagnosis.csv), so a longer run is not promised to help
-  if (inherits(object$sampler, "bnn_mclmc"))
-    call <- paste0(call, "; if the chains still drift, MCLMC mixes too slowly on these data: ",
-                   "treat the spread between chains as part of the uncertainty, or compare with ",
-                   "sampler = \"nuts\" (Metropolis-corrected, slower)")
-  call
+  paste0(sprintf("update(fit, iter = %d)", max(2L * dim(object$draws)[1], 1000L)),
+         sampler_longer_run_caveat(object$sampler))
 }
+
+# What a sampler adds to the "run longer" remedy ("" when a longer run is
+# the remedy); methods in R/sampler-class.R.
+sampler_longer_run_caveat <- function(sampler) UseMethod("sampler_longer_run_caveat")
+sampler_longer_run_caveat.default <- function(sampler) ""
+
 more_chains_call <- function(object) {
   sprintf("update(fit, chains = %d)", 2L * length(object$chain_status))
 }

@@ -21,6 +21,8 @@
 #   sampler_chain_result()     the kernel's own part of a chain        mclmc
 #   sampler_minibatch()        gradients from minibatches?             sgmcmc
 #   sampler_stepsize_note()    how print() describes the step size     mclmc
+#   sampler_longer_run_caveat() what the convergence remedy adds       mclmc
+#                              (generic in R/diag-convergence.R)
 #   chain_gradients()          gradients per chain (R/run-cost.R)      mclmc, sgmcmc
 #   bytes_per_parameter()      memory per parameter (R/fit-size.R)     ces
 #   format()                   one line for print()                    every class
@@ -171,6 +173,16 @@ sampler_stepsize_note.default <- function(sampler, warmup) {
 }
 
 sampler_stepsize_note.bnn_mclmc <- function(sampler, warmup) ""
+
+# MCLMC (MILE's chains): on some data the training fit wanders with an
+# autocorrelation time of hundreds of kept draws, and ten times the steps
+# still fail (energy, yacht: inst/benchmarks/decisions/
+# default_verdict_diagnosis.csv), so a longer run is not promised to help.
+sampler_longer_run_caveat.bnn_mclmc <- function(sampler) {
+  paste0("; if the chains still drift, MCLMC mixes too slowly on these data: ",
+         "treat the spread between chains as part of the uncertainty, or compare with ",
+         "sampler = \"nuts\" (Metropolis-corrected, slower)")
+}
 
 # The kernel of the chain driver (src/kernel.h) that runs a sampler, and its
 # settings list for C_kchain_new: by default the sampler object's `driver`

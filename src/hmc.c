@@ -42,7 +42,7 @@ int bnn_hmc_alloc(bnn_hmc *h, int dim, int max_depth) {
   bad |= point_alloc(&h->zf, dim);
   bad |= point_alloc(&h->zb, dim);
   bad |= point_alloc(&h->zprop, dim);
-  double **v[] = {&h->inv_metric, &h->rho, &h->rho_f, &h->rho_b, &h->tmp,
+  double **v[] = {&h->inv_metric, &h->rho, &h->rho_f, &h->rho_b,
                   &h->p_ff, &h->p_fb, &h->p_bf, &h->p_bb,
                   &h->ps_ff, &h->ps_fb, &h->ps_bf, &h->ps_bb};
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
@@ -61,7 +61,7 @@ void bnn_hmc_free(bnn_hmc *h) {
   point_free(&h->zf);
   point_free(&h->zb);
   point_free(&h->zprop);
-  double *v[] = {h->inv_metric, h->rho, h->rho_f, h->rho_b, h->tmp,
+  double *v[] = {h->inv_metric, h->rho, h->rho_f, h->rho_b,
                  h->p_ff, h->p_fb, h->p_bf, h->p_bb,
                  h->ps_ff, h->ps_fb, h->ps_bf, h->ps_bb, h->lvl};
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) free(v[i]);

@@ -30,7 +30,7 @@ typedef struct {
   bnn_phase_point z;     /* current state (q, g, lp valid between calls) */
   /* NUTS workspace */
   bnn_phase_point zf, zb, zprop;
-  double *rho, *rho_f, *rho_b, *tmp;
+  double *rho, *rho_f, *rho_b;
   double *p_ff, *p_fb, *p_bf, *p_bb, *ps_ff, *ps_fb, *ps_bf, *ps_bb;
   double *lvl;           /* per-depth buffers: 10 vectors of dim per level */
   /* The driver's abort hook (kernel.h), checked after every leapfrog step

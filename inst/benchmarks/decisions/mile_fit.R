@@ -12,8 +12,7 @@ precision <- if (length(args) >= 2) args[2] else "double"
 d <- bnn_read_uci("airfoil", dir = data_dir)
 sp <- bnn_split(d, protocol = "mile", rep = 1)
 old <- future::plan(future::multisession, workers = 2)
-p0 <- proc.time()
-t0 <- p0[["elapsed"]]
+t0 <- proc.time()[["elapsed"]]
 mile <- bnn_fit(y ~ ., data = sp$train, hidden = c(16, 16), activation = "relu",
                 likelihood = "hetero_gaussian",
                 sampler = "mile", chains = 12, valid_data = sp$valid, seed = 1,
