@@ -45,16 +45,21 @@ chain_gradients.bnn_sgmcmc <- function(sampler, warmup, iter, n_obs) {
   list(n = (warmup + iter) * per, exact = TRUE)
 }
 
-# NUTS (and static HMC, whose settings have a tree depth of 1): a typical
-# tree; RWM, pCN: one density per step.
+# NUTS: a typical tree (the trees adapt to the posterior).
+chain_gradients.bnn_nuts <- function(sampler, warmup, iter, n_obs) {
+  list(n = (warmup + iter) * (2^min(sampler$max_treedepth, 6) - 1), exact = FALSE)
+}
+
+# Static HMC: floor(int_time / step size) leapfrog steps (at least one) per
+# transition, as src/hmc.c runs them; exact unless the step size adapts.
+chain_gradients.bnn_hmc <- function(sampler, warmup, iter, n_obs) {
+  L <- max(1, floor(sampler$int_time / sampler$stepsize))
+  list(n = (warmup + iter) * L, exact = !isTRUE(sampler$adapt_stepsize))
+}
+
+# RWM, pCN: one density per step.
 chain_gradients.default <- function(sampler, warmup, iter, n_obs) {
-  if (inherits(sampler, "bnn_sampler") && !is.null(sampler$max_treedepth))
-    return(list(n = (warmup + iter) * (2^min(sampler$max_treedepth, 6) - 1), exact = FALSE))
-  if (inherits(sampler, "bnn_sampler") && !is.null(sampler$trajectory_length) &&
-      !is.null(sampler$stepsize))
-    return(list(n = (warmup + iter) * ceiling(sampler$trajectory_length / sampler$stepsize),
-                exact = !isTRUE(sampler$adapt_stepsize)))
-  list(n = (warmup + iter), exact = TRUE)   # RWM, pCN: one density per step
+  list(n = (warmup + iter), exact = TRUE)
 }
 
 # Workers the chains would run on, and the cores this machine has.

@@ -23,7 +23,7 @@
 #   sampler_stepsize_note()    how print() describes the step size     mclmc
 #   sampler_longer_run_caveat() what the convergence remedy adds       mclmc
 #                              (generic in R/diag-convergence.R)
-#   chain_gradients()          gradients per chain (R/run-cost.R)      mclmc, sgmcmc
+#   chain_gradients()          gradients per chain (R/run-cost.R)      mclmc, sgmcmc, nuts, hmc
 #   bytes_per_parameter()      memory per parameter (R/fit-size.R)     ces
 #   format()                   one line for print()                    every class
 #   fit_engine()               the engine of bnn_fit() (R/fit-engine.R) ces (R/fit-ces.R)

@@ -9,6 +9,14 @@ test_that("the gradient count of MCLMC is its exact budget, NUTS's a stated gues
   expect_equal(nuts$n, 2000 * 63)
   sg <- bnnmc:::chain_gradients(bnn_sgld(batch_size = 50), warmup = 100, iter = 900, n_obs = 1000)
   expect_equal(sg$n, 1000 * 50 / 1000)
+  # static HMC: floor(trajectory length / step size) leapfrog steps per
+  # transition (it was counted as one gradient per transition)
+  hmc <- bnnmc:::chain_gradients(bnn_hmc(stepsize = 0.01, trajectory_length = 0.5),
+                                 warmup = 100, iter = 100, n_obs = 100)
+  expect_equal(hmc$n, 200 * 50)
+  expect_true(hmc$exact)
+  expect_false(bnnmc:::chain_gradients(bnn_hmc(adapt_stepsize = TRUE), 10, 10, 100)$exact)
+  expect_equal(bnnmc:::chain_gradients(bnn_rwm(), warmup = 10, iter = 20, n_obs = 100)$n, 30)
 })
 
 test_that("a fit records its estimate, and long fits are announced with the routes", {
