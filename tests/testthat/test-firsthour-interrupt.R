@@ -57,8 +57,18 @@ test_that("every generic-driver sampler answers Ctrl-C within 0.5 s whatever thi
   d <- data.frame(x = rnorm(n), x2 = rnorm(n))
   d$y <- sin(d$x) + rnorm(n, sd = 0.3)
   lik <- bnn_likelihood("gaussian", sigma = 0.3)
+  # processes runnable now besides this one (the numerator of
+  # /proc/loadavg's 4th field counts the reader too): the 1-minute load average lags the bursts
+  # of a test suite that runs in parallel processes with their own workers
+  runnable <- function() {
+    f <- tryCatch(strsplit(readLines("/proc/loadavg", warn = FALSE), " ")[[1]],
+                  error = function(e) NULL, warning = function(w) NULL)
+    if (length(f) < 4) return(NA_real_)
+    as.numeric(strsplit(f[4], "/")[[1]][1]) - 1
+  }
   # seconds from SIGINT to the interrupt condition in a forked fit that
-  # would otherwise run for tens of seconds
+  # would otherwise run for tens of seconds, with the mean number of
+  # runnable processes while the fit ran (attribute "runq")
   latency <- function(sampler, thin, iter, sleep = 1.5) {
     job <- parallel::mcparallel({
       tryCatch(bnn_fit(y ~ x + x2, data = d, hidden = 4, likelihood = lik, chains = 1,
@@ -66,12 +76,17 @@ test_that("every generic-driver sampler answers Ctrl-C within 0.5 s whatever thi
                        seed = 1, progress = FALSE),
                interrupt = function(e) Sys.time())
     })
-    Sys.sleep(sleep)
+    rq <- numeric(0)
+    t_end <- Sys.time() + sleep
+    while (Sys.time() < t_end) {
+      Sys.sleep(0.1)
+      rq <- c(rq, runnable())
+    }
     t_kill <- Sys.time()
     tools::pskill(job$pid, tools::SIGINT)
     res <- parallel::mccollect(job, wait = TRUE)[[1]]
-    if (!inherits(res, "POSIXct")) return(Inf)   # finished or failed first
-    as.numeric(difftime(res, t_kill, units = "secs"))
+    lat <- if (inherits(res, "POSIXct")) as.numeric(difftime(res, t_kill, units = "secs")) else Inf
+    structure(lat, runq = mean(rq, na.rm = TRUE))
   }
   # a CES run whose calibration is quick, so that the interrupt comes in
   # the sampling stage on the emulated posterior
@@ -90,24 +105,36 @@ test_that("every generic-driver sampler answers Ctrl-C within 0.5 s whatever thi
     pcn = list(bnn_pcn(), 1e6, 1e5),
     ces_calibration = list(ces_calibration, 1, 1),
     ces_sampling = list(ces_sampling, 1e6, 1e5))
-  # 0.5 s on an idle machine; on a loaded one (the test suite runs in
+  # 0.5 s on an idle machine.  On a loaded one (the test suite runs in
   # parallel processes) the forked fit gets a share of a core, so the bound
-  # is 0.5 s times the run queue per core (the 1-minute load average)
-  load <- tryCatch(as.numeric(strsplit(readLines("/proc/loadavg", warn = FALSE), " ")[[1]][1]),
-                   error = function(e) NA_real_, warning = function(w) NA_real_)
+  # is 0.5 s times the processes per core: the larger of the 1-minute load
+  # average and the runnable processes seen while the fit ran
+  load_1min <- function() tryCatch(as.numeric(strsplit(readLines("/proc/loadavg", warn = FALSE), " ")[[1]][1]),
+                                   error = function(e) NA_real_, warning = function(w) NA_real_)
   cores <- max(1L, parallel::detectCores(), na.rm = TRUE)
-  bound <- 0.5 * max(1, if (is.finite(load)) load / cores else 1)
+  bound_of <- function(lat) {
+    load1 <- load_1min()
+    per_core <- max(1, c(load1, attr(lat, "runq")) / cores, na.rm = TRUE)
+    0.5 * per_core
+  }
   for (nm in names(cases)) {
     cs <- cases[[nm]]
     for (thin in c(1, 1000)) {
       if (nm == "ces_calibration" && thin > 1) next
       iter <- if (thin == 1) cs[[2]] else cs[[3]]
       sleep <- if (startsWith(nm, "ces")) 2 else 1.5
-      lat <- latency(cs[[1]], thin, iter, sleep = sleep)
-      # a timing on a shared machine: the better of two tries
-      if (lat >= bound) lat <- min(lat, latency(cs[[1]], thin, iter, sleep = sleep))
-      expect_lt(lat, bound, label = sprintf("%s, thin = %d: seconds to answer Ctrl-C (bound %.2f s at load %.1f)",
-                                            nm, thin, bound, load))
+      # a timing on a shared machine: up to three tries, each against the
+      # bound of its own load
+      tries <- character(0)
+      ok <- FALSE
+      for (k in 1:3) {
+        lat <- latency(cs[[1]], thin, iter, sleep = sleep)
+        b <- bound_of(lat)
+        tries <- c(tries, sprintf("%.2f s (bound %.2f s, %.1f runnable)", lat, b, attr(lat, "runq")))
+        if (lat < b) { ok <- TRUE; break }
+      }
+      expect_true(ok, label = sprintf("%s, thin = %d answers Ctrl-C in time on %d core(s), 1-min load %.1f: %s",
+                                      nm, thin, cores, load_1min(), paste(tries, collapse = "; ")))
     }
   }
 })
