@@ -41,6 +41,7 @@ typedef struct {
   void (*grad_w_f32)(const float *a, int lda, const float *d, int ldd, int m,
                      int fin, int fout, double *gW, double *gb);
   void (*tanh_f32)(const float *x, float *out, int n);
+  void (*relu_f32)(const float *z, float *a, int n);
   /* d[i] *= act'(z[i]) (a = act(z)) for tanh, relu and identity only */
   void (*act_backward_f32)(int act, const float *z, const float *a, float *d,
                            int n);

@@ -173,7 +173,7 @@ const bnn_kernels bnn_kernels_avx2 = {
   "avx2+fma", vexp_avx2, vtanh_avx2, vsigmoid_avx2,
   act_forward_avx2, act_backward_avx2, dense_avx2, grad_w_avx2, KSUF(prior_normal),
   KSUF(dense_f32), KSUF(grad_w_f32), KSUF(tanh_f32),
-  KSUF(act_backward_f32)};
+  KSUF(relu_f32), KSUF(act_backward_f32)};
 
 const bnn_sg_updates bnn_sg_updates_avx2 = {
   "avx2+fma", KSUF(sgld_update), KSUF(sghmc_update)};

@@ -374,7 +374,7 @@ const bnn_kernels bnn_kernels_avx512 = {
   "avx512", vexp_avx512, vtanh_avx512, vsigmoid_avx512v,
   act_forward_avx512, act_backward_avx512v, dense_avx512, grad_w_avx512, KSUF(prior_normal),
   dense_f32_avx512v, grad_w_f32_avx512v, tanh_f32_avx512v,
-  KSUF(act_backward_f32)};
+  KSUF(relu_f32), KSUF(act_backward_f32)};
 
 const bnn_sg_updates bnn_sg_updates_avx512 = {
   "avx512", KSUF(sgld_update), KSUF(sghmc_update)};

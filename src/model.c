@@ -409,7 +409,7 @@ static void act_forward_f32(bnn_model *m, const float *z, float *a, int n) {
   int i;
   switch (m->act) {
   case BNN_ACT_TANH: K->tanh_f32(z, a, n); break;
-  case BNN_ACT_RELU: for (i = 0; i < n; i++) a[i] = z[i] > 0 ? z[i] : 0.0f; break;
+  case BNN_ACT_RELU: K->relu_f32(z, a, n); break;
   case BNN_ACT_IDENTITY: for (i = 0; i < n; i++) a[i] = z[i]; break;
   default: {
     double *zd = m->f_tmp, *ad = m->f_tmp + BNN_CHUNK;
