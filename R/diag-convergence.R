@@ -152,10 +152,12 @@ function_draws <- function(object, idx) {
   sub$y <- if (is.null(dim(object$y))) object$y[idx] else object$y[idx, , drop = FALSE]
   if (!is.null(object$offset)) sub$offset <- object$offset[idx]
   sub$weights <- NULL
-  ll_point <- pointwise_loglik_unweighted(sub)
+  # one forward pass over the draws for both (regression)
+  pp <- if (!is_classification(object)) predictive_params(sub, NULL)
+  ll_point <- pointwise_loglik_unweighted(sub, pp = pp)
   w <- if (is.null(object$weights)) 1 else object$weights[idx]
   loglik <- as.vector(ll_point %*% rep_len(w, ncol(ll_point)))
-  f <- if (is_classification(object)) exp(ll_point) else predictive_params(sub, NULL)$mu
+  f <- if (is_classification(object)) exp(ll_point) else pp$mu
   list(f = unname(f), loglik = loglik)
 }
 

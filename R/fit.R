@@ -241,12 +241,15 @@
 #'   **When to use it.** For large data (thousands of rows and more), where
 #'   the gradient dominates the run time: on the authors' machine (AVX-512)
 #'   one gradient of the 16-16 tanh network was 2.05 times as fast on
-#'   airfoil (1,052 rows) and 2.06 times on protein (32,011 rows), the
-#'   default 4-chain fit on airfoil 1.88 times, with the same test RMSE and
-#'   LPPD within the seed-to-seed spread; see
-#'   `inst/benchmarks/speed/single_precision.csv`.  Tiny networks on little
-#'   data gain little (the sampler's own work is in double).  Double stays
-#'   the default: its draws are the reproducible ones.
+#'   airfoil (1,052 rows) and 2.06 times on protein (32,011 rows), of the
+#'   16-16 ReLU network 1.7 times on airfoil, the default 4-chain fit on
+#'   airfoil 1.8 times (28.6 s against 16.2 s on two cores), with the same
+#'   test RMSE and LPPD within the seed-to-seed spread; see
+#'   `inst/benchmarks/speed/single_precision.csv` and `default_fit.csv`.
+#'   Tiny networks on little data gain less (the sampler's own work is in
+#'   double).  Double stays the default: its draws are the reproducible
+#'   ones.  A fit whose cost estimate is two minutes or more in double
+#'   precision gives its estimate in single precision too, when it starts.
 #'
 #'   **What it costs in accuracy.** float32 has a relative precision of
 #'   about 6e-8: the gradient differs from double's by about 1e-7 to 1e-6 of

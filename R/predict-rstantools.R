@@ -260,12 +260,13 @@ pointwise_loglik <- function(object, newdata = NULL, ndraws = NULL) {
   out
 }
 
-pointwise_loglik_unweighted <- function(object, newdata = NULL, ndraws = NULL) {
+pointwise_loglik_unweighted <- function(object, newdata = NULL, ndraws = NULL, pp = NULL) {
   y <- response_values(object, newdata)
   nm <- obs_names(object, newdata)
   fam <- object$likelihood$family
   if (!is_classification(object)) {
-    pp <- predictive_params(object, newdata, ndraws)
+    # `pp`: predictive_params(object, newdata, ndraws) when the caller has it
+    if (is.null(pp)) pp <- predictive_params(object, newdata, ndraws)
     Y <- matrix(y, nrow(pp$mu), ncol(pp$mu), byrow = TRUE)
     out <- stats::dnorm(Y, pp$mu, pp$sd, log = TRUE)
   } else {

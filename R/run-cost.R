@@ -84,13 +84,26 @@ fit_cost <- function(spec, sampler, chains, warmup, iter, init, ensemble_opt = N
   if (!is.null(ensemble_opt)) ens <- n_members * (ensemble_opt$epochs %||% 1000) * t_g
   w <- chain_workers(chains)
   per_chain <- g$n * t_g
+  total <- ens / w$workers + ceiling(chains / w$workers) * per_chain
+  # a long fit in double precision: the same fit in single precision (its
+  # own gradient timed; the ensemble's share scales with it), offered in
+  # the announcement, never switched to
+  single_total <- NULL
+  if (total >= single_offer_seconds && identical(spec_precision(spec), "double")) {
+    t_s <- time_gradient(spec_set_precision(spec, "single"), theta)
+    if (t_s < 0.8 * t_g) single_total <- total * t_s / t_g
+  }
   list(t_gradient = t_g, gradients = g$n, exact = g$exact, ensemble = ens,
        per_chain = per_chain, workers = w$workers, cores = w$cores,
-       total = ens / w$workers + ceiling(chains / w$workers) * per_chain,
+       total = total,
        parallel_total = ens / min(w$cores, chains) +
          ceiling(chains / min(w$cores, chains)) * per_chain,
-       n_obs = n_obs)
+       n_obs = n_obs, single_total = single_total)
 }
+
+# Estimated seconds from which a double-precision fit's announcement also
+# gives its time in single precision.
+single_offer_seconds <- 120
 
 # A minibatch call for a fit of `n` rows: SGLD with a step size of 0.02 / n
 # (the posterior scale of a standardised network's weights shrinks as
@@ -105,14 +118,16 @@ suggest_minibatch <- function(call, cost, chains = 4L) {
   cl <- call
   cl$sampler <- str2lang(sprintf("bnn_sgld(stepsize = %s, batch_size = 64)", format(eps)))
   lik <- cl$likelihood
-  if (is.null(lik) || identical(lik, "hetero_gaussian")) cl$likelihood <- "gaussian"
+  homo <- identical(lik, "hetero_gaussian")
+  if (homo) cl$likelihood <- "gaussian"
   cl$warmup <- 10000
   cl$iter <- 1000
   cl$thin <- 20
   steps <- 10000 + 1000 * 20
   per_step <- cost$t_gradient * 64 / n + 3e-5
   est <- ceiling(chains / cost$workers) * steps * per_step
-  list(call = paste(deparse(cl, width.cutoff = 500L), collapse = " "), seconds = est)
+  list(call = paste(deparse(cl, width.cutoff = 500L), collapse = " "), seconds = est,
+       likelihood_changed = homo)
 }
 
 # Say what the fit will cost, when that is worth saying.
@@ -133,12 +148,20 @@ announce_cost <- function(cost, call, chains, full_batch, quiet_below = 30) {
                                       "future::plan(future::multisession) they would use %d cores: ",
                                       "about %s."), min(cost$cores, chains),
                                format_duration(cost$parallel_total)))
+  if (!is.null(cost$single_total))
+    msg <- paste0(msg, sprintf(paste0(" In single precision (precision = \"single\": float network ",
+                                      "arithmetic, about 1e-7 relative error in the log density; ",
+                                      "see ?bnn_fit) about %s."),
+                               format_duration(cost$single_total)))
   if (full_batch && cost$total > 600 && cost$n_obs >= 5000) {
     s <- suggest_minibatch(call, cost, chains)
-    msg <- paste0(msg, sprintf(paste0(" For %s rows a minibatch sampler costs per step what a ",
-                                      "batch costs (no Metropolis correction; see ?bnn_sgld): ",
-                                      "about %s for\n  %s"),
+    msg <- paste0(msg, sprintf(paste0(" For %s rows a minibatch sampler (each step on 64 rows; ",
+                                      "no Metropolis correction; see ?bnn_sgld) takes about %s",
+                                      "%s:\n  %s"),
                                format(cost$n_obs, big.mark = ","), format_duration(s$seconds),
+                               if (s$likelihood_changed)
+                                 paste0(", with the homoscedastic Gaussian likelihood (SGLD ",
+                                        "diverges on the heteroscedastic head)") else "",
                                s$call))
   }
   message(msg)

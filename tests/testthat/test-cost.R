@@ -35,8 +35,39 @@ test_that("a fit records its estimate, and long fits are announced with the rout
   expect_match(msg, "bnn_fit\\(y ~ ., data = big, sampler = bnn_sgld\\(stepsize = 2e-07")
   expect_message(bnnmc:::announce_cost(cost, quote(bnn_fit(y ~ ., data = big)), 4L, TRUE),
                  "minibatch sampler")
+  # the papers' heteroscedastic head is swapped for the homoscedastic one,
+  # and the message says so
+  msg <- suppressMessages(bnnmc:::announce_cost(cost, quote(bnn_fit(y ~ ., data = big,
+                                                                    likelihood = "hetero_gaussian")),
+                                                4L, full_batch = TRUE))
+  expect_match(msg, "likelihood = \"gaussian\"")
+  expect_match(msg, "with the homoscedastic Gaussian likelihood")
+  expect_no_match(suppressMessages(bnnmc:::announce_cost(cost, quote(bnn_fit(y ~ ., data = big)), 4L, TRUE)),
+                  "homoscedastic")
   cost$total <- 10
   expect_silent(bnnmc:::announce_cost(cost, quote(bnn_fit(y ~ ., data = big)), 4L, TRUE))
+})
+
+test_that("a long double-precision fit is offered single precision, with its estimate", {
+  spec <- bnnmc:::make_spec(c(2L, 8L, 1L), "tanh", list(family = "gaussian", sigma = NULL,
+                            sigma_prior = "half_normal", sigma_prior_scale = 1), bnn_prior(),
+                            X = matrix(rnorm(4000), 2000), y = rnorm(2000))
+  # enough NUTS transitions to pass the offer's threshold
+  cost <- bnnmc:::fit_cost(spec, bnn_nuts(), 4L, 2e5L, 2e5L, "random")
+  expect_gte(cost$total, bnnmc:::single_offer_seconds)
+  # offered only where single precision is faster on these kernels (at
+  # least 1.25x; the AVX2 and AVX-512 kernels are, about 2x)
+  if (!is.null(cost$single_total))
+    expect_lt(cost$single_total, 0.8 * cost$total + 1e-9)
+  cost$single_total <- cost$total / 2
+  msg <- suppressMessages(bnnmc:::announce_cost(cost, quote(bnn_fit(y ~ ., data = d)), 4L, TRUE))
+  expect_match(msg, "In single precision \\(precision = \"single\"")
+  expect_match(msg, sprintf("about %s\\.", bnnmc:::format_duration(cost$total / 2)))
+  # already single, or a short fit: no offer
+  single <- bnnmc:::fit_cost(bnnmc:::spec_set_precision(spec, "single"), bnn_nuts(), 4L, 2e5L, 2e5L, "random")
+  expect_null(single$single_total)
+  short <- bnnmc:::fit_cost(spec, bnn_nuts(), 1L, 10L, 10L, "random")
+  expect_null(short$single_total)
 })
 
 test_that("the suggested call is built from a call whose arguments are expressions", {
