@@ -1,23 +1,25 @@
 # MILE's Table 1 protocol on one data set and split in a chosen precision
 # (#24: "MILE, 12 chains, protein: under the paper's 19.5 minutes on this
 # 2-core machine (single precision allowed), each split's test LPPD within
-# the paper's SD"): 16-16 ReLU, heteroscedastic head, N(0, 1) priors, 12
-# members and chains, 70/10/20 split, 2 multisession workers, as
-# reproduce.R --table s002_t1 runs MILE.
+# the paper's SD"; "explain the bikesharing gap or close it"): 16-16 ReLU,
+# heteroscedastic head, N(0, 1) priors, 12 members and chains, 70/10/20
+# split, 2 multisession workers, as reproduce.R --table s002_t1 runs MILE.
 #   BNNMC_DATA_DIR=/path/uci Rscript inst/benchmarks/papers/mile/mile_precision.R \
-#     protein 1 single
+#     protein 1 single [drop]
+# `drop`: input columns to leave out, comma-separated (e.g. x1: the row
+# index `instant` that our bikesharing.data carries as its first column
+# and the MILE authors' copy does not).
 # Appends a row to inst/benchmarks/papers/mile/mile_precision.csv.
-# NOT YET RUN to the end: started on 2026-11-26 for protein split 1 in
-# single precision, bnn_fit()'s own cost estimate said 60 min (12 chains x
-# 120,001 gradients at 5.0 ms each on 2 workers), longer than the session
-# had left; the run was stopped and no row exists yet.
 suppressPackageStartupMessages(library(bnnmc))
 a <- commandArgs(trailingOnly = TRUE)
 data_name <- if (length(a) >= 1) a[1] else "protein"
 split <- if (length(a) >= 2) as.integer(a[2]) else 1L
 precision <- if (length(a) >= 3) a[3] else "single"
+drop <- if (length(a) >= 4 && nzchar(a[4])) strsplit(a[4], ",")[[1]] else character(0)
 dir <- Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
 d <- bnn_read_uci(data_name, dir = dir)
+stopifnot(all(drop %in% setdiff(names(d), "y")))
+d <- d[, setdiff(names(d), drop), drop = FALSE]
 sp <- bnn_split(d, protocol = "mile", rep = split)
 old <- future::plan(future::multisession, workers = 2)
 load0 <- tryCatch(as.numeric(strsplit(readLines("/proc/loadavg"), " ")[[1]][1]), error = function(e) NA_real_)
@@ -30,6 +32,7 @@ total <- proc.time()[["elapsed"]] - t0
 future::plan(old)
 m <- bnn_metrics(fit, newdata = sp$test, scale = "standardized")
 res <- data.frame(date = format(Sys.Date()), dataset = data_name, split = split, precision = precision,
+                  dropped = if (length(drop)) paste(drop, collapse = ";") else "",
                   chains = 12, workers = 2, seconds = total, minutes = total / 60,
                   lppd = m[["lppd"]], rmse = m[["rmse"]], load_before = load0,
                   converged = isTRUE(fit$convergence$converged))
