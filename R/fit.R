@@ -246,9 +246,10 @@
 #'   airfoil 1.8 times (28.6 s against 16.2 s on two cores), with the same
 #'   test RMSE and LPPD within the seed-to-seed spread; see
 #'   `inst/benchmarks/speed/single_precision.csv` and `default_fit.csv`.
-#'   MILE's 12-chain fit of protein (32,011 rows, 16-16 ReLU) took 17
-#'   minutes on two cores in single precision, about 35 in double, with
-#'   the paper's test LPPD (`inst/benchmarks/papers/mile/mile_precision.csv`).
+#'   MILE's 12-chain fit of protein (32,011 rows, 16-16 ReLU) took 16.3 to
+#'   16.9 minutes on two cores in single precision (three splits), about 35
+#'   in double, with test LPPD -0.763 to -0.776 (the paper: -0.750 +-
+#'   0.018; `inst/benchmarks/papers/mile/mile_precision.csv`).
 #'   Tiny networks on little data gain less (the sampler's own work is in
 #'   double).  Double stays the default: its draws are the reproducible
 #'   ones.  A fit whose cost estimate is two minutes or more in double
