@@ -10,6 +10,13 @@
 # index `instant` that our bikesharing.data carries as its first column
 # and the MILE authors' copy does not).
 # Appends a row to inst/benchmarks/papers/mile/mile_precision.csv.
+# Results (2026-11-27, 2 cores, AVX-512, kernels avx512):
+#   protein, single: 16.9 / 16.3 / 16.5 min (splits 1-3; paper 19.5 min),
+#     test LPPD -0.765 / -0.763 / -0.776 (paper -0.750 +- 0.018);
+#   bikesharing, single: LPPD 0.612 / 0.643 / 0.618 (double, Table 1's
+#     rows: 0.607 / 0.638 / 0.610; paper 0.645 +- 0.010); without x1
+#     (instant), split 1: 0.562.  Splits 2 and 3 of bikesharing ran beside
+#     R CMD check, so their minutes are longer than an idle machine's.
 suppressPackageStartupMessages(library(bnnmc))
 a <- commandArgs(trailingOnly = TRUE)
 data_name <- if (length(a) >= 1) a[1] else "protein"
