@@ -3,7 +3,8 @@
 # fits are announced with the estimate; a fit that would take more than
 # about 10 minutes on large data also gets the exact call of a minibatch
 # sampler; chains that would run one after another on a machine with idle
-# cores get the time under a parallel plan.  Nothing is switched silently.
+# cores get the time under a parallel plan; a long double-precision fit
+# gets its time in single precision.  Nothing is switched silently.
 
 # Seconds per full-data gradient of the log posterior at theta (median of a
 # few timed batches, at least ~20 ms of work in all).
@@ -118,8 +119,8 @@ suggest_minibatch <- function(call, cost, chains = 4L) {
   cl <- call
   cl$sampler <- str2lang(sprintf("bnn_sgld(stepsize = %s, batch_size = 64)", format(eps)))
   lik <- cl$likelihood
-  homo <- identical(lik, "hetero_gaussian")
-  if (homo) cl$likelihood <- "gaussian"
+  swapped <- identical(lik, "hetero_gaussian")
+  if (swapped) cl$likelihood <- "gaussian"
   cl$warmup <- 10000
   cl$iter <- 1000
   cl$thin <- 20
@@ -127,7 +128,7 @@ suggest_minibatch <- function(call, cost, chains = 4L) {
   per_step <- cost$t_gradient * 64 / n + 3e-5
   est <- ceiling(chains / cost$workers) * steps * per_step
   list(call = paste(deparse(cl, width.cutoff = 500L), collapse = " "), seconds = est,
-       likelihood_changed = homo)
+       likelihood_changed = swapped)
 }
 
 # Say what the fit will cost, when that is worth saying.

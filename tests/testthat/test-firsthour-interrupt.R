@@ -57,12 +57,16 @@ test_that("every generic-driver sampler answers Ctrl-C within 0.5 s whatever thi
   d <- data.frame(x = rnorm(n), x2 = rnorm(n))
   d$y <- sin(d$x) + rnorm(n, sd = 0.3)
   lik <- bnn_likelihood("gaussian", sigma = 0.3)
-  # processes runnable now besides this one (the numerator of
-  # /proc/loadavg's 4th field counts the reader too): the 1-minute load average lags the bursts
+  # /proc/loadavg's fields (NULL where there is none)
+  loadavg <- function() tryCatch(strsplit(readLines("/proc/loadavg", warn = FALSE), " ")[[1]],
+                                 error = function(e) NULL, warning = function(w) NULL)
+  # the 1-minute load average
+  load_1min <- function() { f <- loadavg(); if (length(f) >= 1) as.numeric(f[1]) else NA_real_ }
+  # processes runnable now besides this one (the numerator of the 4th
+  # field counts the reader too): the 1-minute load average lags the bursts
   # of a test suite that runs in parallel processes with their own workers
   runnable <- function() {
-    f <- tryCatch(strsplit(readLines("/proc/loadavg", warn = FALSE), " ")[[1]],
-                  error = function(e) NULL, warning = function(w) NULL)
+    f <- loadavg()
     if (length(f) < 4) return(NA_real_)
     as.numeric(strsplit(f[4], "/")[[1]][1]) - 1
   }
@@ -109,8 +113,6 @@ test_that("every generic-driver sampler answers Ctrl-C within 0.5 s whatever thi
   # parallel processes) the forked fit gets a share of a core, so the bound
   # is 0.5 s times the processes per core: the larger of the 1-minute load
   # average and the runnable processes seen while the fit ran
-  load_1min <- function() tryCatch(as.numeric(strsplit(readLines("/proc/loadavg", warn = FALSE), " ")[[1]][1]),
-                                   error = function(e) NA_real_, warning = function(w) NA_real_)
   cores <- max(1L, parallel::detectCores(), na.rm = TRUE)
   bound_of <- function(lat) {
     load1 <- load_1min()

@@ -16,11 +16,9 @@
 # counts are equal and the timings compare the same work.  Data: airfoil
 # from BNNMC_DATA_DIR (bnn_read_uci("airfoil"), 1,052 rows drawn with seed 1) if
 # it is there, else simulated data of that shape.
-args <- commandArgs(TRUE)
-opt <- function(name, default = NULL) {
-  i <- match(paste0("--", name), args)
-  if (is.na(i)) default else args[i + 1L]
-}
+# the script's path, for ab_builds.R and its workers
+bench_script <- function() normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
+source(file.path(dirname(bench_script()), "ab_builds.R"))
 
 if (!is.na(match("--worker", args))) {
   # one rep of both benchmarks in this process; prints CSV rows
@@ -41,6 +39,7 @@ if (!is.na(match("--worker", args))) {
   # warmup and iter NULL: MCLMC's own (n_tune, n_samples)
   fit <- function(sampler, init, ...)
     suppressWarnings(bnn_fit(y ~ ., data = d, hidden = c(16, 16), activation = "tanh",
+                             likelihood = "hetero_gaussian",   # the default before #23
                              sampler = sampler, chains = 1, seed = 3, init = init,
                              progress = FALSE, ...))
   dim <- (5 * 16 + 16) + (16 * 16 + 16) + (16 * 2 + 2)
@@ -66,18 +65,8 @@ new <- opt("new")
 if (is.null(base) || is.null(new)) stop("give --base LIB and --new LIB")
 reps <- as.integer(opt("reps", "7"))
 out <- opt("out", file.path("inst", "benchmarks", "speed", "driver.csv"))
-this <- normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
-rscript <- file.path(R.home("bin"), "Rscript")
-rows <- character(0)
-for (r in seq_len(reps)) {
-  for (b in if (r %% 2L) c("base", "new") else c("new", "base")) {
-    lib <- if (b == "base") base else new
-    res <- system2(rscript, c(this, "--worker", "--build", b, "--rep", r),
-                   env = paste0("R_LIBS=", lib), stdout = TRUE)
-    rows <- c(rows, res)
-    cat(res, sep = "\n")
-  }
-}
+rows <- ab_run(reps, function(r) lapply(ab_order(r), function(b)
+  list(lib = if (b == "base") base else new, args = c("--build", b))))
 tab <- utils::read.csv(text = rows, header = FALSE,
                        col.names = c("benchmark", "data", "build", "rep", "seconds",
                                      "elapsed", "n_grad", "grad_per_s"))

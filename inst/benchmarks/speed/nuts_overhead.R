@@ -10,11 +10,9 @@
 # elapsed seconds (medians over reps; ratios from the same process).
 #   BNNMC_DATA_DIR=/work/shared/data/uci Rscript inst/benchmarks/speed/nuts_overhead.R \
 #     --base /work/lib-main --new /work/lib-nuts [--reps 5] [--out ...csv]
-args <- commandArgs(TRUE)
-opt <- function(name, default = NULL) {
-  i <- match(paste0("--", name), args)
-  if (is.na(i)) default else args[i + 1L]
-}
+# the script's path, for ab_builds.R and its workers
+bench_script <- function() normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
+source(file.path(dirname(bench_script()), "ab_builds.R"))
 if (!is.na(match("--worker", args))) {
   suppressMessages(library(bnnmc))
   dir <- Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
@@ -45,20 +43,13 @@ if (!is.na(match("--worker", args))) {
 base <- opt("base"); new <- opt("new")
 reps <- as.integer(opt("reps", "5"))
 out <- opt("out", file.path("inst", "benchmarks", "speed", "nuts_overhead.csv"))
-this <- normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
-rscript <- file.path(R.home("bin"), "Rscript")
-rows <- character(0)
 # per rep: base and new in double (alternating order), then new in single
 # precision (float32 network kernels; the draws differ, so the gradient
 # counts do too)
-for (r in seq_len(reps)) {
-  for (b in c(if (r %% 2L) c("base", "new") else c("new", "base"), "new-single")) {
-    res <- system2(rscript, c(this, "--worker", "--build", sub("-single", "", b), "--rep", r,
-                              "--precision", if (grepl("single", b)) "single" else "double"),
-                   env = paste0("R_LIBS=", if (b == "base") base else new), stdout = TRUE)
-    rows <- c(rows, res); cat(res, sep = "\n")
-  }
-}
+rows <- ab_run(reps, function(r) lapply(c(ab_order(r), "new-single"), function(b)
+  list(lib = if (b == "base") base else new,
+       args = c("--build", sub("-single", "", b),
+                "--precision", if (grepl("single", b)) "single" else "double"))))
 d <- utils::read.csv(text = paste(rows, collapse = "\n"), header = FALSE,
                      col.names = c("build", "precision", "rep", "n_grad", "nuts_us_per_grad", "grad_us", "ratio"))
 d$date <- format(Sys.Date())

@@ -9,33 +9,23 @@
 #   BNNMC_DATA_DIR=/path/uci Rscript inst/benchmarks/papers/mile/bikesharing_gap.R 1 500
 # Appends a row to inst/benchmarks/papers/mile/bikesharing_gap.csv.
 suppressPackageStartupMessages(library(bnnmc))
+here <- dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))))
+source(file.path(here, "mile_run.R"))
 a <- commandArgs(trailingOnly = TRUE)
 split <- if (length(a) >= 1) as.integer(a[1]) else 1L
 patience <- if (length(a) >= 2) as.integer(a[2]) else 500L
-dir <- Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
-d <- bnn_read_uci("bikesharing", dir = dir)
-sp <- bnn_split(d, protocol = "mile", rep = split)
-old <- future::plan(future::multisession, workers = 2)
-t0 <- proc.time()[["elapsed"]]
-fit <- suppressWarnings(bnn_fit(y ~ ., data = sp$train, hidden = c(16, 16), activation = "relu",
-                                likelihood = "hetero_gaussian", sampler = "mile", chains = 12,
-                                valid_data = sp$valid, seed = split, progress = FALSE,
-                                precision = "single",
-                                ensemble = bnn_optimizer_preset("mile", patience = patience)))
-total <- proc.time()[["elapsed"]] - t0
-future::plan(old)
-m <- bnn_metrics(fit, newdata = sp$test, scale = "standardized")
+r <- mile_table1_fit("bikesharing", split, "single",
+                     ensemble = bnn_optimizer_preset("mile", patience = patience))
+fit <- r$fit
+m <- bnn_metrics(fit, newdata = r$test, scale = "standardized")
 # the deep ensemble alone: the members' starting points as a 12-draw fit
 de <- fit
 de$draws <- array(do.call(rbind, fit$inits), c(1L, length(fit$inits), length(fit$parameters)),
                   dimnames = list(iteration = NULL, chain = NULL, variable = fit$parameters))
-md <- bnn_metrics(de, newdata = sp$test, scale = "standardized")
-res <- data.frame(date = format(Sys.Date()), split = split, precision = "single", patience = patience,
-                  epochs_median = stats::median(fit$ensemble$epochs),
-                  ensemble_seconds = fit$ensemble$elapsed, seconds = total,
-                  de_lppd = md[["lppd"]], de_rmse = md[["rmse"]],
-                  mile_lppd = m[["lppd"]], mile_rmse = m[["rmse"]])
-out <- file.path("inst", "benchmarks", "papers", "mile", "bikesharing_gap.csv")
-utils::write.table(res, out, sep = ",", row.names = FALSE, col.names = !file.exists(out),
-                   append = file.exists(out))
-print(res, row.names = FALSE)
+md <- bnn_metrics(de, newdata = r$test, scale = "standardized")
+append_row(data.frame(date = format(Sys.Date()), split = split, precision = "single", patience = patience,
+                      epochs_median = stats::median(fit$ensemble$epochs),
+                      ensemble_seconds = fit$ensemble$elapsed, seconds = r$seconds,
+                      de_lppd = md[["lppd"]], de_rmse = md[["rmse"]],
+                      mile_lppd = m[["lppd"]], mile_rmse = m[["rmse"]]),
+           "bikesharing_gap.csv")

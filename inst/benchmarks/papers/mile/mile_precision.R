@@ -18,32 +18,19 @@
 #     (instant), split 1: 0.562.  Splits 2 and 3 of bikesharing ran beside
 #     R CMD check, so their minutes are longer than an idle machine's.
 suppressPackageStartupMessages(library(bnnmc))
+here <- dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))))
+source(file.path(here, "mile_run.R"))
 a <- commandArgs(trailingOnly = TRUE)
 data_name <- if (length(a) >= 1) a[1] else "protein"
 split <- if (length(a) >= 2) as.integer(a[2]) else 1L
 precision <- if (length(a) >= 3) a[3] else "single"
 drop <- if (length(a) >= 4 && nzchar(a[4])) strsplit(a[4], ",")[[1]] else character(0)
-dir <- Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
-d <- bnn_read_uci(data_name, dir = dir)
-stopifnot(all(drop %in% setdiff(names(d), "y")))
-d <- d[, setdiff(names(d), drop), drop = FALSE]
-sp <- bnn_split(d, protocol = "mile", rep = split)
-old <- future::plan(future::multisession, workers = 2)
-load0 <- tryCatch(as.numeric(strsplit(readLines("/proc/loadavg"), " ")[[1]][1]), error = function(e) NA_real_)
-t0 <- proc.time()[["elapsed"]]
-fit <- suppressWarnings(bnn_fit(y ~ ., data = sp$train, hidden = c(16, 16), activation = "relu",
-                                likelihood = "hetero_gaussian", sampler = "mile", chains = 12,
-                                valid_data = sp$valid, seed = split, progress = FALSE,
-                                precision = precision))
-total <- proc.time()[["elapsed"]] - t0
-future::plan(old)
-m <- bnn_metrics(fit, newdata = sp$test, scale = "standardized")
-res <- data.frame(date = format(Sys.Date()), dataset = data_name, split = split, precision = precision,
-                  dropped = if (length(drop)) paste(drop, collapse = ";") else "",
-                  chains = 12, workers = 2, seconds = total, minutes = total / 60,
-                  lppd = m[["lppd"]], rmse = m[["rmse"]], load_before = load0,
-                  converged = isTRUE(fit$convergence$converged))
-out <- file.path("inst", "benchmarks", "papers", "mile", "mile_precision.csv")
-utils::write.table(res, out, sep = ",", row.names = FALSE, col.names = !file.exists(out),
-                   append = file.exists(out))
-print(res, row.names = FALSE)
+r <- mile_table1_fit(data_name, split, precision, drop)
+fit <- r$fit
+m <- bnn_metrics(fit, newdata = r$test, scale = "standardized")
+append_row(data.frame(date = format(Sys.Date()), dataset = data_name, split = split, precision = precision,
+                      dropped = if (length(drop)) paste(drop, collapse = ";") else "",
+                      chains = 12, workers = 2, seconds = r$seconds, minutes = r$seconds / 60,
+                      lppd = m[["lppd"]], rmse = m[["rmse"]], load_before = r$load_before,
+                      converged = isTRUE(fit$convergence$converged)),
+           "mile_precision.csv")
