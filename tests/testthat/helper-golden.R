@@ -30,7 +30,7 @@ golden_configs <- function() {
               seed = 11, progress = FALSE, ...)))
   gauss <- bnn_likelihood("gaussian", sigma = 0.3)
   quiet <- function(x) suppressWarnings(suppressMessages(x))
-  sg <- function(s) fit(s, likelihood = gauss, warmup = 30, iter = 40)
+  sg <- function(s, ...) fit(s, likelihood = gauss, warmup = 30, iter = 40, ...)
   list(
     nuts = function() fit("nuts"),
     nuts_relu = function() fit("nuts", activation = "relu"),
@@ -67,6 +67,14 @@ golden_configs <- function() {
     csghmc = function() sg(bnn_sghmc(1e-4, friction = 0.1, batch_size = 8, cycles = 3,
                                      batch = "iteration")),
     pcn = function() fit("pcn", likelihood = gauss, warmup = 60, iter = 60),
+    # single precision (float network arithmetic): the heteroscedastic and
+    # the Gaussian likelihood (sigma sampled), MCLMC on ReLU, and the
+    # minibatch path (rows converted to float per chunk)
+    nuts_single = function() fit("nuts", precision = "single"),
+    nuts_gauss_single = function() fit("nuts", likelihood = "gaussian", precision = "single"),
+    mile_relu_single = function() fit("mile", activation = "relu", warmup = 200, iter = 6,
+                                      precision = "single"),
+    sgld_single = function() sg(bnn_sgld(2e-3, batch_size = 8), precision = "single"),
     ces = function() fit(bnn_ces(calibration = bnn_pcn(), calibration_warmup = 30,
                                  calibration_iter = 60, J = 40,
                                  emulator = bnn_emulator(hidden = c(8, 8), holdout = 0.25,
