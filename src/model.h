@@ -53,6 +53,9 @@ typedef struct {
   /* prior: one scale per network parameter */
   int prior;
   double *prior_scale;
+  double *prior_logc;  /* per network parameter: log(scale) (normal) or
+                          log(2 scale) (Laplace), the prior's constant
+                          computed once, not a log per evaluation */
   /* data: X column-major n x p, y length n (class index 0..K-1 for
    * classification), optional observation weights (NULL = all 1).
    * Rows [row_begin, row_end) are used (minibatch hook). */

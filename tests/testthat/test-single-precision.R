@@ -68,9 +68,12 @@ test_that("minibatch (SG-MCMC) and weighted likelihoods run in single precision 
   expect_lt(sqrt(sum((g1 - g0)^2)) / sqrt(sum(g0^2)), 1e-4)
   d <- data.frame(x = rnorm(200), z = rnorm(200))
   d$y <- sin(d$x) + rnorm(200, sd = 0.2)
-  fit <- bnn_fit(y ~ x + z, data = d, hidden = 4, chains = 1, warmup = 50, iter = 50,
-                 sampler = bnn_sgld(batch_size = 32), seed = 1, progress = FALSE,
-                 precision = "single")
+  # a short run: 50 draws, which bnn_fit() flags
+  expect_warning(
+    fit <- bnn_fit(y ~ x + z, data = d, hidden = 4, chains = 1, warmup = 50, iter = 50,
+                   sampler = bnn_sgld(batch_size = 32), seed = 1, progress = FALSE,
+                   precision = "single"),
+    "need at least 100")
   expect_identical(fit$precision, "single")
   expect_true(all(fit$chain_status == "ok"))
 })
