@@ -323,9 +323,17 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
                     progress = NULL, weights = NULL, chain_id = NULL,
                     precision = c("double", "single")) {
   call <- match.call()
+  env <- parent.frame()
   # which settings the user gave (missing() is FALSE once reassigned)
   given <- c(warmup = !is.null(warmup), iter = !missing(iter),
              thin = !is.null(thin), init = !missing(init))
+  # what of the model, sampler and starts the user gave: with none of them,
+  # the default model is checked against a linear one (R/fit-choice.R)
+  given_model <- c(hidden = !missing(hidden), activation = !missing(activation),
+                   likelihood = !is.null(likelihood), prior = !is.null(prior),
+                   sampler = !missing(sampler), init = !missing(init),
+                   ensemble = !is.null(ensemble), valid_data = !is.null(valid_data),
+                   chain_id = !is.null(chain_id), waves = inherits(chains, "bnn_waves"))
   # arguments after `...` match only by their full names: anything else
   # lands here, and a misspelt one is named with the argument meant
   stop_unknown_args(list(...), names(formals(sys.function())), "bnn_fit")
@@ -386,8 +394,24 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   # the kernels of options(bnnmc.kernels), from here on in this session (the
   # chains' workers apply the same, see dispatch_chains())
   apply_kernels(kernels_option())
-  fit_engine(model, run$sampler, chains, run$warmup, run$iter, run$thin, init, seed,
-             progress, call, given[["init"]], protocol = protocol, waves = waves,
-             chain_id = chain_id, ensemble = ensemble, valid_data = valid_data,
-             precision = precision)
+  fit_net <- function()
+    fit_engine(model, run$sampler, chains, run$warmup, run$iter, run$thin, init, seed,
+               progress, call, given[["init"]], protocol = protocol, waves = waves,
+               chain_id = chain_id, ensemble = ensemble, valid_data = valid_data,
+               precision = precision)
+  if (!linear_check_applies(given_model, model)) return(fit_net())
+  # the default model's check: the same family's linear model (no hidden
+  # layer), sampled by NUTS, its call saying so (update() and kfold() refit it)
+  fit_lin <- function() {
+    lin <- prepare_model(mf, env, formula, data, integer(0), activation, likelihood, prior,
+                         standardize)
+    lin$spec <- spec_set_precision(lin$spec, precision)
+    lrun <- sampler_resolve_run(as_sampler("nuts"), 1000L, iter, 1L, given)
+    lcall <- call
+    lcall$hidden <- integer(0)
+    lcall$sampler <- "nuts"
+    fit_engine(lin, lrun$sampler, chains, lrun$warmup, lrun$iter, lrun$thin, "random", seed,
+               FALSE, lcall, FALSE, protocol = "nuts", precision = precision)
+  }
+  choose_default_model(fit_net, fit_lin)
 }

@@ -149,13 +149,3 @@ waic.bnnfit <- function(x, ...) {
   loo::waic(pointwise_loglik(x), ...)
 }
 
-# Relative efficiency of exp(log_lik) per observation from the chains.  The
-# ESS is scale-invariant, so each column is shifted by its maximum first to
-# keep exp() from underflowing.
-fit_relative_eff <- function(x, ll, cores = 1) {
-  chain_id <- draw_chain_ids(x)
-  if (length(chain_id) != nrow(ll))
-    stop("The pointwise log-likelihood does not have one row per kept draw.", call. = FALSE)
-  lik <- exp(sweep(ll, 2L, apply(ll, 2L, max), "-"))
-  loo::relative_eff(lik, chain_id = chain_id, cores = cores)
-}

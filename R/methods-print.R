@@ -10,6 +10,9 @@ print.bnnfit <- function(x, digits = 3, ...) {
                                          else if (identical(x$protocol, "dei")) "DEI-MCMC"
                                          else "user") else "", "\n")
   print_model_lines(x)
+  mc <- format_model_choice(x$model_choice)
+  if (!is.null(mc))
+    cat(strwrap(mc, width = 78, initial = " model choice: ", exdent = 14), sep = "\n")
   if (!is.null(x$precision))
     cat(sprintf(" precision:    %s%s\n", x$precision,
                 if (identical(x$precision, "single"))

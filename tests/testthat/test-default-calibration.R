@@ -45,3 +45,61 @@ test_that("the papers' model is one argument away and keeps the Normal(0, 1) pri
   expect_identical(f$likelihood$family, "bernoulli")
   expect_false(f$prior$fan_in)
 })
+
+# Issue #23 item 1, the small near-linear sets: a default call also fits the
+# same family's linear model (no hidden layer, NUTS) and keeps whichever has
+# the larger PSIS-LOO elpd on the training data (R/fit-choice.R).
+test_that("a default call keeps a linear model where it predicts better, and says so", {
+  skip_on_cran()
+  d <- transform(trees, y = Volume, Volume = NULL)
+  expect_message(
+    fit <- suppressWarnings(bnn_fit(y ~ ., data = d, warmup = 5000, iter = 200, chains = 2,
+                                    seed = 1, progress = FALSE)),
+    "a Bayesian linear model predicts these data better than the 16-16 network")
+  expect_identical(fit$spec$sizes, c(2L, 1L))
+  expect_identical(fit$sampler$method, "nuts")
+  mc <- fit$model_choice
+  expect_identical(mc$model, c("network", "linear"))
+  expect_identical(mc$chosen, c(FALSE, TRUE))
+  expect_gt(mc$elpd_loo[2], mc$elpd_loo[1])
+  # the elpd is the plain PSIS-LOO of the fit returned
+  lo <- suppressWarnings(suppressMessages(loo::loo(fit, moment_match = FALSE)))
+  expect_equal(mc$elpd_loo[2], lo$estimates["elpd_loo", "Estimate"])
+  expect_match(paste(capture.output(print(fit)), collapse = " "),
+               "model choice: the linear model, by the default's check")
+  # its call says which model it is, so update() refits the linear model
+  expect_identical(eval(fit$call$hidden), integer(0))
+  u <- suppressWarnings(update(fit, iter = 150))
+  expect_identical(u$spec$sizes, c(2L, 1L))
+  expect_null(u$model_choice)
+})
+
+test_that("a default call keeps the network where it predicts better, without a message", {
+  skip_on_cran()
+  set.seed(2)
+  x <- runif(150, -3, 3)
+  d <- data.frame(x = x, y = sin(2 * x) + rnorm(150, sd = 0.2))
+  expect_no_message(
+    fit <- suppressWarnings(bnn_fit(y ~ x, data = d, warmup = 5000, iter = 200, chains = 2,
+                                    seed = 1, progress = FALSE)))
+  expect_identical(fit$spec$sizes, c(1L, 16L, 16L, 1L))
+  expect_identical(fit$model_choice$chosen, c(TRUE, FALSE))
+  expect_gt(fit$model_choice$elpd_loo[1], fit$model_choice$elpd_loo[2] + 50)
+  expect_match(paste(capture.output(print(fit)), collapse = " "),
+               "model choice: the network, by the default's check")
+})
+
+test_that("the linear check is made for the default model only", {
+  d <- transform(trees, y = Volume, Volume = NULL)
+  short <- function(...) suppressWarnings(bnn_fit(y ~ ., data = d, warmup = 300, iter = 20,
+                                                  chains = 1, seed = 1, progress = FALSE, ...))
+  expect_null(short(hidden = c(16, 16))$model_choice)
+  expect_null(short(prior = bnn_prior(fan_in = TRUE))$model_choice)
+  expect_null(short(likelihood = "gaussian")$model_choice)
+  expect_null(short(weights = rep(1, nrow(d)))$model_choice)
+  old <- options(bnnmc.linear_check = FALSE)
+  on.exit(options(old))
+  expect_null(short()$model_choice)
+  expect_false(bnnmc:::linear_check_applies(c(hidden = FALSE), list(
+    likelihood = list(family = "bernoulli"), weights = NULL, X = matrix(0, 5, 1))))
+})

@@ -129,11 +129,13 @@ score_draws <- function(pp_test, pp_train, y_test, y_train, lpd, mean_test) {
              max_dist = max(max_dist(pp_test, sdy), max_dist(pp_train, sdy)))
 }
 
-fit_bnn <- function(lik, train, test, seed, prior = bnn_prior()) {
+fit_bnn <- function(lik, train, test, seed, prior = bnn_prior(), ...) {
   t0 <- proc.time()[[3]]
-  fit <- suppressMessages(suppressWarnings(
-    bnn_fit(y ~ ., data = train, likelihood = lik, prior = prior, seed = seed,
-            progress = FALSE)))
+  # lik = NULL, prior = NULL: the default call (the arguments left out)
+  args <- c(list(y ~ ., data = train, seed = seed, progress = FALSE),
+            if (!is.null(lik)) list(likelihood = lik), if (!is.null(prior)) list(prior = prior),
+            list(...))
+  fit <- suppressMessages(suppressWarnings(do.call(bnn_fit, args)))
   wall <- proc.time()[[3]] - t0
   ll <- log_lik(fit, newdata = test)              # response scale
   lpd <- mean(apply(ll, 2, logmeanexp))
@@ -145,9 +147,14 @@ fit_bnn <- function(lik, train, test, seed, prior = bnn_prior()) {
   s$loo_elpd <- lo$estimates["elpd_loo", "Estimate"]
   s$loo_k_bad <- sum(lo$diagnostics$pareto_k > 0.7)
   s$time <- wall
-  s$sigma_or_sd <- if (lik == "gaussian") stats::median(fit$draws[, , "sigma"]) * fit$y_scale else
+  s$sigma_or_sd <- if (identical(fit$likelihood$family, "gaussian"))
+    stats::median(fit$draws[, , "sigma"]) * fit$y_scale else
     stats::median(apply(pp_train, 2, stats::sd))
-  list(score = s, pointwise = lo$pointwise[, "elpd_loo"])
+  mc <- fit$model_choice
+  list(score = s, pointwise = lo$pointwise[, "elpd_loo"],
+       chosen = if (is.null(mc)) NA_character_ else
+         sprintf("%s (loo elpd %.1f vs %.1f)", mc$model[mc$chosen], mc$elpd_loo[mc$chosen],
+                 mc$elpd_loo[!mc$chosen]))
 }
 
 fit_lm <- function(train, test) {
@@ -256,6 +263,18 @@ run_job <- function(set_name, split) {
   if (!"gaussian_fanin" %in% have)
     add("gaussian_fanin", fit_bnn("gaussian", train, test, seed,
                                   prior = bnn_prior(fan_in = TRUE))$score)
+  # the Bayesian linear model of the same family (no hidden layer), sampled
+  # exactly by NUTS: the alternative that loo_linear weighs against the
+  # default by PSIS-LOO
+  if (!"linear" %in% have)
+    add("linear", fit_bnn("gaussian", train, test, seed, prior = bnn_prior(fan_in = TRUE),
+                          hidden = integer(0), sampler = "nuts")$score)
+  # the default call itself, since the default checks its network against
+  # the linear model (R/fit-choice.R): `chosen` says which it returned
+  if (!"default" %in% have) {
+    f <- fit_bnn(NULL, train, test, seed, prior = NULL)
+    add("default", f$score, chosen = f$chosen)
+  }
   cat(format(Sys.time()), set_name, "split", split, "done\n")
   invisible(do.call(rbind, rows))
 }
@@ -332,10 +351,10 @@ if (!identical(args[1], "summary")) {
                            split = rep(2:3, each = length(setdiff(names(sets), mid)))))
   only <- Sys.getenv("BNNMC_PANEL_SETS")   # e.g. "mtcars,trees" for a quick check
   if (nzchar(only)) jobs <- jobs[jobs$set %in% strsplit(only, ",")[[1]], ]
-  # a set x split is done when its last row (gaussian_fanin) is there
+  # a set x split is done when its last row (default) is there
   done <- if (file.exists(out_csv)) {
     old <- utils::read.csv(out_csv)
-    unique(paste(old$set, old$split)[old$method == "gaussian_fanin"])
+    unique(paste(old$set, old$split)[old$method == "default"])
   } else character()
   for (j in seq_len(nrow(jobs))) {
     if (paste(jobs$set[j], jobs$split[j]) %in% done) next

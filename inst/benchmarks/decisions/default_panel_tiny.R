@@ -80,7 +80,7 @@ getd <- list(
 sets <- strsplit(args[1], ",")[[1]]
 splits <- eval(parse(text = args[2]))
 out <- if (length(args) >= 3) args[3] else
-  file.path("inst", "benchmarks", "decisions", "default_panel_tiny.csv")
+  file.path("inst", "benchmarks", "decisions", "default_panel_tiny_choice.csv")
 lme <- function(x) { m <- max(x); m + log(mean(exp(x - m))) }
 cover <- function(dr, y, lv) {
   a <- (1 - lv) / 2
@@ -110,7 +110,9 @@ for (sp in splits) for (s in sets) {
                   cov50 = cover(pp, test$y, 0.5), cov90 = cover(pp, test$y, 0.9),
                   lm_cov90 = lm_cov90,
                   max_dist = max(abs(sweep(pp, 2, apply(pp, 2, stats::median))) / stats::sd(train$y)),
-                  converged = isTRUE(fit$convergence$converged), time = el)
+                  converged = isTRUE(fit$convergence$converged), time = el,
+                  chosen = if (is.null(fit$model_choice)) NA_character_ else
+                    fit$model_choice$model[fit$model_choice$chosen])
   cat(sprintf("%s split %d: lpd - lm %.3f, cov90 %.2f (lm %.2f), %.1fs\n", s, sp,
               r$lpd_vs_lm, r$cov90, lm_cov90, el))
   utils::write.table(r, out, sep = ",", row.names = FALSE, col.names = !file.exists(out),

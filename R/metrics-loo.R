@@ -1,0 +1,32 @@
+# PSIS-LOO of a fit below the loo- layer: the relative efficiencies that
+# loo() and the plots use, and the plain PSIS-LOO elpd that bnn_fit()'s
+# default model check (R/fit-choice.R) compares.
+
+# Relative efficiency of exp(log_lik) per observation from the chains.  The
+# ESS is scale-invariant, so each column is shifted by its maximum first to
+# keep exp() from underflowing.
+fit_relative_eff <- function(x, ll, cores = 1) {
+  chain_id <- draw_chain_ids(x)
+  if (length(chain_id) != nrow(ll))
+    stop("The pointwise log-likelihood does not have one row per kept draw.", call. = FALSE)
+  lik <- exp(sweep(ll, 2L, apply(ll, 2L, max), "-"))
+  loo::relative_eff(lik, chain_id = chain_id, cores = cores)
+}
+
+# The PSIS-LOO elpd of a fit's training data (plain PSIS, no moment
+# matching; draws of failed chains left out): the estimate, its standard
+# error and the number of observations with Pareto k above loo's threshold.
+fit_psis_elpd <- function(x) {
+  ll <- pointwise_loglik(x)
+  ok <- stats::complete.cases(ll)
+  if (!any(ok)) stop("No draws to compute PSIS-LOO from.", call. = FALSE)
+  chain_id <- draw_chain_ids(x)[ok]
+  ll <- ll[ok, , drop = FALSE]
+  lik <- exp(sweep(ll, 2L, apply(ll, 2L, max), "-"))
+  r_eff <- loo::relative_eff(lik, chain_id = chain_id)
+  lo <- suppressWarnings(loo::loo(ll, r_eff = r_eff))
+  k <- lo$diagnostics$pareto_k
+  thr <- lo$diagnostics$k_threshold %||% 0.7
+  list(elpd = lo$estimates["elpd_loo", "Estimate"], se = lo$estimates["elpd_loo", "SE"],
+       k_high = sum(k > thr, na.rm = TRUE))
+}
