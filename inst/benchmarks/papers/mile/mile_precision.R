@@ -13,6 +13,9 @@
 # Results (2026-11-27, 2 cores, AVX-512, kernels avx512):
 #   protein, single: 16.9 / 16.3 / 16.5 min (splits 1-3; paper 19.5 min),
 #     test LPPD -0.765 / -0.763 / -0.776 (paper -0.750 +- 0.018);
+#   protein, double (the paper's protocol; 2026-11-27, beside the default
+#     panel on the same 2 cores, so its minutes are inflated): split 2
+#     54.7 min, LPPD -0.759;
 #   bikesharing, single: LPPD 0.612 / 0.643 / 0.618 (double, Table 1's
 #     rows: 0.607 / 0.638 / 0.610; paper 0.645 +- 0.010); without x1
 #     (instant), split 1: 0.562.  Splits 2 and 3 of bikesharing ran beside
