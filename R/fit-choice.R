@@ -9,9 +9,12 @@
 # a second or two, and keeps whichever of the two has the larger PSIS-LOO
 # elpd on the training data; choosing the linear model is said in one line.
 
-# Rows above which the check is not made: PSIS-LOO's cost grows with the
-# rows, and with this many rows the network learns a linear trend itself.
-.linear_check_max_rows <- 2000L
+# Training rows above which the check is not made.  Its cost grows with the
+# rows (on airfoil's 1,052 rows the two PSIS-LOO computations took 10-20 s,
+# most of it loo::relative_eff()), while the network fell behind lm only on
+# sets of at most 50 rows and was ahead of it on every panel set of more
+# than 100 (default_panel_summary.csv).
+.linear_check_max_rows <- 500L
 
 # Does the check apply?  Only to the default model of a numeric response:
 # nothing of the model, the sampler or the starts given, no observation
@@ -61,7 +64,7 @@ choose_default_model <- function(fit_net, fit_lin) {
     message(sprintf(paste0(
       "bnn_fit(): a Bayesian linear model predicts these data better than the %s network ",
       "(PSIS-LOO elpd %.1f against %.1f), so it is the model returned; give 'hidden' to ",
-      "keep the network (?bnn_fit, \"The default model\")."),
+      "keep the network (?bnn_fit, \"The default model's check\")."),
       paste(net$fit$hidden, collapse = "-"), e_lin$elpd, e_net$elpd))
   for (w in out$warnings) warning(w)
   out$fit

@@ -1,6 +1,7 @@
 # Quick start: a Bayesian neural network for the Boston housing data, fitted
 # by MILE (a deep ensemble, then one microcanonical Langevin chain per
-# member; not NUTS, which is bnn_fit()'s default sampler) on 70% of the rows,
+# member; bnn_fit()'s default sampler, here with the paper's ReLU network) on
+# 70% of the rows,
 # with 10% for the ensemble's early stopping, and evaluated on the held-out
 # 20% (MILE's split protocol).
 library(bnnmc)

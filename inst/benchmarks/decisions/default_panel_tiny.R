@@ -32,18 +32,27 @@
 # passed its convergence verdict; 8-18 s a fit.
 suppressPackageStartupMessages(library(bnnmc))
 args <- commandArgs(trailingOnly = TRUE)
-if (identical(args[1], "summary")) {
+if (args[1] %in% c("summary", "summary-choice")) {
+  # summary: the network alone (gaussian_fanin, default_panel_tiny.csv);
+  # summary-choice: the default with its check against the linear model
+  # (method default, default_panel_tiny_choice.csv)
+  choice <- identical(args[1], "summary-choice")
   dd <- file.path("inst", "benchmarks", "decisions")
   p <- utils::read.csv(file.path(dd, "default_panel.csv"))
   p <- p[!duplicated(p[c("set", "split", "method")], fromLast = TRUE), ]
-  t <- utils::read.csv(file.path(dd, "default_panel_tiny.csv"))
+  t <- utils::read.csv(file.path(dd, if (choice) "default_panel_tiny_choice.csv" else
+                                   "default_panel_tiny.csv"))
+  if (!choice) t$chosen <- NA_character_
   t$source <- "default_panel_tiny.csv"
-  a <- merge(p[p$method == "gaussian_fanin" & p$set %in% t$set,
+  a <- merge(p[p$method == (if (choice) "default" else "gaussian_fanin") & p$set %in% t$set,
                c("set", "n", "n_test", "split", "seed", "lpd", "cov50", "cov90", "max_dist", "time")],
              stats::setNames(p[p$method == "lm", c("set", "split", "lpd", "cov90")],
                              c("set", "split", "lm_lpd", "lm_cov90")))
   a$lpd_vs_lm <- a$lpd - a$lm_lpd
   a$converged <- NA
+  a$chosen <- if (choice) sub(" .*", "", p$chosen[match(paste(a$set, a$split, "default"),
+                                                      paste(p$set, p$split, p$method))]) else
+    NA_character_
   a$source <- "default_panel.csv"
   all <- rbind(a[names(t)], t)
   s <- do.call(rbind, lapply(split(all, all$set), function(x) data.frame(
@@ -54,14 +63,15 @@ if (identical(args[1], "summary")) {
     cov90_first5 = with(x[x$split <= 5, ], sum(cov90 * n_test) / sum(n_test)),
     lpd_vs_lm_first5 = mean(x$lpd_vs_lm[x$split <= 5]),
     max_dist = max(x$max_dist), converged_of_new = sum(x$converged, na.rm = TRUE),
-    time = mean(x$time))))
+    time = mean(x$time), linear_chosen = sum(x$chosen == "linear", na.rm = TRUE))))
   s$pass_lpd <- s$lpd_vs_lm >= -0.05
   s$pass_cov90 <- s$cov90 >= 0.8 & s$cov90 <= 0.98
   s$pass_dist <- s$max_dist <= 50
   s$pass_all <- s$pass_lpd & s$pass_cov90 & s$pass_dist
   num <- vapply(s, is.double, logical(1))
   s[num] <- lapply(s[num], signif, 4)
-  utils::write.csv(s, file.path(dd, "default_panel_tiny_summary.csv"), row.names = FALSE)
+  utils::write.csv(s, file.path(dd, if (choice) "default_panel_tiny_choice_summary.csv" else
+                                   "default_panel_tiny_summary.csv"), row.names = FALSE)
   print(s, row.names = FALSE)
   quit(save = "no")
 }
