@@ -40,6 +40,12 @@
 #
 # Run (one process, about an hour of one core):
 #   BNNMC_DATA_DIR=/work/shared/data/uci Rscript inst/benchmarks/decisions/default_panel.R
+# The linear and default rows (2026-11-27) ran with the check's first cap
+# (2,000 rows), beside protein MILE runs on the same 2 cores; the summary
+# takes the network's (gaussian_fanin's) rows for the sets above 500
+# training rows, where the check is not made now (their default rows of
+# splits 2-3 were not all run).  ChickWeight's default split 2 includes a
+# 6-minute pause of the run.
 # Rows are appended to default_panel.csv as each fit finishes (a partial run
 # is usable); `Rscript default_panel.R summary` (re)writes
 # default_panel_summary.csv from whatever rows exist.
@@ -312,14 +318,12 @@ summarise_panel <- function() {
   # training rows (R/fit-choice.R); above, it is the network alone, the
   # gaussian_fanin fit (the same seed and draws).  Rows run while the cap
   # was 2,000 are replaced so for the sets above 500.
-  big <- r$method == "default" & r$n_train > 500
-  if (any(big)) {
-    gf <- r[r$method == "gaussian_fanin", ]
-    key <- paste(gf$set, gf$split)
-    rep_rows <- gf[match(paste(r$set[big], r$split[big]), key), ]
-    rep_rows$method <- "default"
-    rep_rows$chosen <- "network (above 500 rows: no check)"
-    r <- rbind(r[!big, ], rep_rows[!is.na(rep_rows$set), ])
+  big_sets <- unique(r$set[r$n_train > 500])
+  if (length(big_sets)) {
+    gf <- r[r$method == "gaussian_fanin" & r$set %in% big_sets, ]
+    gf$method <- "default"
+    gf$chosen <- "network (above 500 rows: no check)"
+    r <- rbind(r[!(r$method == "default" & r$set %in% big_sets), ], gf)
   }
   # the old default as bnn_fit() chose it: hetero, or gaussian (Normal(0, 1)
   # weights) when the training response had many ties (mcycle, wine_red)
