@@ -285,6 +285,14 @@ static double lik_chunk_weighted(bnn_model *m, const double *theta,
   return ll;
 }
 
+/* The log-likelihood of the chunk's rows [r0, r0 + mrows) from its outputs
+ * o, weighted or not (d, g_extra as lik_chunk). */
+static inline double lik_rows(bnn_model *m, const double *theta, const double *o, int r0,
+                              int mrows, int weighted, double *d, double *g_extra) {
+  return weighted ? lik_chunk_weighted(m, theta, o, m->y + r0, m->w + r0, mrows, d, g_extra)
+                  : lik_chunk(m, theta, o, m->y + r0, mrows, d, g_extra);
+}
+
 /* -------------------------------------------------- forward / backward -- */
 
 static inline int layer_off(const bnn_model *m, int l) {
@@ -387,11 +395,7 @@ static double loglik_rows(bnn_model *m, const double *theta, double *grad,
   for (int r0 = row_begin; r0 < row_end; r0 += BNN_CHUNK) {
     int mrows = row_end - r0 < BNN_CHUNK ? row_end - r0 : BNN_CHUNK;
     double *o = forward_chunk(m, theta, m->X, m->n, r0, mrows, pass);
-    double *delta = grad ? m->delta : NULL;
-    if (weighted)
-      ll += lik_chunk_weighted(m, theta, o, m->y + r0, m->w + r0, mrows, delta, &g_extra);
-    else
-      ll += lik_chunk(m, theta, o, m->y + r0, mrows, delta, &g_extra);
+    ll += lik_rows(m, theta, o, r0, mrows, weighted, grad ? m->delta : NULL, &g_extra);
     if (!grad) continue;
     backward_chunk(m, theta, m->X, m->n, r0, mrows, grad, pass);
   }
@@ -529,11 +533,7 @@ static double loglik_rows_f32(bnn_model *m, const double *theta, double *grad,
       for (int k = 0; k < nout; k++)
         for (int i = 0; i < mrows; i++)
           o[(size_t)k * BNN_CHUNK + i] = (double)z[(size_t)k * BNN_CHUNK + i];
-      double *delta = grad ? m->delta : NULL;
-      if (weighted)
-        ll += lik_chunk_weighted(m, theta, o, m->y + r0, m->w + r0, mrows, delta, &g_extra);
-      else
-        ll += lik_chunk(m, theta, o, m->y + r0, mrows, delta, &g_extra);
+      ll += lik_rows(m, theta, o, r0, mrows, weighted, grad ? m->delta : NULL, &g_extra);
       if (!grad) continue;
       for (int k = 0; k < nout; k++)
         for (int i = 0; i < mrows; i++)
@@ -634,11 +634,8 @@ double bnn_model_loglik_outputs(bnn_model *m, const double *theta,
     for (int k = 0; k < K; k++)
       memcpy(o + (size_t)k * BNN_CHUNK, out + (size_t)k * n + r0,
              sizeof(double) * (size_t)mrows);
-    if (m->w)   /* as bnn_model_loglik: the weighted path for weighted models */
-      ll += lik_chunk_weighted(m, theta, o, m->y + r0, m->w + r0, mrows,
-                               dout ? m->delta : NULL, g_extra);
-    else
-      ll += lik_chunk(m, theta, o, m->y + r0, mrows, dout ? m->delta : NULL, g_extra);
+    /* as bnn_model_loglik: the weighted path for weighted models */
+    ll += lik_rows(m, theta, o, r0, mrows, m->w != NULL, dout ? m->delta : NULL, g_extra);
     if (dout)
       for (int k = 0; k < K; k++)
         memcpy(dout + (size_t)k * n + r0, m->delta + (size_t)k * BNN_CHUNK,
