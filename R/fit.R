@@ -315,6 +315,14 @@
 #'   Before anything is allocated, the number of parameters and the memory
 #'   the fit will need are checked against a limit (4 GB by default, see
 #'   [bnn_model_size()]).
+#'
+#'   A default call that made the check against a linear model (section
+#'   "The default model's check") has `$model_choice`: a data frame with one
+#'   row per model (`model`: `"network"`, `"linear"`; `network`: the layer
+#'   sizes; `elpd_loo` and `se`: the plain PSIS-LOO elpd on the training
+#'   data and its standard error; `pareto_k_high`: observations with Pareto
+#'   k above loo's threshold; `chosen`), with the check's seconds as the
+#'   attribute `seconds`.
 #' @export
 #' @examples
 #' # the default: MILE (a deep ensemble, then MCLMC from each member)
