@@ -15,7 +15,11 @@
 #     test LPPD -0.765 / -0.763 / -0.776 (paper -0.750 +- 0.018);
 #   protein, double (the paper's protocol; 2026-11-27, beside the default
 #     panel on the same 2 cores, so its minutes are inflated): split 2
-#     54.7 min, LPPD -0.759;
+#     54.7 min, LPPD -0.759; split 3 58.3 min, LPPD -0.769 (split 1 is
+#     Table 1's run, s002_t1.csv: 34.1 min, -0.763).  Split 3's script
+#     stopped with a syntax error after writing its row: this header was
+#     edited while it ran (R reads a script as it goes); the row is the
+#     fit's;
 #   bikesharing, single: LPPD 0.612 / 0.643 / 0.618 (double, Table 1's
 #     rows: 0.607 / 0.638 / 0.610; paper 0.645 +- 0.010); without x1
 #     (instant), split 1: 0.562.  Splits 2 and 3 of bikesharing ran beside
