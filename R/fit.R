@@ -275,9 +275,11 @@
 #'   test RMSE and LPPD within the seed-to-seed spread; see
 #'   `inst/benchmarks/speed/single_precision.csv` and `default_fit.csv`.
 #'   MILE's 12-chain fit of protein (32,011 rows, 16-16 ReLU) took 16.3 to
-#'   16.9 minutes on two cores in single precision (three splits), about 35
-#'   in double, with test LPPD -0.763 to -0.776 (the paper: -0.750 +-
-#'   0.018; `inst/benchmarks/papers/mile/mile_precision.csv`).
+#'   16.9 minutes on two cores in single precision (three splits), with
+#'   test LPPD -0.763 to -0.776, and 34 minutes in double on a quiet machine
+#'   (55 and 58 for the other two splits, which shared the cores), with
+#'   test LPPD -0.759 to -0.769 (the paper: 19.5 minutes, -0.750 +- 0.018;
+#'   `inst/benchmarks/papers/mile/mile_precision.csv`).
 #'   Tiny networks on little data gain less (the sampler's own work is in
 #'   double).  Double stays the default: its draws are the reproducible
 #'   ones.  A fit whose cost estimate is two minutes or more in double
