@@ -369,7 +369,7 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   # the default model is checked against a linear one (R/fit-choice.R)
   given_model <- c(hidden = !missing(hidden), activation = !missing(activation),
                    likelihood = !is.null(likelihood), prior = !is.null(prior),
-                   sampler = !missing(sampler), init = !missing(init),
+                   sampler = !missing(sampler), init = given[["init"]],
                    ensemble = !is.null(ensemble), valid_data = !is.null(valid_data),
                    chain_id = !is.null(chain_id), waves = inherits(chains, "bnn_waves"))
   # arguments after `...` match only by their full names: anything else
@@ -444,7 +444,8 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
     lin <- prepare_model(mf, env, formula, data, integer(0), activation, likelihood, prior,
                          standardize)
     lin$spec <- spec_set_precision(lin$spec, precision)
-    lrun <- sampler_resolve_run(as_sampler("nuts"), 1000L, iter, 1L, given)
+    lrun <- sampler_resolve_run(as_sampler("nuts"), sampler_protocol_default("nuts", "warmup", 1000L),
+                                iter, 1L, given)
     lcall <- call
     lcall$hidden <- integer(0)
     lcall$sampler <- "nuts"

@@ -13,18 +13,13 @@ fit_relative_eff <- function(x, ll, cores = 1) {
   loo::relative_eff(lik, chain_id = chain_id, cores = cores)
 }
 
-# The PSIS-LOO elpd of a fit's training data (plain PSIS, no moment
-# matching; draws of failed chains left out): the estimate, its standard
-# error and the number of observations with Pareto k above loo's threshold.
+# The PSIS-LOO elpd of a fit's training data, as loo(x, moment_match =
+# FALSE) computes it (pointwise_loglik() has the draws of the chains that
+# did not fail): the estimate, its standard error and the number of
+# observations with Pareto k above loo's threshold.
 fit_psis_elpd <- function(x) {
   ll <- pointwise_loglik(x)
-  ok <- stats::complete.cases(ll)
-  if (!any(ok)) stop("No draws to compute PSIS-LOO from.", call. = FALSE)
-  chain_id <- draw_chain_ids(x)[ok]
-  ll <- ll[ok, , drop = FALSE]
-  lik <- exp(sweep(ll, 2L, apply(ll, 2L, max), "-"))
-  r_eff <- loo::relative_eff(lik, chain_id = chain_id)
-  lo <- suppressWarnings(loo::loo(ll, r_eff = r_eff))
+  lo <- suppressWarnings(loo::loo(ll, r_eff = fit_relative_eff(x, ll)))
   k <- lo$diagnostics$pareto_k
   thr <- lo$diagnostics$k_threshold %||% 0.7
   list(elpd = lo$estimates["elpd_loo", "Estimate"], se = lo$estimates["elpd_loo", "SE"],

@@ -63,11 +63,12 @@ bnn_minibatch *bnn_minibatch_new(bnn_model *full, const bnn_minibatch_settings *
   }
   mb->batch->lik_scale = (double)n / (double)B;
   /* the prior's constant once, not a log per parameter per evaluation */
-  const double *ps = full->prior_scale;
+  /* (the model's per-parameter constants, log scale or log 2 scale) */
+  const double *c = full->prior_logc;
   for (int i = 0; i < full->n_net; i++)
     mb->prior_const -= full->prior == BNN_PRIOR_NORMAL
-                           ? log(ps[i]) + 0.91893853320467274178   /* log sqrt(2 pi) */
-                           : log(2.0 * ps[i]);
+                           ? c[i] + 0.91893853320467274178   /* log sqrt(2 pi) */
+                           : c[i];
   mb->sigma_view = *full;
   mb->sigma_view.n_net = 0;
   for (int i = 0; i < n; i++) mb->perm[i] = i;

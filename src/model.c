@@ -162,6 +162,19 @@ double bnn_act_apply1(int act, double x) {
 /* Log-likelihood of rows [r0, r0 + m) from outputs o (BNN_CHUNK x n_out);
  * when d is not NULL, d <- dll/do and *g_extra accumulates the gradient of
  * the likelihood's own parameter. */
+/* The homoscedastic Gaussian's log sd (sampled or fixed), and its
+ * log-likelihood of mrows rows from their sum of squared residuals ss
+ * (adding the gradient in log sd to *g_extra when sigma is sampled): one
+ * formula for lik_chunk and the single-precision pass. */
+static inline double gauss_log_sd(const bnn_model *m, const double *theta) {
+  return m->lik == BNN_LIK_GAUSS ? theta[m->n_net] : log(m->sigma_fixed);
+}
+static inline double gauss_ll(const bnn_model *m, int mrows, double ls, double prec,
+                              double ss, double *g_extra) {
+  if (g_extra && m->lik == BNN_LIK_GAUSS) *g_extra += -mrows + ss * prec;
+  return -mrows * (HALF_LOG_2PI + ls) - 0.5 * ss * prec;
+}
+
 static double lik_chunk(bnn_model *m, const double *theta,
                         const double *o, const double *y, int mrows,
                         double *d, double *g_extra) {
@@ -194,7 +207,7 @@ static double lik_chunk(bnn_model *m, const double *theta,
   }
   case BNN_LIK_GAUSS:
   case BNN_LIK_GAUSS_FIXED: {
-    double ls = m->lik == BNN_LIK_GAUSS ? theta[m->n_net] : log(m->sigma_fixed);
+    double ls = gauss_log_sd(m, theta);
     double prec = exp(-2.0 * ls);
     double ss = 0.0;
     for (i = 0; i < mrows; i++) {
@@ -202,8 +215,7 @@ static double lik_chunk(bnn_model *m, const double *theta,
       ss += r * r;
       if (d) d[i] = r * prec;
     }
-    ll = -mrows * (HALF_LOG_2PI + ls) - 0.5 * ss * prec;
-    if (g_extra && m->lik == BNN_LIK_GAUSS) *g_extra += -mrows + ss * prec;
+    ll = gauss_ll(m, mrows, ls, prec, ss, g_extra);
     break;
   }
   case BNN_LIK_BERNOULLI:
@@ -500,7 +512,7 @@ static double loglik_rows_f32(bnn_model *m, const double *theta, double *grad,
        * sums: one serial sum of 120 rows was a fifth of a gradient of
        * the symmetry paper's 1-3-1 network, waiting on the latency of
        * each addition.  Still accumulated in double. */
-      double ls = m->lik == BNN_LIK_GAUSS ? theta[m->n_net] : log(m->sigma_fixed);
+      double ls = gauss_log_sd(m, theta);
       double prec = exp(-2.0 * ls);
       double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
       const double *y = m->y + r0;
@@ -524,9 +536,7 @@ static double loglik_rows_f32(bnn_model *m, const double *theta, double *grad,
         s0 += e * e;
         if (grad) dcur[i] = (float)(e * prec);
       }
-      double ss = (s0 + s1) + (s2 + s3);
-      ll += -mrows * (HALF_LOG_2PI + ls) - 0.5 * ss * prec;
-      if (m->lik == BNN_LIK_GAUSS) g_extra += -mrows + ss * prec;
+      ll += gauss_ll(m, mrows, ls, prec, (s0 + s1) + (s2 + s3), &g_extra);
       if (!grad) continue;
     } else {
       double *o = m->z;   /* BNN_CHUNK x n_out doubles */
