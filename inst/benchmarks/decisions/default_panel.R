@@ -46,7 +46,7 @@
 # training rows, where the check is not made now (their default rows of
 # splits 2-3 were not all run).  ChickWeight's default split 2 includes a
 # 6-minute pause of the run.
-# Rows are appended to default_panel.csv as each fit finishes (a partial run
+# Rows are appended to default_panel.csv.gz as each fit finishes (a partial run
 # is usable); `Rscript default_panel.R summary` (re)writes
 # default_panel_summary.csv from whatever rows exist.
 
@@ -56,7 +56,7 @@ suppressPackageStartupMessages({
 })
 args <- commandArgs(trailingOnly = TRUE)
 out_dir <- Sys.getenv("BNNMC_PANEL_DIR", "inst/benchmarks/decisions")
-out_csv <- file.path(out_dir, "default_panel.csv")
+out_csv <- file.path(out_dir, "default_panel.csv.gz")   # gzip: keeps the installed package small
 sum_csv <- file.path(out_dir, "default_panel_summary.csv")
 uci_dir <- Sys.getenv("BNNMC_DATA_DIR", "/work/shared/data/uci")
 
@@ -251,8 +251,10 @@ run_job <- function(set_name, split) {
   add <- function(method, s, chosen = NA_character_) {
     r <- cbind(base, method = method, s, chosen = chosen)
     rows[[length(rows) + 1L]] <<- r
-    write.table(r, out_csv, sep = ",", row.names = FALSE,
-                col.names = !file.exists(out_csv), append = file.exists(out_csv))
+    first <- !file.exists(out_csv)
+    con <- gzfile(out_csv, if (first) "w" else "a")   # gzip members concatenate
+    write.table(r, con, sep = ",", row.names = FALSE, col.names = first)
+    close(con)
   }
   seed <- split_seed(set_i, split)
   # a resumed run fills in the methods a set x split lacks

@@ -4,7 +4,7 @@
 # default_panel_candidates.csv (2026-11-26, branch def, under nice):
 #   ... trees,attitude,cars 1:5 'list(def = list(), lin = list(activation = "identity",
 #       prior = bnn_prior(fan_in = TRUE)), s05 = list(prior = bnn_prior(fan_in = TRUE, scale = 0.5)))'
-# def = the default call (reproduces default_panel.csv's gaussian_fanin rows
+# def = the default call (reproduces default_panel.csv.gz's gaussian_fanin rows
 # exactly: mean lpd - lm -0.178 / -0.085 / -0.369 on attitude / cars / trees);
 # lin = the same network with the identity activation (a linear model with a
 # product-of-normals prior on its coefficients): -0.109 / -0.019 / -0.344;
@@ -27,7 +27,7 @@
 # 1-10, the mean test log density minus lm's (with its standard error and
 # worst split), the 90% coverage, the largest predictive distance in
 # response sds and the seconds per fit; `default` is the default call on the
-# same splits (default_panel.csv and default_panel_tiny.csv) and
+# same splits (default_panel.csv.gz and default_panel_tiny.csv) and
 # `loo_pick` takes nuts or nlin per split, whichever has the larger PSIS-LOO
 # elpd on the training rows.  What it shows (lpd - lm):
 #   * the exact linear model is within the threshold on all six sets (-0.028
@@ -53,7 +53,7 @@ if (identical(args[1], "summary")) {
   cs <- rd("default_panel_candidates.csv")
   cs <- cs[cs$cand %in% c("nuts", "nlin"), ]
   keys <- unique(cs[c("set", "split")])
-  p <- rd("default_panel.csv")
+  p <- rd("default_panel.csv.gz")
   p <- p[!duplicated(p[c("set", "split", "method")], fromLast = TRUE), ]
   lmv <- stats::setNames(p[p$method == "lm", c("set", "split", "lpd")], c("set", "split", "lm_lpd"))
   a <- merge(p[p$method == "gaussian_fanin", c("set", "split", "lpd", "cov90", "max_dist", "time")], lmv)

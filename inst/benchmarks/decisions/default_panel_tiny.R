@@ -12,15 +12,15 @@
 # The thresholds are those of the issue, unchanged.
 #   Rscript inst/benchmarks/decisions/default_panel_tiny.R <sets> <splits> [out.csv]
 #   e.g. ... default_panel_tiny.R attitude,trees,hills,swiss,cars,LifeCycleSavings 6:20
-# Splits 1-5 of the default are those of default_panel.csv (gaussian_fanin);
+# Splits 1-5 of the default are those of default_panel.csv.gz (gaussian_fanin);
 # this script reproduces them exactly (checked on trees, attitude and cars).
 # `Rscript default_panel_tiny.R summary` writes default_panel_tiny_summary.csv:
-# per set, splits 1-5 from default_panel.csv (gaussian_fanin and lm rows)
+# per set, splits 1-5 from default_panel.csv.gz (gaussian_fanin and lm rows)
 # with the rows of default_panel_tiny.csv; coverage pooled over test points.
 #
 # Committed run (2026-11-26, branch def, under nice, 2 shared cores):
 #   ... default_panel_tiny.R attitude,trees,hills,swiss,cars,LifeCycleSavings 6:20
-# i.e. splits 6-20 of the six sets the default missed in default_panel.csv
+# i.e. splits 6-20 of the six sets the default missed in default_panel.csv.gz
 # (PARTIAL: the other 16 sets keep their 3-5 splits).  Over 20 splits
 # (120-200 test points per set) the 90% coverage is in [0.80, 0.98] on all
 # six (attitude 0.958, hills 0.964: the 1.00 of 5 splits was the noise of
@@ -36,7 +36,7 @@
 #   ... default_panel_tiny.R attitude,trees,hills,swiss,cars,LifeCycleSavings 6:20
 # writes default_panel_tiny_choice.csv (column `chosen`), and
 # `Rscript default_panel_tiny.R summary-choice` writes
-# default_panel_tiny_choice_summary.csv (splits 1-5 from default_panel.csv's
+# default_panel_tiny_choice_summary.csv (splits 1-5 from default_panel.csv.gz's
 # `default` rows).  The linear model was returned on all 20 splits of all
 # six sets; test log density minus lm's -0.012 to +0.026, 90% coverage
 # 0.88-0.97 (attitude 0.93 over 120 test points), draws within 6 sds:
@@ -49,7 +49,7 @@ if (args[1] %in% c("summary", "summary-choice")) {
   # (method default, default_panel_tiny_choice.csv)
   choice <- identical(args[1], "summary-choice")
   dd <- file.path("inst", "benchmarks", "decisions")
-  p <- utils::read.csv(file.path(dd, "default_panel.csv"))
+  p <- utils::read.csv(file.path(dd, "default_panel.csv.gz"))
   p <- p[!duplicated(p[c("set", "split", "method")], fromLast = TRUE), ]
   t <- utils::read.csv(file.path(dd, if (choice) "default_panel_tiny_choice.csv" else
                                    "default_panel_tiny.csv"))
@@ -64,7 +64,7 @@ if (args[1] %in% c("summary", "summary-choice")) {
   a$chosen <- if (choice) sub(" .*", "", p$chosen[match(paste(a$set, a$split, "default"),
                                                       paste(p$set, p$split, p$method))]) else
     NA_character_
-  a$source <- "default_panel.csv"
+  a$source <- "default_panel.csv.gz"
   all <- rbind(a[names(t)], t)
   s <- do.call(rbind, lapply(split(all, all$set), function(x) data.frame(
     set = x$set[1], n = x$n[1], splits = nrow(x), test_points = sum(x$n_test),
