@@ -31,12 +31,13 @@ test_that("a chain that drifts fails the verdict, and bnn_fit()'s check warns wi
   expect_match(paste(cv$reasons, collapse = " "), "chain\\(s\\) 2.* not stationary")
   expect_identical(cv$remedy, "update(fit, iter = 1000)")
   # for MCLMC chains the remedy does not promise that a longer run is enough
-  # (decisions/default_verdict_diagnosis.csv: 10x the steps still fail)
+  # (decisions/default_verdict_diagnosis.csv: 10x the steps, and NUTS, still fail)
   drift_mclmc <- drift
   drift_mclmc$sampler <- bnn_mclmc()
   rem <- bnn_convergence(drift_mclmc)$remedy
   expect_match(rem, "^update\\(fit, iter = 1000\\); if the chains still drift")
-  expect_match(rem, "sampler = \"nuts\"", fixed = TRUE)
+  expect_match(rem, "MCLMC's and NUTS's chains both", fixed = TRUE)
+  expect_match(rem, "bnn_metrics(fit, newdata)", fixed = TRUE)
   expect_warning(bnnmc:::check_convergence(drift), class = "bnnmc_not_converged")
   expect_output(print(drift), "NOT converged in function space")
   # summary() says so, in function space
