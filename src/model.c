@@ -159,9 +159,6 @@ double bnn_act_apply1(int act, double x) {
 
 /* ---------------------------------------------------------- likelihood -- */
 
-/* Log-likelihood of rows [r0, r0 + m) from outputs o (BNN_CHUNK x n_out);
- * when d is not NULL, d <- dll/do and *g_extra accumulates the gradient of
- * the likelihood's own parameter. */
 /* The homoscedastic Gaussian's log sd (sampled or fixed), and its
  * log-likelihood of mrows rows from their sum of squared residuals ss
  * (adding the gradient in log sd to *g_extra when sigma is sampled): one
@@ -175,6 +172,9 @@ static inline double gauss_ll(const bnn_model *m, int mrows, double ls, double p
   return -mrows * (HALF_LOG_2PI + ls) - 0.5 * ss * prec;
 }
 
+/* Log-likelihood of rows [r0, r0 + m) from outputs o (BNN_CHUNK x n_out);
+ * when d is not NULL, d <- dll/do and *g_extra accumulates the gradient of
+ * the likelihood's own parameter. */
 static double lik_chunk(bnn_model *m, const double *theta,
                         const double *o, const double *y, int mrows,
                         double *d, double *g_extra) {

@@ -239,7 +239,9 @@ fit_gam <- function(train, test) {
 # ---- the run ---------------------------------------------------------------
 split_seed <- function(set_i, split) 1000L * split + set_i
 
-run_job <- function(set_name, split) {
+# The 80/20 split `split` of a set: its data, train and test rows, and the
+# seed of its fits
+panel_split <- function(set_name, split) {
   set_i <- match(set_name, names(sets))
   d <- sets[[set_name]]$d()
   rownames(d) <- NULL
@@ -252,8 +254,16 @@ run_job <- function(set_name, split) {
     keep <- test[[v]] %in% unique(train[[v]])
     test <- test[keep, , drop = FALSE]
   }
+  list(d = d, train = train, test = test, seed = split_seed(set_i, split))
+}
+
+run_job <- function(set_name, split) {
+  sp <- panel_split(set_name, split)
+  d <- sp$d
+  train <- sp$train
+  test <- sp$test
   base <- data.frame(set = set_name, n = nrow(d), n_train = nrow(train), n_test = nrow(test),
-                     split = split, seed = split_seed(set_i, split),
+                     split = split, seed = sp$seed,
                      old_default = if (bnnmc:::many_ties(train$y)) "gaussian" else "hetero")
   rows <- list()
   have <- if (file.exists(out_csv)) {
@@ -268,7 +278,7 @@ run_job <- function(set_name, split) {
     write.table(r, con, sep = ",", row.names = FALSE, col.names = first)
     close(con)
   }
-  seed <- split_seed(set_i, split)
+  seed <- sp$seed
   # a resumed run fills in the methods a set x split lacks
   if (!"loo_select" %in% have) {
     add("lm", fit_lm(train, test))
@@ -380,17 +390,13 @@ summarise_panel <- function() {
 if (identical(args[1], "verdict")) {
   ver_csv <- file.path(out_dir, "default_panel_verdict.csv")
   only <- Sys.getenv("BNNMC_PANEL_SETS")
-  todo <- if (nzchar(only)) strsplit(only, ",")[[1]] else names(sets)
-  for (set_name in todo) {
-    set_i <- match(set_name, names(sets))
-    d <- sets[[set_name]]$d()
-    rownames(d) <- NULL
-    set.seed(split_seed(set_i, 1L))
-    idx <- sample(nrow(d), round(0.8 * nrow(d)))
-    train <- d[idx, , drop = FALSE]
+  run_sets <- if (nzchar(only)) strsplit(only, ",")[[1]] else names(sets)
+  for (set_name in run_sets) {
+    sp <- panel_split(set_name, 1L)
+    train <- sp$train
     t0 <- proc.time()[[3]]
     fit <- suppressMessages(suppressWarnings(
-      bnn_fit(y ~ ., data = train, seed = split_seed(set_i, 1L), progress = FALSE)))
+      bnn_fit(y ~ ., data = train, seed = sp$seed, progress = FALSE)))
     cv <- fit$convergence
     mc <- fit$model_choice
     r <- data.frame(set = set_name, n_train = nrow(train),

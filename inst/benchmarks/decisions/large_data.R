@@ -45,28 +45,8 @@ big$y <- sin(2 * big$x1) + 0.5 * big$x2^2 + 0.3 * big$x3 * big$x4 + rnorm(n, sd 
 test <- big[1:2000, ]
 train <- big[-(1:2000), ]
 
-if (full) {
-  future::plan(future::multisession, workers = 2)
-  t0 <- proc.time()[["elapsed"]]
-  f <- withCallingHandlers(bnn_fit(y ~ ., data = train, seed = 1, progress = FALSE),
-                           warning = function(w) { cat("warning:", conditionMessage(w), "\n")
-                                                   invokeRestart("muffleWarning") })
-  el <- proc.time()[["elapsed"]] - t0
-  future::plan(future::sequential)
-  print(f)
-  m <- bnn_metrics(f, test)
-  cat(sprintf("per-chain seconds (warm-up + sampling): %s\n",
-              paste(round(f$timing$warmup + f$timing$sampling), collapse = ", ")))
-  row <- data.frame(run = "default (100k), 2 workers", n_train = nrow(train), chains = 4L,
-                    estimate_s = f$cost_estimate, seconds = el, rmse = m$rmse, lppd = m$lppd,
-                    coverage_90 = m$coverage_90, date = format(Sys.Date()))
-  print(row)
-  old <- if (file.exists(out)) utils::read.csv(out) else NULL
-  utils::write.csv(rbind(old, row), out, row.names = FALSE)
-  quit(save = "no")
-}
-
-rows <- list()
+# rows written so far; the full run adds its row to the CSV's rows
+rows <- if (full && file.exists(out)) list(utils::read.csv(out)) else list()
 add <- function(label, n_train, chains, estimate, seconds, m) {
   rows[[length(rows) + 1L]] <<- data.frame(
     run = label, n_train = n_train, chains = chains, estimate_s = estimate, seconds = seconds,
@@ -76,8 +56,22 @@ add <- function(label, n_train, chains, estimate, seconds, m) {
   print(rows[[length(rows)]])
 }
 
+if (full) {
+  future::plan(future::multisession, workers = 2)
+  t0 <- proc.time()[["elapsed"]]
+  f <- withCallingHandlers(bnn_fit(y ~ ., data = train, seed = 1, progress = FALSE),
+                           warning = function(w) { cat("warning:", conditionMessage(w), "\n")
+                                                   invokeRestart("muffleWarning") })
+  el <- proc.time()[["elapsed"]] - t0
+  future::plan(future::sequential)
+  print(f)
+  cat(sprintf("per-chain seconds (warm-up + sampling): %s\n",
+              paste(round(f$timing$warmup + f$timing$sampling), collapse = ", ")))
+  add("default (100k), 2 workers", nrow(train), 4L, f$cost_estimate, el, bnn_metrics(f, test))
+  quit(save = "no")
+}
+
 # 1. the estimate of the default fit on 100k rows, and the call it suggests
-msgs <- character(0)
 cl <- quote(bnn_fit(y ~ ., data = train))
 mf <- match.call(bnn_fit, cl)
 model <- bnnmc:::prepare_model(mf[c(1L, match(c("formula", "data"), names(mf)))],
