@@ -70,7 +70,7 @@ register_method("mile", function(formula, data, model, seed, s) {
 "MILE: MCLMC chains started at deep-ensemble members (bnn_fit(sampler = \"mile\"))")
 
 register_method("ensemble", function(formula, data, model, seed, s) {
-  do.call(bnn_ensemble, c(list(formula = formula, data = data, members = s$members,
+  do.call(bnn_fit_ensemble, c(list(formula = formula, data = data, members = s$members,
                                optimizer = s$optimizer, seed = seed, progress = FALSE),
                           fit_args(model)))
 }, function() list(members = 10L, optimizer = bnn_optimizer_preset("dei")),
@@ -243,7 +243,7 @@ method_rhat <- function(obj, newdata) {
 # before these calls run when the package is loaded.
 
 register_method("laplace", function(formula, data, model, seed, s) {
-  do.call(bnn_laplace, c(list(formula = formula, data = data, hessian = s$hessian,
+  do.call(bnn_fit_laplace, c(list(formula = formula, data = data, hessian = s$hessian,
                               prior_precision = s$prior_precision, optimizer = s$optimizer,
                               draws = s$draws, seed = seed), fit_args(model)))
 }, function() list(hessian = "kfac", prior_precision = NULL, draws = 2000L,
@@ -252,7 +252,7 @@ register_method("laplace", function(formula, data, model, seed, s) {
 "Laplace approximation at the MAP (bnn_fit_laplace(); LA-KFAC by default)")
 
 register_method("mc_dropout", function(formula, data, model, seed, s) {
-  do.call(bnn_mc_dropout, c(list(formula = formula, data = data, dropout = s$dropout,
+  do.call(bnn_fit_mc_dropout, c(list(formula = formula, data = data, dropout = s$dropout,
                                  input_dropout = s$input_dropout, optimizer = s$optimizer,
                                  draws = s$draws, seed = seed), fit_args(model)))
 }, function() list(dropout = 0.1, input_dropout = 0, draws = 2000L,
@@ -261,7 +261,7 @@ register_method("mc_dropout", function(formula, data, model, seed, s) {
 "MC dropout (bnn_fit_mc_dropout())")
 
 register_method("swag", function(formula, data, model, seed, s) {
-  do.call(bnn_swag, c(list(formula = formula, data = data, rank = s$rank, epochs = s$epochs,
+  do.call(bnn_fit_swag, c(list(formula = formula, data = data, rank = s$rank, epochs = s$epochs,
                            collect_every = s$collect_every, lr = s$lr, momentum = s$momentum,
                            batch_size = s$batch_size, optimizer = s$optimizer,
                            draws = s$draws, keep_iterates = FALSE, seed = seed),

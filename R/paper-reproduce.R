@@ -23,12 +23,6 @@
 #' | [bnn_paper_make_regression()] | scikit-learn's `make_regression` data | FBNN (Moslemi et al.) |
 #' | [bnn_paper_lm_baseline()] | the papers' linear-model baseline rows | the benchmark tables |
 #'
-#' Their earlier names (`bnn_uci_splits()`, `bnn_task()`, `bnn_task_data()`,
-#' `bnn_symmetry_data()`, `bnn_mode_probs_halfnormal()`,
-#' `bnn_make_regression()`, `bnn_lm_baseline()`, and `bnn_uci()`, now
-#' [bnn_read_uci()]) work for one more version with a message
-#' ([bnnmc-deprecated]).
-#'
 #' @name bnnmc-papers
 #' @family paper reproduction
 #' @examples

@@ -103,7 +103,7 @@ samp <- if (length(args) > 1 && nzchar(args[2])) eval(parse(text = args[2])) els
 extra <- if (length(args) > 2) eval(parse(text = args[3])) else list()
 tag <- if (length(args) > 3) args[4] else "x"
 dir <- Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
-d <- bnnmc:::bnn_uci(nm, dir = dir)
+d <- bnn_read_uci(nm, dir = dir)
 i <- bnnmc:::with_seed(1, sample(nrow(d), round(0.8 * nrow(d))))
 train <- d[i, ]; test <- d[-i, ]
 a <- c(list(y ~ ., data = train, seed = 1, progress = FALSE), extra)

@@ -16,8 +16,8 @@ source(file.path(dirname(bench_script()), "ab_builds.R"))
 if (!is.na(match("--worker", args))) {
   suppressMessages(library(bnnmc))
   dir <- Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
-  dd <- bnn_uci("sinusoidal", dir = dir)
-  sp <- bnn_uci_splits("sinusoidal", dir = dir)
+  dd <- bnn_read_uci("sinusoidal", dir = dir)
+  sp <- bnn_paper_uci_splits("sinusoidal", dir = dir)
   train <- bnn_standardize(dd[sp$train, ], test = dd[sp$test, ], stats = "full")$train
   lik <- bnn_likelihood("gaussian", sigma_prior = "half_normal", sigma_prior_scale = 1)
   future::plan(future::sequential)
