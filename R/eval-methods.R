@@ -93,8 +93,8 @@ sg_method("sgld", function() bnn_sgld())
 sg_method("psgld", function() bnn_psgld())
 sg_method("sghmc", function() bnn_sghmc())
 
-# The approximations (Laplace, MC dropout, SWAG) are registered in
-# registry-approx.R.
+# The approximations (Laplace, MC dropout, SWAG) are registered at the end
+# of this file.
 
 #' Inference methods for coverage studies
 #'
@@ -235,12 +235,12 @@ method_rhat <- function(obj, newdata) {
   c(max(r, na.rm = TRUE), stats::median(r, na.rm = TRUE))
 }
 
-# ---- approximations as methods of a coverage study (formerly registry-approx.R) ----
+# ---- approximations as methods of a coverage study ----
 
 # The approximate baselines of Staber & Da Veiga as named methods of
-# coverage studies (bnn_method(), bnn_coverage_study()).  In a file of
-# their own because register_method() (methods-registry.R) must be defined
-# before these calls run when the package is loaded.
+# coverage studies (bnn_method(), bnn_coverage_study()).  Here, after
+# register_method() (top of this file), which must be defined before these
+# calls run when the package is loaded.
 
 register_method("laplace", function(formula, data, model, seed, s) {
   do.call(bnn_fit_laplace, c(list(formula = formula, data = data, hessian = s$hessian,

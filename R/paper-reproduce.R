@@ -1,7 +1,7 @@
 # The paper-reproduction part of the API: one overview page.  The functions
-# themselves live with their concept (paper-tasks.R, paper-symmetry-data.R,
-# paper-make-regression.R, data-uci.R, symmetry-chains-needed.R,
-# eval-baselines.R).
+# themselves are in the other paper-*.R files (paper-tasks.R,
+# paper-symmetry-data.R, paper-make-regression.R, paper-uci-splits.R,
+# paper-mode-probs.R, paper-lm-baseline.R).
 
 #' Reproducing the papers
 #'
@@ -17,7 +17,7 @@
 #' | function | what it gives | paper |
 #' |---|---|---|
 #' | [bnn_paper_uci_splits()] | the fixed 80/20 train/test indices of the UCI benchmarks | Wiese et al. (2023), Sommer et al. (2024, 2025) |
-#' | [bnn_paper_task()], [bnn_paper_task_data()] | the synthetic tasks AF#1-AF#4 and their training sets | Staber and Da Veiga |
+#' | [bnn_paper_task()], [bnn_paper_task_data()] | the synthetic tasks AF1-AF4 and their training sets | Staber and Da Veiga |
 #' | [bnn_paper_symmetry_data()] | the synthetic data sets of the symmetry paper | the symmetry paper |
 #' | [bnn_paper_mode_probs_halfnormal()] | its half-normal mode probabilities | the symmetry paper |
 #' | [bnn_paper_make_regression()] | scikit-learn's `make_regression` data | FBNN (Moslemi et al.) |

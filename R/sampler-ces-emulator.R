@@ -147,7 +147,7 @@ print.bnn_emulator_settings <- function(x, ...) {
 # Hidden widths from a vector or a string such as "3,32" (Table 2): each
 # width a whole number from 1 to .max_emulator_width.  A string is split at
 # commas, semicolons or blanks; an empty field ("3,,32") is an error, not
-# skipped (issue #26).
+# skipped.
 .max_emulator_width <- 1e6
 parse_widths <- function(hidden) {
   bad <- function(what)

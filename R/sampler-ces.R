@@ -1,4 +1,4 @@
-# Calibration-emulation-sampling (FBNN, Moslemi et al.; seed 004): its settings
+# Calibration-emulation-sampling (FBNN, Moslemi et al.): its settings
 # (the pipeline that runs them is R/fit-ces.R).
 
 #' Calibration-emulation-sampling settings (FBNN)
@@ -122,8 +122,8 @@ bnn_ces <- function(calibration = NULL, calibration_warmup = 100, calibration_it
 default_calibration <- function() bnn_sghmc()
 
 # The emulator is trained on the J calibration pairs left after holding out
-# round(holdout * J) of them: at least one must be left (issue #26: none
-# left gave the optimiser a zero-row spec).
+# round(holdout * J) of them: at least one must be left (none left would
+# give the optimiser a zero-row spec).
 check_ces_holdout <- function(holdout, J) {
   n_hold <- as.integer(round(holdout * J))
   if (n_hold >= J)

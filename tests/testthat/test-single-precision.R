@@ -1,4 +1,4 @@
-# bnn_fit(precision = "single") (#24): the network's forward and backward
+# bnn_fit(precision = "single"): the network's forward and backward
 # pass in float32, everything else in double.  The validation figures of
 # ?bnn_fit come from these tests.
 
