@@ -61,7 +61,7 @@
 #' 200 SGHMC calibration pairs of the 3,009-parameter Boston network (160
 #' for training, 40 held out) the held-out \eqn{R^2} was 0.20 with both
 #' rates and 0.99 with input dropout only
-#' (`inst/benchmarks/papers/fbnn/s004_emulator.csv`).
+#' (`inst/benchmarks/papers/fbnn/fbnn_emulator.csv`).
 #'
 #' **Optimiser.** The default is Adam with learning rate 0.01 on full
 #' batches (all training pairs) for the paper's 1000 epochs.  On the

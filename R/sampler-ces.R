@@ -62,7 +62,7 @@
 #' and the test error of the original network at its draws is many times
 #' the exact samplers' (MSE 103-289 against 13-17 on Boston).  [bnn_ces_check()] with `draws = "sampled"` shows it,
 #' and `bnn_fit()` warns.  The figures are in
-#' `inst/benchmarks/papers/fbnn/s004_emulator.csv` (script
+#' `inst/benchmarks/papers/fbnn/fbnn_emulator.csv` (script
 #' `inst/benchmarks/papers/fbnn/ces_emulator.R`) and `vignette("ces")`.
 #'
 #' @param calibration Sampler of the calibration stage (a name or settings

@@ -3,7 +3,7 @@
 # 2-core machine (single precision allowed), each split's test LPPD within
 # the paper's SD"; "explain the bikesharing gap or close it"): 16-16 ReLU,
 # heteroscedastic head, N(0, 1) priors, 12 members and chains, 70/10/20
-# split, 2 multisession workers, as reproduce.R --table s002_t1 runs MILE.
+# split, 2 multisession workers, as reproduce.R --table mile_t1 runs MILE.
 #   BNNMC_DATA_DIR=/path/uci Rscript inst/benchmarks/papers/mile/mile_precision.R \
 #     protein 1 single [drop]
 # `drop`: input columns to leave out, comma-separated (e.g. x1: the row
@@ -16,7 +16,7 @@
 #   protein, double (the paper's protocol; 2026-11-27, beside the default
 #     panel on the same 2 cores, so its minutes are inflated): split 2
 #     54.7 min, LPPD -0.759; split 3 58.3 min, LPPD -0.769 (split 1 is
-#     Table 1's run, s002_t1.csv: 34.1 min, -0.763).  Split 3's script
+#     Table 1's run, mile_t1.csv: 34.1 min, -0.763).  Split 3's script
 #     stopped with a syntax error after writing its row: this header was
 #     edited while it ran (R reads a script as it goes); the row is the
 #     fit's;
