@@ -7,13 +7,13 @@
 # test RMSE/LPPD/90% coverage on the response scale and the time.
 #   Rscript inst/benchmarks/decisions/default_verdict.R [out.csv] [likelihood] [fan_in]
 # The committed CSV: "... default_verdict.csv gaussian TRUE" (the default chosen
-# by default_panel.R, named explicitly), 2026-11-26: 8 of 12 sets pass; the
+# by default_panel.R, named explicitly): 8 of 12 sets pass; the
 # four UCI sets (yacht, energy, concrete, airfoil) fail on the chain-wise
 # R-hat of the training log-likelihood (1.16-1.90): MILE's 10,000 sampling
 # steps drift in the noise level there.  Longer runs help slowly (energy with
 # thin = 50: 1.10-1.43), and the heteroscedastic head fails on energy too.
-# Why, and what was tried (none passes): default_verdict_diagnosis.R/.csv
-# (2026-11-26): the verdict is computed correctly; the training
+# Why, and what was tried (none passes): default_verdict_diagnosis.R/.csv:
+# the verdict is computed correctly; the training
 # log-likelihood of MILE's chains has an autocorrelation time of 40-270 kept
 # draws (passing needs about 20) that more steps per draw, L, diagonal
 # preconditioning, the biases' prior, a fixed sigma or an 8-8 network do not

@@ -14,8 +14,8 @@
 # and sigma (and with SAVEDRAWS=1 all draws) as <set>_<tag>.rds in
 # BNNMC_DIAG_DIR (default tempdir()).
 #
-# default_verdict_diagnosis.csv: the runs of 2026-11-26 (branch def, 2
-# shared cores, under nice), one fit per row, copied from the printed lines
+# default_verdict_diagnosis.csv: one fit per row (2 shared cores, under
+# nice), copied from the printed lines
 # (per-chain values separated by ";"; tag = the last argument, sampler_arg
 # and fit_args = the 2nd and 3rd).  Single fits: the seed-to-seed spread was
 # not measured.  None of the 16 variants passes the verdict.  What they show:
@@ -55,7 +55,7 @@
 # * a 8-8 network mixes faster on energy (IAT 19-66) but still fails, and
 #   on yacht fails and loses calibration (LPPD -4.90, coverage 0.69).
 #
-# Rows tagged *_s12 (2026-11-27, this script with the start and the first and
+# Rows tagged *_s12 (this script with the start and the first and
 # last tenth of each chain's training log-likelihood, response scale;
 # beside a 100k-row benchmark on the same 2 cores, so times are inflated):
 # * energy base_s12 repeats the base row draw for draw (same verdict, IAT,

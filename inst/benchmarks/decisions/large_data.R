@@ -22,7 +22,7 @@
 # (this machine's 2 cores, as the fit's own message suggests), appended to
 # the CSV as "default (100k), 2 workers": the estimate printed at the
 # fit's start, the true wall time and the test metrics.  The committed row
-# (2026-11-27, 2 shared cores): estimated 38.2 min, took 51.6 min; 4 x
+# (2 shared cores): estimated 38.2 min, took 51.6 min; 4 x
 # 120,001 gradients at an estimated 9.5 ms.  The chains' own times were
 # 1,695, 1,742, 1,326 and 1,324 s against 1,140 s estimated: the first two
 # ran beside other benchmarks for about 25 minutes (three processes on two

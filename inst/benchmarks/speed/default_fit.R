@@ -1,5 +1,5 @@
-# The default fit end to end as a user runs it on two cores (#24 target:
-# under 15 s): bnn_fit(y ~ ., data = train, seed = 1) on 1,052 airfoil
+# The default fit end to end as a user runs it on two cores (target: under
+# 15 s): bnn_fit(y ~ ., data = train, seed = 1) on 1,052 airfoil
 # rows (drawn with seed 1), 4 chains, future::plan(multisession, workers =
 # 2) with its workers started beforehand, in double and single precision,
 # alternating; elapsed seconds, the 1-minute load average before each fit.

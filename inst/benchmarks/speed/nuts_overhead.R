@@ -1,6 +1,6 @@
 # NUTS cost per leapfrog step against the gradient alone, on the symmetry
 # paper's f1 (1-3-1 tanh, Gaussian likelihood with a half-normal sigma
-# prior) on D_S (sinusoidal, its 120 training rows): issue #24 asks for
+# prior) on D_S (sinusoidal, its 120 training rows); the target is
 # NUTS <= 1.2 x the gradient.  Per build, in a fresh R process each rep
 # (builds alternate): 16 chains x (1024 + 1) NUTS iterations run
 # sequentially, the time inside the chains (fit$timing) divided by the

@@ -1,4 +1,4 @@
-# Moslemi et al. (FBNN, seed 004), Table A1: the Boston and Wine (red)
+# Moslemi et al. (FBNN), Table A1: the Boston and Wine (red)
 # regression rows and a smaller simulated row.  Sourced by reproduce.R for
 # --table fbnn_a1:
 #
