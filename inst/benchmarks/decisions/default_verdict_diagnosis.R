@@ -1,6 +1,6 @@
 # Why does the default fail its own convergence verdict on yacht, energy,
 # concrete and airfoil (default_verdict.csv)?  One fit per call, on split 1
-# of default_verdict.R (80/20, bnnmc:::with_seed(1, ...)), seed = 1:
+# of default_verdict.R (80/20, with_seed(1, ...)), seed = 1:
 #   Rscript default_verdict_diagnosis.R <uci set> "<bnn_mclmc(...) or empty>" "<list(...) of bnn_fit args>" <tag>
 # An empty sampler argument is the default call; a bnn_mclmc() object runs
 # that MCLMC with MILE's deep-ensemble start (init = "ensemble", the "mile"
@@ -96,7 +96,19 @@
 #   predictions 1.04-1.10, the last just above 1.1); yacht (1.05-1.32) and
 #   energy (1.06-1.78) fail.  Energy's test LPPD is the best of all rows
 #   (-0.144).
+#
+# Internals (bnnmc:::function_draws(), has_sigma()): this script dissects
+# the convergence verdict, so it reads the log-likelihood draws the verdict
+# itself computes.
 suppressPackageStartupMessages(library(bnnmc))
+# expr under set.seed(seed), leaving the script's own random stream as it was
+with_seed <- function(seed, expr) {
+  old <- get0(".Random.seed", envir = globalenv(), inherits = FALSE)
+  on.exit(if (is.null(old)) rm(".Random.seed", envir = globalenv()) else
+    assign(".Random.seed", old, envir = globalenv()))
+  set.seed(seed, kind = "Mersenne-Twister", normal.kind = "Inversion", sample.kind = "Rejection")
+  expr
+}
 `%||%` <- function(a, b) if (is.null(a) || (length(a)==1 && is.na(a))) b else a
 args <- commandArgs(TRUE); nm <- args[1]
 samp <- if (length(args) > 1 && nzchar(args[2])) eval(parse(text = args[2])) else NULL
@@ -104,7 +116,7 @@ extra <- if (length(args) > 2) eval(parse(text = args[3])) else list()
 tag <- if (length(args) > 3) args[4] else "x"
 dir <- Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
 d <- bnn_read_uci(nm, dir = dir)
-i <- bnnmc:::with_seed(1, sample(nrow(d), round(0.8 * nrow(d))))
+i <- with_seed(1, sample(nrow(d), round(0.8 * nrow(d))))
 train <- d[i, ]; test <- d[-i, ]
 a <- c(list(y ~ ., data = train, seed = 1, progress = FALSE), extra)
 if (!is.null(samp)) { a$sampler <- samp; a$init <- "ensemble"; a$ensemble <- bnn_optimizer_preset("mile") }

@@ -31,6 +31,10 @@
 # LPPD is -0.215); the suggested SGLD call took 5.2 s with RMSE 0.311, LPPD
 # -0.287, coverage 0.956.  The chain-wise verdict failed (log-likelihood
 # 1.06-1.17, predictions 1.10-1.13).
+#
+# Internals (bnnmc:::prepare_model(), fit_cost(), announce_cost(),
+# suggest_minibatch()): it measures bnn_fit()'s own cost estimate and
+# advice against the run.
 suppressPackageStartupMessages(library(bnnmc))
 args <- commandArgs(trailingOnly = TRUE)
 full <- identical(args[1], "full")

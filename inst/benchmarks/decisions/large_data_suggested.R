@@ -7,6 +7,9 @@
 #   Rscript inst/benchmarks/decisions/large_data_suggested.R
 # Writes inst/benchmarks/decisions/large_data_suggested.csv (metrics on the
 # response scale, wall seconds with the sequential plan).
+#
+# Internals (bnnmc:::prepare_model(), fit_cost(), announce_cost(),
+# suggest_minibatch()): it runs the call that bnn_fit()'s advice suggests.
 suppressPackageStartupMessages(library(bnnmc))
 set.seed(2)
 n <- 102000

@@ -10,6 +10,10 @@
 # elapsed seconds (medians over reps; ratios from the same process).
 #   BNNMC_DATA_DIR=/work/shared/data/uci Rscript inst/benchmarks/speed/nuts_overhead.R \
 #     --base /work/lib-main --new /work/lib-nuts [--reps 5] [--out ...csv]
+#
+# Internals (bnnmc:::fit_spec(), C_model_grad_loop): NUTS's cost per step
+# is divided by the gradient's alone, timed in a C loop.
+
 # the script's path, for ab_builds.R and its workers
 bench_script <- function() normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
 source(file.path(dirname(bench_script()), "ab_builds.R"))

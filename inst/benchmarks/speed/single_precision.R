@@ -55,6 +55,10 @@
 # sqrt(n) rows' rounding), which a user should choose knowingly.  Revisit
 # as a default above n = 10,000 once MILE's tuning has been validated in
 # single precision on the large UCI sets (protein, bikesharing).
+#
+# Internals (bnnmc:::make_spec(), spec_dim(), spec_set_precision(),
+# C_model_grad_loop, C_simd): the gradient part is timed in a C loop,
+# without R in between.
 args <- commandArgs(TRUE)
 opt <- function(name, default = NULL) {
   i <- match(paste0("--", name), args)

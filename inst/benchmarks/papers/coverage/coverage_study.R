@@ -42,11 +42,19 @@
 # set; a deep ensemble (5 members, MILE's preset) and MILE (4 chains, 2000
 # tuning and 1000 sampling steps thinned by 10).  Writes <out>/coverage_boot.csv.
 library(bnnmc)
+# expr under set.seed(seed), leaving the script's own random stream as it was
+with_seed <- function(seed, expr) {
+  old <- get0(".Random.seed", envir = globalenv(), inherits = FALSE)
+  on.exit(if (is.null(old)) rm(".Random.seed", envir = globalenv()) else
+    assign(".Random.seed", old, envir = globalenv()))
+  set.seed(seed, kind = "Mersenne-Twister", normal.kind = "Inversion", sample.kind = "Rejection")
+  expr
+}
 n_sets <- as.integer(opt$sets %||% "10")
 if (opt$table == "coverage_boot") {
   seed <- as.integer(opt$seed %||% "1")
   conc <- bnn_read_uci("concrete", dir = data_dir)
-  i <- bnnmc:::with_seed(seed, sample(nrow(conc), 700))
+  i <- with_seed(seed, sample(nrow(conc), 700))
   # iter is the number of draws kept per chain: MILE runs 1000 sampling
   # steps thinned by 10 (as in the committed tables)
   methods <- list(

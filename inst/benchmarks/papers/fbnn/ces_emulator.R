@@ -24,6 +24,10 @@
 # MSE, the mean emulated minus true log-likelihood at 50 sampled draws
 # (sampled_bias) and pCN's step beta after warm-up (1 = independent prior
 # draws).
+#
+# Internals (bnnmc:::train_emulator(), emulated_spec(), fit_spec(),
+# C_model_forward, C_ces_emulate): it measures the CES emulator on its own,
+# outside a fit.
 suppressMessages(library(bnnmc))
 args <- commandArgs(trailingOnly = TRUE)
 out_dir <- if (length(args)) args[1] else file.path("inst", "benchmarks", "papers", "fbnn")

@@ -57,6 +57,9 @@
 #   minus true log-likelihood (sampled_bias) and the correlation at 50
 #   draws of the sampling stage, and microseconds per exact and emulated
 #   log-likelihood evaluation (exact_us, emulated_us) at the fit's draws.
+#
+# Internals (bnnmc:::emulated_spec(), fit_spec(), C_ces_time): the table's
+# speed-up column times the emulated target against the exact one.
 
 paper_fbnn <- list(
   boston = data.frame(

@@ -86,6 +86,10 @@
 # (uniform(-2, 2)) or "prior" draws (no ensemble is trained; MILE's initial
 # step size is then bnnmc's default 1e-3).  The init is recorded in the
 # settings column.
+#
+# Internals (bnnmc:::C_kchain_*, sampler_kernel(), mclmc_tune_steps(),
+# fit_spec(), C_model_logpost): it runs and inspects chains one at a time,
+# below bnn_fit(), to see where each chain fails.
 library(bnnmc)
 
 opt <- list(datasets = "yacht,energy,concrete,airfoil", chains = "100", mile_chains = "",

@@ -36,6 +36,9 @@
 # are done, the row is written for the chains done so far, labelled PARTIAL
 # with the p their number guarantees; "seconds" is then the sum of the
 # pieces' elapsed times.
+#
+# Internal (bnnmc:::predictive_params()): the per-draw predictive means and
+# sds the reference code's moment matching and density averaging need.
 
 symmetry_t1 <- local({
   net <- if (nzchar(opt$net %||% "")) opt$net else "f1"
