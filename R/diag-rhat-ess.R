@@ -259,7 +259,7 @@ bnn_mcse.bnnfit <- function(x, ...) bnn_mcse.default(ok_draws(x), ...)
 
 # ---- summary ------------------------------------------------------------------
 
-#' Summarise posterior draws
+#' Summarize posterior draws
 #'
 #' One row per variable with the usual posterior summaries and convergence
 #' diagnostics, computed in one pass in C (each variable is sorted once).

@@ -1,4 +1,4 @@
-# The default model's check against a Bayesian linear model (issue #23).
+# The default model's check against a Bayesian linear model.
 #
 # On small data that are close to linear, the default network predicts
 # worse than a linear model: on the six near-linear sets of 30 to 50 rows

@@ -70,7 +70,7 @@ bytes_per_parameter.bnn_ces <- function(sampler, chains, n_keep) {
 # calibration run's draws (kept in the fit's $ces, all calibration_iter of
 # every chain: they are not thinned), the J emulator training pairs (theta
 # and G(X; theta), with their transposed and standardised copies) and the
-# sampling stage's draws.  Issue #26: the guard counted only iter / thin.
+# sampling stage's draws, not only iter / thin.
 ces_stage_bytes <- function(ces, chains, n_keep, n_par, n_out) {
   J <- as.double(ces$J)
   c(calibration = n_par * bytes_per_parameter(ces$calibration, chains,

@@ -101,8 +101,8 @@
 #'   stochastic-gradient samplers cost per step what a batch costs, not what
 #'   the data set costs.
 #'
-#'   The likelihood and prior were chosen for calibration (issue #23;
-#'   `vignette("benchmarks")`, section "A default chosen for calibration";
+#'   The likelihood and prior were chosen for calibration
+#'   (`vignette("benchmarks")`, section "A default chosen for calibration";
 #'   `inst/benchmarks/decisions/default_panel.R`).  The papers' model, the
 #'   heteroscedastic Gaussian (the network outputs a mean and a log sd) with
 #'   Normal(0, 1) on every weight, was the default before: its log-sd head
@@ -155,7 +155,7 @@
 #'   "A default chosen for calibration", for the panel with and without the
 #'   check.
 #'
-#'   A known shortfall (issue #23, `inst/benchmarks/decisions/`): on the UCI
+#'   A known shortfall (`inst/benchmarks/decisions/`): on the UCI
 #'   sets yacht, energy, concrete and airfoil the network's chains fail the
 #'   convergence verdict (the training log-likelihood drifts;
 #'   `default_verdict.R`, `default_verdict_diagnosis.R`), which `bnn_fit()`

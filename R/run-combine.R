@@ -49,7 +49,7 @@ bnn_combine_chains <- function(...) {
   if (length(fits) == 1L) return(fits[[1L]])
   # draws of one parametrisation only: symmetry-removed draws (and their
   # method) with raw ones would give a fit whose $symmetries label depends
-  # on the order of the arguments (issue #26)
+  # on the order of the arguments
   sym <- vapply(fits, function(f) f$symmetries %||% "none", character(1))
   if (length(unique(sym)) > 1L) {
     i <- which(sym != sym[1L])[1L]

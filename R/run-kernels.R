@@ -1,6 +1,6 @@
 # Which of the network's C kernels run (src/kernels.c): the option
 # bnnmc.kernels, read in the calling session and applied there and, passed
-# explicitly with every batch of chains, in future workers (issue #26).
+# explicitly with every batch of chains, in future workers.
 
 # option value -> the level asked of C_simd (its names)
 .kernel_levels <- c(auto = "avx512", portable = "generic", avx2 = "avx2+fma",

@@ -1,4 +1,4 @@
-# Calibration-emulation-sampling (FBNN, Moslemi et al.; seed 004): its settings
+# Calibration-emulation-sampling (FBNN, Moslemi et al.): its settings
 # (the pipeline that runs them is R/fit-ces.R).
 
 #' Calibration-emulation-sampling settings (FBNN)
@@ -62,7 +62,7 @@
 #' and the test error of the original network at its draws is many times
 #' the exact samplers' (MSE 103-289 against 13-17 on Boston).  [bnn_ces_check()] with `draws = "sampled"` shows it,
 #' and `bnn_fit()` warns.  The figures are in
-#' `inst/benchmarks/papers/fbnn/s004_emulator.csv` (script
+#' `inst/benchmarks/papers/fbnn/fbnn_emulator.csv` (script
 #' `inst/benchmarks/papers/fbnn/ces_emulator.R`) and `vignette("ces")`.
 #'
 #' @param calibration Sampler of the calibration stage (a name or settings
@@ -122,8 +122,8 @@ bnn_ces <- function(calibration = NULL, calibration_warmup = 100, calibration_it
 default_calibration <- function() bnn_sghmc()
 
 # The emulator is trained on the J calibration pairs left after holding out
-# round(holdout * J) of them: at least one must be left (issue #26: none
-# left gave the optimiser a zero-row spec).
+# round(holdout * J) of them: at least one must be left (none left would
+# give the optimiser a zero-row spec).
 check_ces_holdout <- function(holdout, J) {
   n_hold <- as.integer(round(holdout * J))
   if (n_hold >= J)

@@ -10,7 +10,7 @@
 #'
 #' **Short warm-ups.** When `init_buffer + window + term_buffer` exceeds the
 #' warm-up, Stan switches to 15% / 75% / 10% buffers but forgets to restart
-#' its window counter (stan-dev/stan issue 3380), so the metric is never
+#' its window counter (stan-dev/stan#3380), so the metric is never
 #' adapted.  bnnmc does the intended thing: with the DEI-MCMC default of 100
 #' warm-up iterations the metric is estimated from iterations 16 to 90 and
 #' the step size is re-tuned in the last 10.  The final step size is

@@ -307,8 +307,8 @@ bnn_rescale_neurons <- function(x, layer, neuron, c, sizes = NULL, activation = 
     new_in <- old_in / c[k]
     new_out <- old_out * c[k]
     # the rescaled weights must stay finite, and nonzero where they were
-    # (else the network's function changes): c = 1e-320 wrote Inf weights
-    # into a fit still marked "ok" (issue #26)
+    # (else the network's function changes): c = 1e-320 would write Inf
+    # weights into a fit still marked "ok"
     lost <- function(old, new) any(is.finite(old) & (!is.finite(new) | (old != 0 & new == 0)))
     if (lost(old_in, new_in) || lost(old_out, new_out)) {
       v <- abs(c(old_in, old_out))

@@ -1,6 +1,6 @@
 /* The SEXP boundary of MCLMC: the settings parser of the driver's "mclmc"
  * kernel (registered in api_kernel.c; settings from .mclmc_c_settings() in
- * R/mclmc.R), BlackJAX's single-chain ESS and the gradients per step. */
+ * R/sampler-mclmc.R), BlackJAX's single-chain ESS and the gradients per step. */
 #include <math.h>
 #include <string.h>
 #include "api_mclmc.h"

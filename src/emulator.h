@@ -1,4 +1,4 @@
-/* The emulator of calibration-emulation-sampling (FBNN, seed 004): an MLP
+/* The emulator of calibration-emulation-sampling (FBNN): an MLP
  * G_e from the network's parameters theta (d = n_net values) to the
  * network's outputs on all N training inputs (D = N x K values), and the
  * emulated target: the model's own likelihood evaluated at G_e(theta),

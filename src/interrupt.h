@@ -42,7 +42,7 @@ static inline void bnn_itimer_init(bnn_itimer *t, double period) {
  * call, later calls only take the (possibly changed) period.  R drives the
  * chains in blocks shorter than the period (0.05-0.1 s against 0.2 s), so
  * a timer restarted at every call would never fire and Ctrl-C would wait
- * for R's own, much rarer, checks between blocks (issue #26). */
+ * for R's own, much rarer, checks between blocks. */
 static inline void bnn_itimer_resume(bnn_itimer *t, double period) {
   if (!t->started) bnn_itimer_init(t, period);
   else t->period = period;

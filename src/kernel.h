@@ -29,7 +29,7 @@
 #include "target.h"
 
 /* The one set of chain status codes, for every kernel; the numbers are
- * positions in R's .chain_status (R/chains.R).  Each failure also has a
+ * positions in R's .chain_status (R/run-chains.R).  Each failure also has a
  * reason string (bnn_status_reason() gives a default one). */
 enum bnn_status {
   BNN_K_OK = 0,

@@ -13,10 +13,10 @@
  * The tuning (mclmc_adapt.c) is BlackJAX's mclmc_find_L_and_step_size
  * (three stages) with MILE's changes available through its settings
  * (energy-variance schedule, initial values, effective-sample-size window,
- * ESS subsampling); see R/mclmc.R for the named presets.  mclmc_kernel.c
+ * ESS subsampling); see R/sampler-mclmc.R for the named presets.  mclmc_kernel.c
  * makes tuning and sampling one kernel of the chain driver (kernel.h).
  *
- * Two safeguards against non-finite values (see R/mclmc.R, `safeguard`):
+ * Two safeguards against non-finite values (see R/sampler-mclmc.R, `safeguard`):
  * "revert" (bnnmc's default) reverts every step with a non-finite position,
  * momentum, gradient, log density or energy error, in tuning and sampling;
  * "blackjax" reproduces blackjax 1.2.2 as MILE ran it: in tuning stages 1

@@ -1,8 +1,8 @@
 /* MCLMC's tuning (mclmc_adapt.c): BlackJAX's mclmc_find_L_and_step_size
  * (adaptation/mclmc_adaptation.py at a4408d3) in three stages, with MILE's
  * changes (src/training/warmup.py) available through the settings; the
- * presets "mile", "blackjax" and "naive" of R/mclmc.R are settings of this
- * one tuner.
+ * presets "mile", "blackjax" and "naive" of R/sampler-mclmc.R are settings
+ * of this one tuner.
  *
  *   stage 1: n1 steps adapting the step size (energy-error predictor);
  *   stage 2: n2 more, also accumulating eps-weighted moments of x, after

@@ -56,7 +56,7 @@ bnn_model *bnn_model_new(int n_layers, const int *sizes, int act, int lik,
   m->y_cols = lik == BNN_LIK_MGAUSS ? sizes[n_layers] : 1;
   /* owned only when copied: with no rows nothing is copied and X, y keep
    * the caller's pointers (R's REAL() of empty vectors), which must never
-   * reach free() (issue #26: free(): invalid pointer at the next gc) */
+   * reach free() (that would abort R at the next gc) */
   m->owns_data = copy_data && n > 0;
   if (m->owns_data) {
     m->X = malloc(sizeof(double) * (size_t)n * (size_t)(p > 0 ? p : 1));

@@ -1,4 +1,4 @@
-# Issue #26 item 8: options(bnnmc.kernels) chooses the C kernels, in the
+# options(bnnmc.kernels) chooses the C kernels, in the
 # session and in future workers (the value travels with the chains).
 
 kfit <- function(seed = 4) {

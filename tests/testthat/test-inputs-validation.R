@@ -1,5 +1,4 @@
-# Issue #12 ("a statistician's first hour"): inputs that used to give wrong
-# answers or cryptic errors.
+# Validation of inputs that used to give wrong answers or cryptic errors.
 
 fh_data <- function(n = 30) {
   set.seed(1)
@@ -17,7 +16,7 @@ fh_fit <- local({
   }
 })
 
-test_that("non-finite predictors are an error that says so (#12 item 5)", {
+test_that("non-finite predictors are an error that says so", {
   fit <- fh_fit()
   expect_error(predict(fit, data.frame(x = Inf, z = 0)), "'newdata' has non-finite values.*x")
   expect_error(predict(fit, data.frame(x = 0, z = -Inf), type = "interval"),
@@ -28,7 +27,7 @@ test_that("non-finite predictors are an error that says so (#12 item 5)", {
                "'data' has non-finite values \\(Inf, -Inf\\) in predictor\\(s\\): x")
 })
 
-test_that("cryptic errors are clear (#12 item 16)", {
+test_that("cryptic errors are clear", {
   d <- fh_data()
   fit <- fh_fit()
   expect_error(bnn_fit(y ~ x, data = d, iter = Inf, sampler = "nuts"), "'iter' must be a whole number between 1 and 2147483647")
@@ -47,7 +46,7 @@ test_that("cryptic errors are clear (#12 item 16)", {
   expect_equal(nrow(iv), 0L)
 })
 
-test_that("counts above .Machine$integer.max are clear errors (#12 item 10)", {
+test_that("counts above .Machine$integer.max are clear errors", {
   d <- fh_data()
   big <- 3e9
   for (a in c("chains", "iter", "warmup", "thin", "seed"))
@@ -59,7 +58,7 @@ test_that("counts above .Machine$integer.max are clear errors (#12 item 10)", {
                "option 'bnnmc.threads' must be a whole number between 1 and 2147483647")
 })
 
-test_that("an ensemble whose members all failed does not print as a normal one (#12 item 10)", {
+test_that("an ensemble whose members all failed does not print as a normal one", {
   d <- fh_data()
   expect_warning(ens <- bnn_fit_ensemble(y ~ x, data = d, hidden = 2, members = 2,
                                      optimizer = bnn_optimizer(lr = 1e300, epochs = 3),
@@ -69,7 +68,7 @@ test_that("an ensemble whose members all failed does not print as a normal one (
   expect_output(print(ens), "ALL MEMBERS FAILED")
 })
 
-test_that("static HMC beyond INT_MAX leapfrog steps is refused; all-underflow LPPD is -Inf (#12 item 9)", {
+test_that("static HMC beyond INT_MAX leapfrog steps is refused; all-underflow LPPD is -Inf", {
   expect_error(bnn_hmc(stepsize = 1e-10, trajectory_length = 1),
                "leapfrog steps per transition; it must be below 2147483647")
   s <- bnn_hmc(stepsize = 0.1, trajectory_length = 1)
@@ -85,7 +84,7 @@ test_that("static HMC beyond INT_MAX leapfrog steps is refused; all-underflow LP
   expect_identical(m$lppd, -Inf)
 })
 
-test_that("bad inverse metrics are refused and a frozen chain is a failed chain (#12 item 8)", {
+test_that("bad inverse metrics are refused and a frozen chain is a failed chain", {
   for (bad in list(c(1, -1), c(1, 0), c(1, NA), c(1, Inf), c(1, NaN)))
     expect_error(bnn_nuts(inv_metric = bad), "'inv_metric' must have positive finite entries")
   expect_error(bnn_hmc(inv_metric = c(0, 1)), "'inv_metric' must have positive finite entries")
@@ -110,7 +109,7 @@ test_that("bad inverse metrics are refused and a frozen chain is a failed chain 
   expect_true(all(is.na(fit$draws)))
 })
 
-test_that("warmup = 0 starts from Stan's step-size heuristic and says 'not adapted' (#12 item 4)", {
+test_that("warmup = 0 starts from Stan's step-size heuristic and says 'not adapted'", {
   d <- fh_data()
   fit <- suppressWarnings(bnn_fit(y ~ x + z, data = d, hidden = 3, chains = 2, warmup = 0,
                                   iter = 30, seed = 1, progress = FALSE, sampler = "nuts",
@@ -130,7 +129,7 @@ test_that("warmup = 0 starts from Stan's step-size heuristic and says 'not adapt
   expect_true(any(grepl("step sizes:.*\\(adapted\\)", capture.output(print(fit2)))))
 })
 
-test_that("standardize = FALSE with a response far from unit scale stops (#12 item 3)", {
+test_that("standardize = FALSE with a response far from unit scale stops", {
   d <- fh_data()
   d$y <- d$y * 1e9
   expect_error(bnn_fit(y ~ x, data = d, hidden = 2, chains = 1, standardize = FALSE, sampler = "nuts",
@@ -144,7 +143,7 @@ test_that("standardize = FALSE with a response far from unit scale stops (#12 it
   expect_gt(min(iv$upper - iv$lower), 1e8)
 })
 
-test_that("model size is checked before allocating (#12 item 15)", {
+test_that("model size is checked before allocating", {
   d <- fh_data()
   expect_error(bnn_fit(y ~ x + z, data = d, hidden = 1e6, chains = 1, sampler = "nuts",
                        likelihood = "hetero_gaussian"),

@@ -1,5 +1,5 @@
-# Issue #12: arguments that were silently ignored (item 6) and the
-# conventions of rstanarm/brms (item 12).
+# The methods' arguments are honoured, not silently ignored, and follow
+# the conventions of rstanarm/brms.
 
 fm_data <- local({
   set.seed(2)

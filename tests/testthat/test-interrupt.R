@@ -1,5 +1,5 @@
-# Issue #12 item 11: interrupts are checked by elapsed time, also inside
-# long NUTS trajectories, without changing the draws.
+# Interrupts are checked by elapsed time, also inside long NUTS
+# trajectories, without changing the draws.
 
 test_that("interrupt checks (even at every step) do not change the draws", {
   d <- data.frame(y = rnorm(30), x = rnorm(30))
@@ -46,10 +46,9 @@ test_that("Ctrl-C inside a long NUTS trajectory is answered within a second or t
 })
 
 test_that("every generic-driver sampler answers Ctrl-C within 0.5 s whatever thin is", {
-  # Issue #26 item 2: R runs these chains in blocks of 0.05-0.1 s, and the
-  # C side restarted its 0.2 s interrupt timer at every block, so only R's
-  # own (rare) checks between blocks answered: 0.5-3 s.  The timer now
-  # lives with the chain handle.
+  # R runs these chains in blocks of 0.05-0.1 s; the interrupt timer lives
+  # with the chain handle, so it is not restarted at every block (when it
+  # was, only R's own, rare, checks between blocks answered: 0.5-3 s).
   skip_on_cran()
   skip_on_os("windows")
   set.seed(1)

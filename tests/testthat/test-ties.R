@@ -1,5 +1,5 @@
-# Issue #12 item 1: the heteroscedastic likelihood on responses with many
-# ties (exact zeros).
+# Responses with many ties (exact zeros): the default likelihood, and the
+# heteroscedastic one's warning.
 
 ties_data <- function(n = 100, seed = 3) {
   set.seed(seed)
@@ -9,8 +9,8 @@ ties_data <- function(n = 100, seed = 3) {
 }
 
 test_that("a response with many ties defaults to the homoscedastic Gaussian", {
-  # (since issue #23 every numeric response does; before, only one with many
-  # ties did, with a message)
+  # (every numeric response does; the default once changed only for one
+  # with many ties, with a message)
   d <- ties_data()
   fit <- suppressWarnings(bnn_fit(y ~ ., data = d, hidden = 2, chains = 1, warmup = 20,
                                   iter = 5, seed = 1, progress = FALSE, sampler = "nuts"))

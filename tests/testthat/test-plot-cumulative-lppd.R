@@ -1,5 +1,5 @@
-# Issue #12 items 18 and 19: the cumulative-LPPD plot's scale and one bad
-# chain; the quick start's data come from bnn_split().
+# The cumulative-LPPD plot: its scale (that of bnn_metrics()) and its
+# y range when one chain is far below the others.
 
 fh_null_device <- function(expr) {
   grDevices::pdf(NULL)
@@ -44,17 +44,4 @@ test_that("the cumulative-LPPD plot says its scale and matches bnn_metrics()' de
   # the plot's vertical range follows chains 1 and 2, not the bad one
   expect_gt(r$usr[3], final3)
   expect_lt(r$usr[4] - r$usr[3], 2 * diff(range(good)) + 1)
-})
-
-test_that("the quick start takes its data from bnn_split() and says it runs MILE", {
-  f <- system.file("examples", "quickstart.R", package = "bnnmc")
-  skip_if(!nzchar(f))
-  txt <- readLines(f)
-  expect_true(any(grepl("bnn_split(Boston, \"mile\"", txt, fixed = TRUE)))
-  expect_true(any(grepl("valid_data = valid", txt, fixed = TRUE)))
-  # MILE, which is also bnn_fit()'s default sampler (an older comment called
-  # NUTS the default)
-  expect_true(any(grepl("by MILE", txt)) && any(grepl("default sampler", txt)))
-  expect_false(any(grepl("NUTS, which is", txt)))
-  expect_true(all(c("train", "valid", "test") %in% all.vars(parse(text = txt))))
 })
