@@ -1,4 +1,4 @@
-# Which of the network's C kernels run (src/kernels.c): the option
+# Which of the network's C kernels run (src/simd/kernels.c): the option
 # bnnmc.kernels, read in the calling session and applied there and, passed
 # explicitly with every batch of chains, in future workers.
 
