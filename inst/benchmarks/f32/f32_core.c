@@ -50,7 +50,7 @@ static inline float bnnf_rng_norm(bnn_rng *r) { return (float)bnn_rng_norm(r); }
 #include "model.c"
 #include "vmath.c"
 #include "gauss_target.c"
-#include "kernels_generic.c"
+#include "simd_generic.c"
 #include "mclmc.c"
 /* its stage-3 ESS and the shared FFT autocovariances, portable kernels
  * only (the AVX2 ones take vectors of double) */
@@ -61,7 +61,7 @@ static inline float bnnf_rng_norm(bnn_rng *r) { return (float)bnn_rng_norm(r); }
 /* the three-stage tuning */
 #include "mclmc_adapt.c"
 
-/* the kernel table: always the generic one (replaces src/simd/kernels.c) */
+/* the kernel table: always the generic one (replaces src/simd/simd.c) */
 const bnn_kernels *bnn_kern(void) { return &bnn_kernels_generic; }
 
 #if BNNMC_F32
