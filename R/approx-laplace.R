@@ -1,5 +1,5 @@
 # Laplace approximation at the MAP: full Hessian (small networks) or KFAC
-# (Kronecker-factored curvature per layer, src/laplace.c), prior precision
+# (Kronecker-factored curvature per layer, src/model/laplace.c), prior precision
 # given or tuned by the Laplace marginal likelihood.
 
 #' Laplace approximation of a Bayesian neural network

@@ -1,4 +1,4 @@
-# Greedy MMD thinning of a run to m representative draws (src/mmd_thin.c).
+# Greedy MMD thinning of a run to m representative draws (src/diag/mmd_thin.c).
 
 #' Thin draws to m points by greedy MMD minimization
 #'

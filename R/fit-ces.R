@@ -120,7 +120,7 @@ fit_engine.bnn_ces <- function(model, ces, chains, warmup, iter, thin, init, see
   fit$inits <- init_s
   fit$elapsed <- time_cal + time_em + st2$elapsed
   fit$ensemble <- NULL
-  fit$kernels <- union(attr(st$res, "kernels"), attr(st2$res, "kernels"))
+  fit$simd <- union(attr(st$res, "simd"), attr(st2$res, "simd"))
   fit$spec$X <- NULL
   fit$spec$y <- NULL
   fit$ces <- list(

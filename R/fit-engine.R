@@ -62,7 +62,7 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
   lr <- if (!is.null(ens)) ens$optimizer$lr else NULL
   render <- isTRUE(progress %||% interactive())
   # run_ids(pos) runs the chains at positions `pos` of this fit
-  kernels_used <- character(0)
+  simd_used <- character(0)
   run_ids <- function(pos) {
     prog <- make_progress(!isFALSE(progress), length(pos), warmup + iter, phases = phases,
                           render = render)
@@ -70,7 +70,7 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
       run_chain_any(spec, inits[[k]], seed, ids[k], sampler, warmup, iter, thin,
                     progress = prog, lr = lr)
     })
-    kernels_used <<- union(kernels_used, attr(out, "kernels"))
+    simd_used <<- union(simd_used, attr(out, "simd"))
     out
   }
   finish <- function(res) {
@@ -101,7 +101,7 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
   fit$cost_estimate <- cost$total
   fit$precision <- precision
   fit$ensemble <- ens
-  fit$kernels <- kernels_used
+  fit$simd <- simd_used
   fit$spec$X <- NULL
   fit$spec$y <- NULL
   class(fit) <- "bnnfit"

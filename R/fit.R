@@ -67,16 +67,16 @@
 #'   example below); `sampler = "mile"` with the same `init` is MILE.
 #' @section Reproducibility:
 #' A seed gives the same draws, bit for bit, under every \pkg{future} plan
-#' and chain order, as long as the chains run on the same C kernels.  The
-#' kernels are chosen by `options(bnnmc.kernels = )`: `"auto"` (default,
+#' and chain order, as long as the chains run on the same SIMD level of the
+#' C compute kernels, chosen by `options(bnnmc.simd = )`: `"auto"` (default,
 #' the best the CPU supports), `"portable"` (plain C: the same draws on
 #' every CPU), `"avx2"` or `"avx512"` (an error when not available).
 #' `bnn_fit()` applies the option when it starts, and sends it with the
 #' chains to every \pkg{future} worker, which applies it before running
 #' them (workers are other R processes and do not share the session's
-#' options).  The fit's `$kernels` records the kernels its chains ran on
+#' options).  The fit's `$simd` records the SIMD level its chains ran on
 #' (`"generic"` for portable, `"avx2+fma"`, `"avx512"`).  The environment
-#' variable `BNNMC_KERNELS`, read when bnnmc is loaded, sets the option's
+#' variable `BNNMC_SIMD`, read when bnnmc is loaded, sets the option's
 #' default.  See also [bnnmc-package].
 #'
 #' @section Defaults:
@@ -208,7 +208,7 @@
 #'   chain.
 #' @param seed A whole number from 0 to `.Machine$integer.max`.  The same seed gives the same draws for each
 #'   chain, whatever the order or the number of workers the chains run on
-#'   (on the same kernels: see `options(bnnmc.kernels)` in [bnnmc-package]).
+#'   (on the same SIMD level: see `options(bnnmc.simd)` in [bnnmc-package]).
 #'   `NULL` draws one from R's RNG.
 #' @param subset,na.action As in [stats::lm()].  Missing values are an error
 #'   unless `na.action = na.omit` (or another function) is given; with
@@ -429,9 +429,9 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   if (!given[["init"]]) init <- sampler_protocol_default(protocol, "init", init)
   if (is.null(seed)) seed <- new_seed()
   seed <- check_count(seed, "seed", 0L)
-  # the kernels of options(bnnmc.kernels), from here on in this session (the
+  # the SIMD level of options(bnnmc.simd), from here on in this session (the
   # chains' workers apply the same, see dispatch_chains())
-  apply_kernels(kernels_option())
+  apply_simd(simd_option())
   fit_net <- function()
     fit_engine(model, run$sampler, chains, run$warmup, run$iter, run$thin, init, seed,
                progress, call, given[["init"]], protocol = protocol, waves = waves,

@@ -1,4 +1,4 @@
-# Network training by optimisation: Adam / AdamW in C (src/optim.c), used by
+# Network training by optimisation: Adam / AdamW in C (src/model/optim.c), used by
 # the approximations (deep ensembles, SWAG, Laplace, dropout) and the
 # samplers (SG-MCMC starts, the CES emulator).
 # The .omc_check_* helpers of its scalar arguments are in R/utils-args.R.
@@ -190,7 +190,7 @@ check_dropout_rates <- function(x, name, scalar = FALSE) {
          call. = FALSE)
   if (!is.null(s$patience) && is.null(valid))
     stop("'patience' needs validation data in 'valid'", call. = FALSE)
-  # the dropout pass (src/dropout.c) has no single-precision version: say
+  # the dropout pass (src/model/dropout.c) has no single-precision version: say
   # so rather than train in double
   if (identical(spec_precision(spec), "single") &&
       (length(s$dropout) && any(s$dropout > 0) || isTRUE(s$input_dropout > 0)))

@@ -120,7 +120,7 @@ bnn_combine_chains <- function(...) {
   out$chain_status <- unlist(lapply(fits, function(f) as.character(f$chain_status)))[ord]
   out$chain_status <- factor(out$chain_status, levels = levels(f1$chain_status))
   out$inits <- unlist(lapply(fits, function(f) f$inits), recursive = FALSE)[ord]
-  out$kernels <- unique(unlist(lapply(fits, function(f) f$kernels)))
+  out$simd <- unique(unlist(lapply(fits, function(f) f$simd)))
   out$chain_id <- ids[ord]
   out$chains <- length(ids)
   out$elapsed <- sum(vapply(fits, function(f) f$elapsed %||% NA_real_, numeric(1)))

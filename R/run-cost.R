@@ -52,7 +52,7 @@ chain_gradients.bnn_nuts <- function(sampler, warmup, iter, n_obs) {
 }
 
 # Static HMC: floor(int_time / step size) leapfrog steps (at least one) per
-# transition, as src/hmc.c runs them; exact unless the step size adapts.
+# transition, as src/mcmc/hmc.c runs them; exact unless the step size adapts.
 chain_gradients.bnn_hmc <- function(sampler, warmup, iter, n_obs) {
   L <- max(1, floor(sampler$int_time / sampler$stepsize))
   list(n = (warmup + iter) * L, exact = !isTRUE(sampler$adapt_stepsize))

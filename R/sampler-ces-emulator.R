@@ -1,6 +1,6 @@
 # The emulator of calibration-emulation-sampling: an MLP from a network's
-# parameters to the network's outputs on its training inputs (src/emulator.c),
-# trained with the package's own optimiser (src/optim.c) on a squared-error
+# parameters to the network's outputs on its training inputs (src/mcmc/emulator.c),
+# trained with the package's own optimiser (src/model/optim.c) on a squared-error
 # (multi-output Gaussian) loss.
 
 # Table 2 of Moslemi et al. (FBNN): emulator hidden widths and dropout rate

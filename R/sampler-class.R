@@ -189,7 +189,7 @@ sampler_longer_run_caveat.bnn_mclmc <- function(sampler) {
          "as part of the uncertainty")
 }
 
-# The kernel of the chain driver (src/kernel.h) that runs a sampler, and its
+# The kernel of the chain driver (src/mcmc/kernel.h) that runs a sampler, and its
 # settings list for C_kchain_new: by default the sampler object's `driver`
 # (the kernel's C name) and `c_settings`; NUTS and static HMC build theirs
 # from their fields (sampler_c_settings()), MCLMC from its fields, the

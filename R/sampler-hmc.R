@@ -197,7 +197,7 @@ check_inv_metric <- function(x) {
   as.double(x)
 }
 
-# The settings list of the "nuts" and "hmc" kernels (C_kchain_new, src/api_kernel.c).
+# The settings list of the "nuts" and "hmc" kernels (C_kchain_new, src/api/api_kernel.c).
 sampler_c_settings <- function(s, warmup) {
   list(kernel = s$kernel, max_treedepth = s$max_treedepth, warmup = as.integer(warmup),
        adapt_stepsize = as.integer(s$adapt_stepsize),

@@ -1,4 +1,4 @@
-# Microcanonical Langevin Monte Carlo (src/mclmc.c): settings, budget and the
+# Microcanonical Langevin Monte Carlo (src/mcmc/mclmc.c): settings, budget and the
 # per-chain driver that tunes and samples in blocks.
 
 #' MCLMC sampler settings
@@ -255,7 +255,7 @@ bnn_mclmc_budget <- function(settings = bnn_mclmc()) {
        n_draws = ceiling(settings$n_samples / settings$thin))
 }
 
-# Settings of the driver's "mclmc" kernel (C_kchain_new; src/api_mclmc.c)
+# Settings of the driver's "mclmc" kernel (C_kchain_new; src/api/api_mclmc.c)
 # with the dimension-dependent defaults resolved.
 # lr: learning rate of the ensemble that produced the start (MILE's initial
 # step size), or NULL.

@@ -1,6 +1,6 @@
 # Stochastic-gradient MCMC settings: SGLD, pSGLD and SGHMC with minibatch,
 # control-variate and SVRG gradients and cyclical step sizes.  The kernels
-# are src/sgld.c and src/sghmc.c, the minibatch target src/minibatch.c; they
+# are src/mcmc/sgld.c and src/mcmc/sghmc.c, the minibatch target src/mcmc/minibatch.c; they
 # run on the generic chain driver (run_chain()).
 
 .sg_gradients <- c(minibatch = 0L, cv = 1L, svrg = 2L)

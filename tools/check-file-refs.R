@@ -1,6 +1,6 @@
-# Stale file references: every `R/<file>.R` and `src/<file>.c` / `.h` named
-# in a comment of R/, src/, tests/ or inst/benchmarks/ (and in the text of
-# inst/benchmarks/'s READMEs) must exist.  Files move and merge; a comment
+# Stale file references: every `R/<file>.R` and `src/<folder>/<file>.c` /
+# `.h` named in a comment of R/, src/, tests/ or inst/benchmarks/ (and in
+# the text of inst/benchmarks/'s READMEs) must exist.  Files move and merge; a comment
 # that sends a reader to a file that is gone costs them a search.
 # Usage: Rscript tools/check-file-refs.R [repository root]  (exits 1 and
 # lists file:line: reference for every reference to a missing file)
@@ -9,7 +9,7 @@ root <- if (length(args)) args[1] else "."
 dirs <- file.path(root, c("R", "src", "tests", "inst/benchmarks"))
 files <- unlist(lapply(dirs[dir.exists(dirs)], list.files, recursive = TRUE,
                        full.names = TRUE, pattern = "\\.(R|Rmd|c|h|md|sh|stan)$"))
-ref_re <- "(^|[^A-Za-z0-9_./-])((R/[A-Za-z0-9_.-]+\\.R)|(src/[A-Za-z0-9_.-]+\\.[ch]))\\b"
+ref_re <- "(^|[^A-Za-z0-9_./-])((R/[A-Za-z0-9_.-]+\\.R)|(src/([A-Za-z0-9_.-]+/)*[A-Za-z0-9_.-]+\\.[ch]))\\b"
 
 # The comment text of each line (non-comment text blanked): after `#` for R
 # code (a `#` inside a string is taken as a comment start too, which can
@@ -62,5 +62,5 @@ if (length(bad)) {
   cat("Comments name files that do not exist:\n", paste0("  ", bad, "\n"), sep = "")
   quit(status = 1L)
 }
-cat("Every R/*.R and src/*.[ch] named in a comment exists (", length(files), " files read)\n",
+cat("Every R/*.R and src/*/*.[ch] named in a comment exists (", length(files), " files read)\n",
     sep = "")

@@ -1,6 +1,6 @@
 # Calibration-emulation-sampling: the multi-output Gaussian likelihood, the
 # emulated target and its gradient, and the pipeline (R/sampler-ces.R,
-# R/sampler-ces-emulator.R, R/fit-ces.R, src/emulator.c, src/api_ces.c).
+# R/sampler-ces-emulator.R, R/fit-ces.R, src/mcmc/emulator.c, src/api/api_ces.c).
 
 ces_data <- function(n = 40) {
   set.seed(3)

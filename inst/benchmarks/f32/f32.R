@@ -26,7 +26,8 @@ f32_build <- function(single, repo = ".", flags = "", quiet = TRUE) {
   dir.create(dir)
   file.copy(file.path(src, c("f32_core.c", "f32_glue.c", "f32_iface.h")), dir)
   so <- file.path(dir, "f32.so")
-  env <- c(sprintf("PKG_CPPFLAGS='-I%s -DBNNMC_F32=%d'", core, as.integer(single)),
+  inc <- paste0("-I", file.path(core, c("numerics", "simd", "model", "mcmc")), collapse = " ")
+  env <- c(sprintf("PKG_CPPFLAGS='%s -DBNNMC_F32=%d'", inc, as.integer(single)),
            sprintf("PKG_CFLAGS='-Wall -Wextra%s %s'",
                    if (single) " -fsingle-precision-constant" else "", flags))
   owd <- setwd(dir)

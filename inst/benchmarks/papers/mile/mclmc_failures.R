@@ -61,7 +61,7 @@
 # --precision single|both: a real single-precision replay.  Every chain of
 # naive MCLMC and of MILE is also run (single: only) by the package's own
 # numerical core compiled with `double` meaning `float`
-# (inst/benchmarks/f32: src/model.c with the generic kernels, src/mclmc.c,
+# (inst/benchmarks/f32: src/model/model.c with the generic kernels, src/mcmc/mclmc.c,
 # the same tuning and BlackJAX safeguard, unsuffixed constants in float,
 # float libm; the random numbers are the package's, computed in double and
 # rounded), from the same starts, seed and chain numbers as the double

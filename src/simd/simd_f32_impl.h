@@ -4,7 +4,7 @@
  * lets the compiler vectorise them at 8 float lanes, the AVX-512 file
  * replaces dense and grad_w by intrinsics at 16 lanes.
  *
- * Conventions are those of the double kernels (kernels.h), with float
+ * Conventions are those of the double kernels (simd.h), with float
  * activations, deltas and weights; grad_w sums the m rows of one chunk in
  * float and adds each sum to the double gradient (so rounding error grows
  * with the chunk, BNN_CHUNK rows, not with n). */

@@ -1,6 +1,6 @@
 /* AVX-512 kernels (F, DQ, VL), compiled for that instruction set by a target
  * pragma and used only when the CPU and the operating system support it
- * (see kernels.c).
+ * (see simd.c).
  *
  * What differs from the AVX2 kernels:
  *  - exp and tanh use a 16-entry table of 2^(j/16), looked up with one
@@ -12,7 +12,7 @@
  *  - the dense products work on 16 rows (two registers) at a time and
  *    handle the last rows with masked loads and stores. */
 #include <stddef.h>
-#include "kernels.h"
+#include "simd.h"
 #include "sg_update.h"
 
 #ifdef BNNMC_HAVE_AVX512_KERNELS
@@ -31,7 +31,7 @@
 #include "sg_update_impl.h"
 #define KF32_DENSE_OWN 1   /* dense_f32, grad_w_f32, tanh_f32: intrinsics below */
 #define KF32_TANH_OWN 1
-#include "kernels_f32_impl.h"
+#include "simd_f32_impl.h"
 
 /* 2^(j/16), j = 0..15, correctly rounded */
 static const double exp2_16[16] = {
@@ -335,7 +335,7 @@ static void grad_w_f32_avx512v(const float *a, int lda, const float *d, int ldd,
   }
 }
 
-/* tanh in float, the rational approximation of kernels_f32_impl.h at 16
+/* tanh in float, the rational approximation of simd_f32_impl.h at 16
  * lanes, with the division replaced by rcp14 and one Newton step (relative
  * error about 2^-23, like the division's); |x| < 4e-4 gives x, NaN stays
  * NaN (min/max return their second operand for NaN: the clamp keeps x's). */

@@ -2,7 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "kernels.h"
+#include "simd.h"
 #include "minibatch.h"
 
 void bnn_minibatch_free(bnn_minibatch *mb) {

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model.h"
-#include "kernels.h"
+#include "simd.h"
 #include "vmath.h"
 
 #define LOG_SD_MIN (-13.815510557964274)   /* log(1e-6) */

@@ -1,4 +1,4 @@
-#include "kernels.h"
+#include "simd.h"
 #include "sg_update.h"
 
 static const bnn_kernels *selected = &bnn_kernels_generic;

@@ -4,7 +4,7 @@
 #include <Rinternals.h>
 #include <R_ext/Rdynload.h>
 #include <stdlib.h>
-#include "kernels.h"
+#include "simd.h"
 
 /* --- model (api_model.c) --- */
 SEXP C_model_logpost(SEXP, SEXP);

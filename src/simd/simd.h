@@ -1,7 +1,7 @@
 /* Hot kernels of the network: elementwise transcendental functions and the
  * dense-layer products.  Three implementations: portable C
- * (kernels_generic.c), AVX2+FMA (kernels_avx2.c) and AVX-512 F/DQ/VL
- * (kernels_avx512.c), the last two compiled with target pragmas on x86-64
+ * (simd_generic.c), AVX2+FMA (simd_avx2.c) and AVX-512 F/DQ/VL
+ * (simd_avx512.c), the last two compiled with target pragmas on x86-64
  * GCC/Clang.  bnn_kernels_select() picks one once, when the package is
  * loaded, from what the CPU supports; after that the table is read-only.
  * They can differ in the last bits (fused multiply-add), so draws are
@@ -32,7 +32,7 @@ typedef struct {
    * sum (theta[i] / s[i])^2 (prior_impl.h) */
   double (*prior_normal)(const double *theta, const double *s, double *grad,
                          int n);
-  /* Single precision (bnn_fit(precision = "single"), kernels_f32_impl.h):
+  /* Single precision (bnn_fit(precision = "single"), simd_f32_impl.h):
    * dense and tanh as above on float; grad_w_f32 sums the m rows in float
    * and adds the sums to the double gW and gb. */
   void (*dense_f32)(const float *a, int lda, int m, int fin, int fout,

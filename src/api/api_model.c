@@ -5,7 +5,7 @@
 #include <string.h>
 #include "api_util.h"
 #include "interrupt.h"
-#include "kernels.h"
+#include "simd.h"
 
 /* theta: vector (one point) or matrix with one point per column.
  * Returns list(lp = numeric, grad = matrix dim x npoints,

@@ -1,13 +1,13 @@
 /* Portable kernels (plain C; what CRAN's -O2 builds everywhere). */
 #include <stddef.h>
-#include "kernels.h"
+#include "simd.h"
 #include "sg_update.h"
 
 #define KSUF(name) name##_generic
 #include "vmath_impl.h"
 #include "prior_impl.h"
 #include "sg_update_impl.h"
-#include "kernels_f32_impl.h"
+#include "simd_f32_impl.h"
 
 static void dense_generic(const double *a, int lda, int m, int fin, int fout,
                           const double *W, int wk, int wj, const double *b,

@@ -1,7 +1,7 @@
 /* AVX2 + FMA kernels, compiled for that instruction set by a target pragma
- * and used only when the CPU reports both (see kernels.c). */
+ * and used only when the CPU reports both (see simd.c). */
 #include <stddef.h>
-#include "kernels.h"
+#include "simd.h"
 #include "sg_update.h"
 
 #ifdef BNNMC_HAVE_AVX2_KERNELS
@@ -18,7 +18,7 @@
 #include "vmath_impl.h"
 #include "prior_impl.h"
 #include "sg_update_impl.h"
-#include "kernels_f32_impl.h"
+#include "simd_f32_impl.h"
 
 /* z = b + A W for a block of rows: 8 rows x 4 outputs in 8 accumulators */
 static void dense_avx2(const double *a, int lda, int m, int fin, int fout,

@@ -1,4 +1,4 @@
-#include "kernels.h"
+#include "simd.h"
 #include "vmath.h"
 
 void bnn_vexp(const double *x, double *out, int n) { bnn_kern()->vexp(x, out, n); }
