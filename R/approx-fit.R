@@ -23,7 +23,7 @@ approx_fit <- function(model, theta, method, approx, elapsed, n_grad, seed, call
   if (has_sigma(spec)) draws[, , dim] <- exp(draws[, , dim])
   stats <- array(lp, c(S, 1L, 1L),
                  dimnames = list(iteration = NULL, chain = NULL, variable = "lp__"))
-  fit <- list(
+  chains <- list(
     draws = draws, sampler_stats = stats,
     warmup_stats = array(NA_real_, c(0L, 1L, 1L),
                          dimnames = list(iteration = NULL, chain = NULL, variable = "lp__")),
@@ -35,15 +35,8 @@ approx_fit <- function(model, theta, method, approx, elapsed, n_grad, seed, call
                            reason = NA_character_, stringsAsFactors = FALSE),
     spec = spec, sampler = structure(list(method = method), class = "bnn_approx_method"),
     warmup = 0L, iter = S, thin = 1L, seed = seed, chains = 1L, parameters = pars)
-  fit <- c(fit, model[setdiff(names(model), c("spec", names(fit)))])
-  fit$call <- call
-  fit$protocol <- method
-  fit$elapsed <- elapsed
-  fit$approx <- approx
-  fit$spec$X <- NULL
-  fit$spec$y <- NULL
-  class(fit) <- c("bnn_approx", "bnnfit")
-  fit
+  new_bnnfit(chains, model, call = call, protocol = method, elapsed = elapsed,
+             approx = approx, class = "bnn_approx")
 }
 
 .approx_labels <- c(laplace = "Laplace approximation", mc_dropout = "MC dropout",

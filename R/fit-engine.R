@@ -73,12 +73,12 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
     kernels_used <<- union(kernels_used, attr(out, "kernels"))
     out
   }
-  finish <- function(res) {
-    fit <- assemble_fit(res, pars, spec, sampler, warmup, iter, thin, seed, length(res),
-                        ids[seq_along(res)])
-    fit <- c(fit, model[setdiff(names(model), c("spec", names(fit)))])
-    class(fit) <- "bnnfit"
-    fit
+  # the fit of the chains' results `res` (with the run's further fields
+  # `...`; run_waves() calls it on the chains of the waves so far)
+  finish <- function(res, elapsed = NA_real_, ...) {
+    new_bnnfit(assemble_fit(res, pars, spec, sampler, warmup, iter, thin, seed, length(res),
+                            ids[seq_along(res)]),
+               model, call = call, protocol = protocol, elapsed = elapsed, ...)
   }
   t_start <- proc.time()[[3]]
   if (is.null(waves)) {
@@ -92,24 +92,14 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
     inits <- inits[seq_len(chains)]
   }
   elapsed <- proc.time()[[3]] - t_start
-  fit <- finish(res)
-  if (!is.null(wave_log)) fit$waves <- list(log = wave_log, settings = waves)
-  fit$call <- call
-  fit$protocol <- protocol
-  fit$inits <- inits
-  fit$elapsed <- elapsed
-  fit$cost_estimate <- cost$total
-  fit$precision <- precision
-  fit$ensemble <- ens
-  fit$kernels <- kernels_used
-  fit$spec$X <- NULL
-  fit$spec$y <- NULL
-  class(fit) <- "bnnfit"
+  fit <- finish(res, elapsed,
+                waves = if (!is.null(wave_log)) list(log = wave_log, settings = waves),
+                inits = inits, cost_estimate = cost$total, precision = precision, ensemble = ens,
+                kernels = kernels_used)
   report_failures(fit)
   check_sd_collapse(fit)
   check_short_run(fit)
-  fit$convergence <- check_convergence(fit)
-  fit
+  bnnfit_with(fit, convergence = check_convergence(fit))
 }
 
 # A run that keeps fewer than 100 draws per chain: its summaries, R-hat and

@@ -1,5 +1,6 @@
-# The fit object from its chains' results (bnn_fit()'s engines and
-# bnn_sample_gaussian()).
+# The chains' part of a fit from its chains' results (bnn_fit()'s engines
+# and bnn_sample_gaussian()): a plain list of the per-chain fields of the
+# fit (R/fit-object.R), which new_bnnfit() joins with the model and the run.
 
 assemble_fit <- function(res, pars, spec, sampler, warmup, iter, thin, seed, chains,
                          ids = seq_len(chains)) {
@@ -33,7 +34,7 @@ assemble_fit <- function(res, pars, spec, sampler, warmup, iter, thin, seed, cha
     step = vapply(fa, function(f) as.double(f$step %||% NA_real_), numeric(1)),
     reason = vapply(fa, function(f) f$reason %||% NA_character_, character(1)),
     stringsAsFactors = FALSE)
-  structure(list(
+  list(
     draws = draws, sampler_stats = stats, warmup_stats = wstats,
     n_grad = vapply(res, function(r) r$n_grad, numeric(1)),
     stepsize = vapply(res, function(r) r$stepsize, numeric(1)),
@@ -46,6 +47,5 @@ assemble_fit <- function(res, pars, spec, sampler, warmup, iter, thin, seed, cha
     chain_status = factor(.chain_status[status + 1L], levels = .chain_status),
     failed_at = failed_at,
     spec = spec, sampler = sampler, warmup = warmup, iter = iter, thin = thin,
-    seed = seed, chains = chains, chain_id = ids, parameters = pars),
-    class = "bnnfit")
+    seed = seed, chains = chains, chain_id = ids, parameters = pars)
 }

@@ -1,0 +1,81 @@
+# The fit object: one constructor with a validator and one list of fields.
+
+fit_object_data <- function() {
+  set.seed(3)
+  d <- data.frame(x = runif(30, -2, 2))
+  d$y <- sin(d$x) + rnorm(30, sd = 0.1)
+  d
+}
+
+test_that("every field of a fit is in the documented list, in its order", {
+  fit <- suppressWarnings(bnn_fit(y ~ x, data = fit_object_data(), hidden = 2,
+                                  sampler = "nuts", chains = 2, warmup = 30, iter = 20,
+                                  seed = 1, progress = FALSE))
+  tab <- bnnmc:::.bnnfit_fields
+  expect_true(all(names(fit) %in% tab$name))
+  expect_identical(names(fit), tab$name[tab$name %in% names(fit)])
+  expect_true(all(tab$name[tab$need == "always"] %in% names(fit)))
+  expect_true(all(nzchar(tab$meaning)))
+  expect_identical(class(fit), "bnnfit")
+  # the spec is stored without the training data, which the fit has once
+  expect_null(fit$spec$X)
+  expect_identical(dim(fit$X), c(30L, 1L))
+})
+
+test_that("the validator names a missing, unknown or malformed field", {
+  fit <- suppressWarnings(bnn_fit(y ~ x, data = fit_object_data(), hidden = 2,
+                                  sampler = "nuts", chains = 2, warmup = 30, iter = 20,
+                                  seed = 1, progress = FALSE))
+  f <- unclass(fit)
+  expect_identical(bnnmc:::validate_bnnfit(f), f)
+  expect_error(bnnmc:::validate_bnnfit(f[setdiff(names(f), "draws")]), "'draws' are missing")
+  expect_error(bnnmc:::validate_bnnfit(c(f, list(extra = 1))), "'extra' are not fields")
+  g <- f
+  g$n_grad <- g$n_grad[1]
+  expect_error(bnnmc:::validate_bnnfit(g), "'n_grad' must have one value per chain")
+  g <- f
+  g$chain_status <- as.character(g$chain_status)
+  expect_error(bnnmc:::validate_bnnfit(g), "'chain_status' must be of type factor")
+  # a field an older version stored is kept by a copy, not refused
+  old <- structure(c(f, list(legacy = 1)), class = "bnnfit")
+  expect_identical(bnnmc:::bnnfit_with(old, symmetries = "canonical")$legacy, 1)
+})
+
+test_that("the constructor leaves out optional fields that are NULL and orders the fields", {
+  fit <- suppressWarnings(bnn_fit(y ~ x, data = fit_object_data(), hidden = 2,
+                                  sampler = "nuts", chains = 1, warmup = 30, iter = 20,
+                                  seed = 1, progress = FALSE))
+  g <- bnnmc:::bnnfit_with(fit, convergence = NULL, symmetries = "canonical")
+  expect_false("convergence" %in% names(g))
+  expect_identical(tail(names(g), 1L), "symmetries")
+  # a field every fit has stays, also when NULL is allowed (no metric)
+  h <- bnnmc:::bnnfit_with(fit, inv_metric = NULL)
+  expect_true("inv_metric" %in% names(h))
+  expect_null(h$inv_metric)
+})
+
+test_that("a subset of the chains keeps every per-chain field in step", {
+  fit <- suppressWarnings(bnn_fit(y ~ x, data = fit_object_data(), hidden = 2,
+                                  sampler = "nuts", chains = 3, warmup = 30, iter = 20,
+                                  seed = 1, progress = FALSE))
+  s <- bnnmc:::bnnfit_subset_chains(fit, c(3L, 1L), 5:10)
+  expect_identical(s$draws, fit$draws[5:10, c(3, 1), , drop = FALSE])
+  expect_identical(s$sampler_stats, fit$sampler_stats[5:10, c(3, 1), , drop = FALSE])
+  expect_identical(s$chain_id, fit$chain_id[c(3, 1)])
+  expect_identical(s$stepsize, fit$stepsize[c(3, 1)])
+  expect_identical(s$timing$chain, fit$timing$chain[c(3, 1)])
+  expect_identical(s$inv_metric, fit$inv_metric[c(3, 1), , drop = FALSE])
+  expect_identical(s$chains, 2L)
+})
+
+test_that("approximations and converted ensembles are built by the same constructor", {
+  d <- fit_object_data()
+  ens <- suppressWarnings(bnn_fit_ensemble(y ~ x, d, hidden = 2, members = 2, seed = 1,
+                                           optimizer = bnn_optimizer(epochs = 20),
+                                           progress = FALSE))
+  fit <- as_bnnfit(ens)
+  expect_identical(class(fit), c("bnn_approx", "bnnfit"))
+  expect_true(all(names(fit) %in% bnnmc:::.bnnfit_fields$name))
+  expect_identical(fit$protocol, "ensemble")
+  expect_true("inv_metric" %in% names(fit))
+})
