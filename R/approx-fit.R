@@ -30,7 +30,7 @@ approx_fit <- function(model, theta, method, approx, elapsed, n_grad, seed, call
     n_grad = as.double(n_grad), stepsize = NA_real_, L = NA_real_, n_reverted = NA_real_,
     inv_metric = NULL,
     timing = data.frame(chain = 1L, warmup = 0, sampling = elapsed),
-    chain_status = factor("ok", levels = .chain_status),
+    chain_status = factor(chain_status_label("ok"), levels = chain_status_levels()),
     failed_at = data.frame(chain = 1L, phase = NA_character_, step = NA_real_,
                            reason = NA_character_, stringsAsFactors = FALSE),
     spec = spec, sampler = structure(list(method = method), class = "bnn_approx_method"),

@@ -170,12 +170,12 @@ make_inits <- function(init, chains, dim, spec, prior, seed) {
 }
 
 report_failures <- function(fit) {
-  diverged <- .chain_status[5L]
+  diverged <- chain_status_label("nonfinite")
   bad <- which(fit$chain_status != "ok" & fit$chain_status != diverged)
   for (c in bad) {
     why <- as.character(fit$chain_status[c])
     fa <- fit$failed_at
-    if (!is.null(fa) && !is.na(fa$reason[c]) && why == .chain_status[6L])
+    if (!is.null(fa) && !is.na(fa$reason[c]) && why == chain_status_label("failed"))
       why <- sprintf("%s (%s, step %s)", fa$reason[c], fa$phase[c],
                      format(fa$step[c], scientific = FALSE, trim = TRUE))
     warn_cond(sprintf("Chain %d failed: %s. Its draws are NA.", fit$chain_id[c] %||% c, why),

@@ -26,7 +26,7 @@ assemble_fit <- function(res, pars, spec, sampler, warmup, iter, thin, seed, cha
     wstats[, c, ] <- res[[c]]$warmup_stats
   }
   if (has_sigma(spec)) draws[, , dim] <- exp(draws[, , dim])
-  status <- vapply(res, function(r) r$status, integer(1))
+  status <- vapply(res, function(r) r$status, character(1))
   fa <- lapply(res, function(r) r$failed_at)
   failed_at <- data.frame(
     chain = ids,
@@ -44,7 +44,7 @@ assemble_fit <- function(res, pars, spec, sampler, warmup, iter, thin, seed, cha
     timing = data.frame(chain = ids,
                         warmup = vapply(res, function(r) r$time_warmup, numeric(1)),
                         sampling = vapply(res, function(r) r$time_sampling, numeric(1))),
-    chain_status = factor(.chain_status[status + 1L], levels = .chain_status),
+    chain_status = factor(chain_status_label(status), levels = chain_status_levels()),
     failed_at = failed_at,
     spec = spec, sampler = sampler, warmup = warmup, iter = iter, thin = thin,
     seed = seed, chains = chains, chain_id = ids, parameters = pars)

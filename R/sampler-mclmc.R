@@ -309,16 +309,16 @@ mclmc_chain_result <- function(res, info, stages, warmup) {
   res$n_reverted <- info$n_reverted
   res$tuning_stats <- res$warmup_stats
   res$warmup_stats <- res$warmup_stats[0L, , drop = FALSE]
-  status <- info$status
+  status <- chain_status_name(info$status)
   res$failed_at <- NULL
-  if (status == 4L)
+  if (status == "nonfinite")
     res$failed_at <- c(mclmc_phase(info$failed_iter + 1L, stages),
                        list(reason = c("state", "stepsize")[info$fail_reason]))
   done <- c(info$done1, info$done2, info$done3)
   res$mclmc <- list(
     stepsize = info$stepsize, L = info$L, sqrt_diag_cov = sqrt(info$inv_metric),
     n_grad = info$n_grad, n_reverted = info$n_reverted,
-    status = c("ok", "bad_init", "stepsize", "", "nonfinite")[status + 1L],
+    status = status,
     done = as.integer(done), total = as.integer(stages),
     iter = info$n_sample_steps, eevpd = if (is.nan(info$eevpd)) NA_real_ else info$eevpd,
     position = info$position, failed_at = res$failed_at,

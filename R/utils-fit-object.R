@@ -5,6 +5,8 @@
 # bnn_combine_chains() (R/run-combine.R); a copy with fields replaced
 # (the convergence verdict, the default model's check, draws with the
 # symmetries removed, a subset of the chains) goes through bnnfit_with().
+# Below them, the chain statuses a fit's chain_status holds, looked up by
+# name in the table C owns.
 
 # The fields of a `bnnfit`, in the order the object holds them.
 #   name:    the field (`fit$<name>`)
@@ -184,4 +186,44 @@ bnnfit_build <- function(fields, class, strict) {
   fields <- fields[c(known, setdiff(names(fields), known))]
   validate_bnnfit(fields, strict)
   structure(fields, class = c(class, "bnnfit"))
+}
+
+# The chain statuses: C owns their one table (kernel.h's bnn_status_table:
+# code, name, label of a fit's chain_status, default reason), read once
+# into .status_cache; R looks a status up by its name ("ok", "bad_init",
+# "stepsize", "metric", "nonfinite", "failed", "stuck", "interrupted").
+.status_cache <- new.env(parent = emptyenv())
+
+chain_status_table <- function() {
+  if (is.null(.status_cache$table))
+    .status_cache$table <- as.data.frame(.Call(C_chain_status_table),
+                                         stringsAsFactors = FALSE)
+  .status_cache$table
+}
+
+# The row of each status name (an error for a name the table does not have).
+chain_status_row <- function(name) {
+  tab <- chain_status_table()
+  i <- match(name, tab$name)
+  if (anyNA(i))
+    stop("Unknown chain status '", name[is.na(i)][1L], "' (internal error).", call. = FALSE)
+  i
+}
+
+# The C code of a status name, and the name of a C code.
+chain_status_code <- function(name) chain_status_table()$code[chain_status_row(name)]
+chain_status_name <- function(code) {
+  tab <- chain_status_table()
+  i <- match(code, tab$code)
+  if (anyNA(i))
+    stop("Unknown chain status code ", code[is.na(i)][1L], " (internal error).", call. = FALSE)
+  tab$name[i]
+}
+
+# The label a fit's chain_status shows for a status name, and the levels of
+# that factor: the labels of every status a fit can hold, in code order.
+chain_status_label <- function(name) chain_status_table()$label[chain_status_row(name)]
+chain_status_levels <- function() {
+  tab <- chain_status_table()
+  tab$label[tab$in_fit]
 }

@@ -79,3 +79,35 @@ test_that("approximations and converted ensembles are built by the same construc
   expect_identical(fit$protocol, "ensemble")
   expect_true("inv_metric" %in% names(fit))
 })
+
+test_that("chain statuses are looked up by name in the one table C owns", {
+  tab <- bnnmc:::chain_status_table()
+  expect_named(tab, c("code", "name", "label", "reason", "in_fit"))
+  expect_false(anyDuplicated(tab$name) > 0L)
+  expect_identical(bnnmc:::chain_status_name(bnnmc:::chain_status_code("nonfinite")),
+                   "nonfinite")
+  expect_identical(bnnmc:::chain_status_label("stuck"),
+                   "the chain never moved (every transition rejected)")
+  expect_error(bnnmc:::chain_status_code("no_such_status"), "Unknown chain status 'no_such_status'")
+  expect_error(bnnmc:::chain_status_name(99L), "Unknown chain status code 99")
+  # a fit's factor has the labels of the statuses a fit can hold, "ok" first;
+  # an interrupted chain never ends in a fit
+  lev <- bnnmc:::chain_status_levels()
+  expect_identical(lev[1L], "ok")
+  expect_false(bnnmc:::chain_status_label("interrupted") %in% lev)
+  expect_true(bnnmc:::chain_status_label("failed") %in% lev)
+  fit <- suppressWarnings(bnn_fit(y ~ x, data = fit_object_data(), hidden = 2,
+                                  sampler = "nuts", chains = 1, warmup = 30, iter = 20,
+                                  seed = 1, progress = FALSE))
+  expect_identical(levels(fit$chain_status), lev)
+})
+
+test_that("a chain's target is chosen by the spec's type, and an unknown type is refused", {
+  spec <- list(type = "gaussian", mean = c(0, 0), prec = as.double(diag(2)))
+  out <- bnnmc:::run_chain(spec, c(0.5, 0.5), 1, 1L, bnn_rwm(), 20L, 20L, 1L)
+  expect_identical(out$status, "ok")
+  expect_identical(dim(out$draws), c(20L, 2L))
+  spec$type <- "no_such_target"
+  expect_error(bnnmc:::run_chain(spec, c(0.5, 0.5), 1, 1L, bnn_rwm(), 20L, 20L, 1L),
+               "unknown target type 'no_such_target'")
+})
