@@ -7,8 +7,8 @@ run_stage <- function(spec, sampler, chains, warmup, iter, thin, inits, seed, pr
                         phases = c("warm-up" = warmup, sampling = iter))
   t0 <- proc.time()[[3]]
   res <- dispatch_chains(seq_len(chains), function(cid) {
-    run_chain_any(spec, inits[[cid]], seed, cid, sampler, warmup, iter, thin,
-                  progress = prog)
+    run_chain(spec, inits[[cid]], seed, cid, sampler, warmup, iter, thin,
+              progress = prog, fit_shape = TRUE)
   })
   list(res = res, elapsed = proc.time()[[3]] - t0)
 }

@@ -67,8 +67,8 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
     prog <- make_progress(!isFALSE(progress), length(pos), warmup + iter, phases = phases,
                           render = render)
     out <- dispatch_chains(pos, function(k) {
-      run_chain_any(spec, inits[[k]], seed, ids[k], sampler, warmup, iter, thin,
-                    progress = prog, lr = lr)
+      run_chain(spec, inits[[k]], seed, ids[k], sampler, warmup, iter, thin,
+                progress = prog, fit_shape = TRUE, lr = lr)
     })
     kernels_used <<- union(kernels_used, attr(out, "kernels"))
     out
@@ -205,11 +205,6 @@ report_failures <- function(fit) {
                              div, 100 * div / (dim(fit$sampler_stats)[1] * sum(ok))),
                      "The draws near them may be biased; consider a larger adapt_delta, ",
                      "a smaller prior scale, or ensemble starts."), "bnnmc_divergence")
-  if (identical(fit$sampler$method, "nuts")) {
-    hit <- sum(fit$sampler_stats[, ok, "treedepth__"] >= fit$sampler$max_treedepth, na.rm = TRUE)
-    if (hit > 0)
-      warn_cond(sprintf("%d transitions hit the maximum tree depth of %d.", hit,
-                        fit$sampler$max_treedepth), "bnnmc_treedepth")
-  }
+  sampler_fit_warnings(fit$sampler, fit, ok)
   invisible(NULL)
 }

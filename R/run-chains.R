@@ -111,7 +111,7 @@ run_chain <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
     res$failed_at <- list(
       phase = if (it <= warmup) "warm-up" else "sampling",
       step = if (it <= warmup) it else it - warmup, reason = info$reason)
-  } else if (kern$name %in% c("nuts", "hmc") && done >= 2L &&
+  } else if (sampler_unmoved_fails(sampler) && done >= 2L &&
              identical(as.double(info$position), as.double(init))) {
     # a chain still at its initial values after every transition (all
     # rejected, e.g. NaN momenta or a step size far too large) has no draws
@@ -122,11 +122,4 @@ run_chain <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
   }
   res$n_done <- done
   sampler_chain_result(sampler, res, info, sch)
-}
-
-# Run one chain of a fit (run_chain(), draws in the fit's shape).
-run_chain_any <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
-                          progress = NULL, lr = NULL) {
-  run_chain(spec, init, seed, chain_id, sampler, warmup, iter, thin,
-            progress = progress, fit_shape = TRUE, lr = lr)
 }

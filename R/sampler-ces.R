@@ -142,3 +142,13 @@ format.bnn_ces <- function(x, ...) {
             sprintf("emulator %s", paste(x$emulator$hidden, collapse = "-")),
           format(x$sampler))
 }
+
+# ---- its methods of the sampler generics (R/sampler-class.R; cost:
+# chain_gradients(), R/run-cost.R) ----------------------------------------
+
+sampler_units.bnn_ces <- function(sampler)
+  list(warmup = "iterations of the sampling stage", phase = "warm-up")
+
+sampler_allows.bnn_ces <- function(sampler, what) FALSE
+
+sampler_draws_sampler.bnn_ces <- function(sampler) sampler$sampler
