@@ -9,7 +9,8 @@
 # trained here if asked), the sampler's preparation, the chains (in waves
 # if asked) and the fit object.  model: prepare_model()'s list; the rest
 # are bnn_fit()'s checked arguments, the run resolved by
-# sampler_resolve_run().
+# sampler_resolve_run(); `sampler_name` is the name the sampler was given
+# by (bnn_fit(sampler = "mile")), the fit's `protocol` label.
 fit_engine <- function(model, sampler, chains, warmup, iter, thin, init, seed, progress,
                        call, given_init = FALSE, ...) {
   UseMethod("fit_engine", sampler)
@@ -17,7 +18,7 @@ fit_engine <- function(model, sampler, chains, warmup, iter, thin, init, seed, p
 
 fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init, seed,
                                progress, call, given_init = FALSE,
-                               protocol = NA_character_, waves = NULL, chain_id = NULL,
+                               sampler_name = NA_character_, waves = NULL, chain_id = NULL,
                                ensemble = NULL, valid_data = NULL, precision = "double",
                                ...) {
   spec <- model$spec
@@ -25,7 +26,7 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
   # what the fit will cost, said up front when it is long (R/run-cost.R)
   cost <- tryCatch(fit_cost(spec, sampler, chains, warmup, iter, init,
                             ensemble_opt = if (identical(init, "ensemble"))
-                              ensemble %||% protocol_preset(protocol, model$likelihood),
+                              ensemble %||% sampler_ensemble_preset(sampler, model$likelihood),
                             n_members = max(chain_id %||% chains)),
                    error = function(e) NULL)
   if (!isFALSE(progress) || (!is.null(cost) && cost$total > 600))
@@ -40,7 +41,7 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
   if (inherits(init, "bnn_ensemble")) {
     ens <- init
   } else if (identical(init, "ensemble")) {
-    opt <- ensemble %||% protocol_preset(protocol, model$likelihood)
+    opt <- ensemble %||% sampler_ensemble_preset(sampler, model$likelihood)
     ens <- train_ensemble(model, n_gen, opt, valid_data, NULL, seed,
                           progress %||% interactive())
   }
@@ -78,7 +79,7 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
   finish <- function(res, elapsed = NA_real_, ...) {
     new_bnnfit(assemble_fit(res, pars, spec, sampler, warmup, iter, thin, seed, length(res),
                             ids[seq_along(res)]),
-               model, call = call, protocol = protocol, elapsed = elapsed, ...)
+               model, call = call, protocol = sampler_name, elapsed = elapsed, ...)
   }
   t_start <- proc.time()[[3]]
   if (is.null(waves)) {

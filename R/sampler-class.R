@@ -5,12 +5,15 @@
 # the small internal generics below, with the common case in the default
 # method.  This file holds the generics and their defaults only; a
 # sampler's methods live in its own file, R/sampler-<kind>.R (hmc: NUTS,
-# static HMC and RWM; mclmc; sgmcmc: SGLD, pSGLD, SGHMC; pcn; ces).
+# static HMC and RWM; mclmc; sgmcmc: SGLD, pSGLD, SGHMC; pcn; ces;
+# protocol: the papers' protocols MILE and DEI-MCMC).
 # bnn_fit() and the engine call these generics and never branch on a
 # sampler's kind, nor modify the sampler object they were given:
 # sampler_resolve_run() returns the settings of the run as a new object.
 #
 #   generic                    what it says                           methods
+#   sampler_protocol_default() bnn_fit()'s warmup/init when not given  mile, dei
+#   sampler_ensemble_preset()  training of the starts' deep ensemble   mile
 #   sampler_resolve_run()      warm-up, transitions, thinning, draws   mclmc
 #   sampler_default_thin()     the thinning when `thin` is not given   mclmc
 #   sampler_units()            unit and phase name of the warm-up      mclmc, sgmcmc, ces
@@ -166,6 +169,22 @@ sampler_unmoved_fails.default <- function(sampler) FALSE
 sampler_fit_warnings <- function(sampler, fit, ok) UseMethod("sampler_fit_warnings")
 
 sampler_fit_warnings.default <- function(sampler, fit, ok) invisible(NULL)
+
+# The default of bnn_fit()'s `what` ("warmup", "init") when the user did
+# not give it: `default` unless the sampler is a protocol of a paper that
+# changes it (R/sampler-protocol.R).
+sampler_protocol_default <- function(sampler, what, default) {
+  UseMethod("sampler_protocol_default")
+}
+
+sampler_protocol_default.default <- function(sampler, what, default) default
+
+# The deep ensemble's training (a bnn_optimizer()) when the chains start
+# from one trained here (init = "ensemble") and `ensemble` is not given:
+# DEI's preset unless the sampler is a protocol with its own.
+sampler_ensemble_preset <- function(sampler, likelihood) UseMethod("sampler_ensemble_preset")
+
+sampler_ensemble_preset.default <- function(sampler, likelihood) bnn_optimizer_preset("dei")
 
 # The phases of one chain as run_chain() runs them: `warmup` and `iter`
 # transitions, every `thin`-th kept, and `report(progress, chain_id)`, the
