@@ -32,7 +32,7 @@
 #   sampler_longer_run_caveat() what the convergence remedy adds       mclmc
 #                              (generic in R/diag-convergence.R)
 #   chain_gradients()          gradients per chain (R/run-cost.R)      mclmc, sgmcmc, sghmc, nuts, hmc
-#   bytes_per_parameter()      memory per parameter (R/fit-size.R)     ces (in R/fit-size.R)
+#   bytes_per_parameter()      memory per parameter of a fit          ces
 #   format()                   one line for print()                    every class
 #   fit_engine()               the engine of bnn_fit() (R/fit-engine.R) ces (R/fit-ces.R)
 #
@@ -185,6 +185,18 @@ sampler_protocol_default.default <- function(sampler, what, default) default
 sampler_ensemble_preset <- function(sampler, likelihood) UseMethod("sampler_ensemble_preset")
 
 sampler_ensemble_preset.default <- function(sampler, likelihood) bnn_optimizer_preset("dei")
+
+# Bytes per parameter of a fit: the kept draws of all chains (twice: the
+# chains' results and the assembled array), the sampler workspace of one
+# chain and the prior scales and inits.
+bytes_per_parameter <- function(sampler, chains, n_keep) UseMethod("bytes_per_parameter")
+
+bytes_per_parameter.default <- function(sampler, chains, n_keep) {
+  # NUTS/HMC: the tree's states; MCLMC and the kernels of the generic
+  # driver: a few vectors of the dimension
+  work <- if (!is.null(sampler$max_treedepth)) 10 * (sampler$max_treedepth + 1) + 25 else 16
+  8 * (2 * chains * n_keep + work + 4 + chains)
+}
 
 # The phases of one chain as run_chain() runs them: `warmup` and `iter`
 # transitions, every `thin`-th kept, and `report(progress, chain_id)`, the
