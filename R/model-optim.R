@@ -236,9 +236,7 @@ check_dropout_rates <- function(x, name, scalar = FALSE) {
   if (s$input_dropout > 0) cs$input_dropout <- s$input_dropout
   snapshot_every <- .omc_check_count(snapshot_every, "snapshot_every", 0)
   if (snapshot_every > 0L) cs$snapshot_every <- snapshot_every
-  res <- .Call(C_optimize, spec, valid_spec, init, seed, member, cs)
-  res$status <- c("ok", "early_stop", "nonfinite")[res$status + 1L]
-  res
+  .Call(C_optimize, spec, valid_spec, init, seed, member, cs)
 }
 
 #' Optimiser settings of the papers' deep ensembles
