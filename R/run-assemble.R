@@ -8,8 +8,8 @@ assemble_fit <- function(res, pars, spec, sampler, warmup, iter, thin, seed, cha
   dim <- length(pars)
   dn <- list(iteration = NULL, chain = NULL, variable = pars)
   d1 <- res[[1L]]$draws
-  # one chain whose draws already have the fit's shape and names (the
-  # generic driver's, R/chains.R): taken as they are, without a copy
+  # one chain whose draws already have the fit's shape and names
+  # (run_chain(fit_shape = TRUE)): taken as they are, without a copy
   one <- chains == 1L && identical(dim(d1), c(n_keep, 1L, dim)) &&
     identical(dimnames(d1), dn)
   draws <- if (one) d1 else array(NA_real_, c(n_keep, chains, dim), dimnames = dn)

@@ -39,7 +39,7 @@ static void parse_pcn(SEXP settings, int dim, void *out) {
   s->extra_stepsize = bnn_kset_real(settings, "extra_stepsize", 0.1, 0, 1e300, 1);
 }
 
-/* NUTS and static HMC: settings from sampler_c_settings() (R/sampler.R).
+/* NUTS and static HMC: settings from sampler_c_settings() (R/sampler-hmc.R).
  * The R constructors validate these; checked again so that a settings list
  * edited by hand cannot freeze or break a chain. */
 static void parse_hmc_common(SEXP settings, int dim, bnn_hmc_settings *s) {
