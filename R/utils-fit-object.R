@@ -94,7 +94,10 @@ bnnfit_field_ok <- function(x, type) {
 # Checks a fit's fields against the table: every "always" field present and
 # of its type, the per-chain fields as long as the chains, no field the
 # table does not know.  Returns the fit (invisibly) or stops naming the
-# field; an error here is a bug of the code that built the fit.
+# field; an error here is a bug of the code that built the fit.  With
+# strict = FALSE (a copy of an existing fit, perhaps made by an older
+# version) fields the table does not list, or lacks, are let be; those
+# present are still checked.
 validate_bnnfit <- function(fit, strict = TRUE) {
   tab <- .bnnfit_fields
   nms <- names(fit)
@@ -105,7 +108,7 @@ validate_bnnfit <- function(fit, strict = TRUE) {
   if (strict && length(unknown))
     bad("field(s) ", paste0("'", unknown, "'", collapse = ", "), " are not fields of a fit.")
   missing <- setdiff(tab$name[tab$need == "always"], nms)
-  if (length(missing))
+  if (strict && length(missing))
     bad("field(s) ", paste0("'", missing, "'", collapse = ", "), " are missing.")
   for (i in which(tab$name %in% nms)) {
     x <- fit[[tab$name[i]]]
@@ -116,14 +119,15 @@ validate_bnnfit <- function(fit, strict = TRUE) {
   }
   n_ch <- dim(fit$draws)[2L]
   for (f in c("sampler_stats", "warmup_stats"))
-    if (dim(fit[[f]])[2L] != n_ch) bad("field '", f, "' must have ", n_ch, " chains.")
+    if (!is.null(fit[[f]]) && dim(fit[[f]])[2L] != n_ch)
+      bad("field '", f, "' must have ", n_ch, " chains.")
   for (f in c("n_grad", "stepsize", "L", "n_reverted", "chain_status", "chain_id"))
     if (!is.null(fit[[f]]) && length(fit[[f]]) != n_ch)
       bad("field '", f, "' must have one value per chain (", n_ch, ").")
   for (f in c("timing", "failed_at", "inv_metric"))
     if (!is.null(fit[[f]]) && nrow(fit[[f]]) != n_ch)
       bad("field '", f, "' must have one row per chain (", n_ch, ").")
-  if (fit$chains != n_ch) bad("field 'chains' must be ", n_ch, ".")
+  if (!is.null(fit$chains) && fit$chains != n_ch) bad("field 'chains' must be ", n_ch, ".")
   invisible(fit)
 }
 
