@@ -142,3 +142,32 @@ format.bnn_ces <- function(x, ...) {
             sprintf("emulator %s", paste(x$emulator$hidden, collapse = "-")),
           format(x$sampler))
 }
+
+# ---- its methods of the sampler generics (R/sampler-class.R; cost:
+# chain_gradients(), R/run-cost.R) ----------------------------------------
+
+sampler_units.bnn_ces <- function(sampler)
+  list(warmup = "iterations of the sampling stage", phase = "warm-up")
+
+sampler_allows.bnn_ces <- function(sampler, what) FALSE
+
+sampler_draws_sampler.bnn_ces <- function(sampler) sampler$sampler
+
+# CES: every stage's storage (ces_stage_bytes()).
+bytes_per_parameter.bnn_ces <- function(sampler, chains, n_keep) {
+  sum(ces_stage_bytes(sampler, chains, n_keep, n_par = 1, n_out = 0))
+}
+
+# Bytes of each stage of a CES fit (bnn_ces()) of a network with n_par
+# parameters and n_out outputs on the training data (rows x outputs): the
+# calibration run's draws (kept in the fit's $ces, all calibration_iter of
+# every chain: they are not thinned), the J emulator training pairs (theta
+# and G(X; theta), with their transposed and standardised copies) and the
+# sampling stage's draws, not only iter / thin.
+ces_stage_bytes <- function(ces, chains, n_keep, n_par, n_out) {
+  J <- as.double(ces$J)
+  c(calibration = n_par * bytes_per_parameter(ces$calibration, chains,
+                                              as.double(ces$calibration_iter)),
+    emulator = 8 * 3 * J * (n_par + n_out),
+    sampling = n_par * bytes_per_parameter(ces$sampler, chains, n_keep))
+}

@@ -207,3 +207,39 @@ sampler_c_settings <- function(s, warmup) {
        kappa = s$kappa, t0 = s$t0, int_time = s$int_time %||% 1,
        inv_metric = if (is.null(s$inv_metric)) NULL else as.double(s$inv_metric))
 }
+
+# ---- its methods of the sampler generics (R/sampler-class.R; cost:
+# chain_gradients(), R/run-cost.R) ----------------------------------------
+
+sampler_kernel.bnn_nuts <- function(sampler, warmup, iter, dim = NULL, lr = NULL) {
+  list(name = if (identical(sampler$kernel, 1L)) "hmc" else "nuts",
+       settings = c(sampler_c_settings(sampler, warmup), list(iter = as.integer(iter))))
+}
+
+sampler_kernel.bnn_hmc <- sampler_kernel.bnn_nuts
+
+sampler_unmoved_fails.bnn_nuts <- function(sampler) TRUE
+
+sampler_unmoved_fails.bnn_hmc <- function(sampler) TRUE
+
+# NUTS: transitions whose tree reached the maximum depth (their
+# trajectories were cut short).
+sampler_fit_warnings.bnn_nuts <- function(sampler, fit, ok) {
+  hit <- sum(fit$sampler_stats[, ok, "treedepth__"] >= sampler$max_treedepth, na.rm = TRUE)
+  if (hit > 0)
+    warn_cond(sprintf("%d transitions hit the maximum tree depth of %d.", hit,
+                      sampler$max_treedepth), "bnnmc_treedepth")
+  invisible(NULL)
+}
+
+# NUTS: a typical tree (the trees adapt to the posterior).
+chain_gradients.bnn_nuts <- function(sampler, warmup, iter, n_obs) {
+  list(n = (warmup + iter) * (2^min(sampler$max_treedepth, 6) - 1), exact = FALSE)
+}
+
+# Static HMC: floor(int_time / step size) leapfrog steps (at least one) per
+# transition, as src/mcmc/hmc.c runs them; exact unless the step size adapts.
+chain_gradients.bnn_hmc <- function(sampler, warmup, iter, n_obs) {
+  L <- max(1, floor(sampler$int_time / sampler$stepsize))
+  list(n = (warmup + iter) * L, exact = !isTRUE(sampler$adapt_stepsize))
+}

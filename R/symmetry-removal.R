@@ -127,9 +127,7 @@ bnn_remove_symmetries <- function(x, method = "canonical", sizes = NULL,
         if (anyNA(a)) stop("'x' has missing (NA) values.", call. = FALSE)
       return(res[[1L]])
     }
-    x$draws <- res[[1L]]
-    x$symmetries <- method
-    return(x)
+    return(bnnfit_with(x, draws = res[[1L]], symmetries = method))
   }
   inp <- sym_input(x, sizes, activation)
   if (inp$activation != "tanh")
@@ -149,6 +147,6 @@ bnn_remove_symmetries <- function(x, method = "canonical", sizes = NULL,
     inp$mat[rows, seq_len(n_net), drop = FALSE], inp$sizes, C, K_beta, k, sigma,
     iterations))
   res <- inp$back(out)
-  if (inp$fit) res$symmetries <- method
+  if (inp$fit) res <- bnnfit_with(res, symmetries = method)
   res
 }

@@ -134,8 +134,8 @@ sym_input <- function(x, sizes, activation, what = "x") {
     return(list(mat = matrix(a, d[1] * d[2], d[3]), sizes = sh$sizes,
                 activation = sh$activation, fit = TRUE,
                 back = function(m) {
-                  fit$draws[] <- m
-                  fit
+                  a[] <- m
+                  bnnfit_with(fit, draws = a)
                 }))
   }
   dx <- dim(x)

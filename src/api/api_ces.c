@@ -1,6 +1,7 @@
 /* .Call entry points of calibration-emulation-sampling: emulated targets
- * for the generic chain driver (api_kernel.c's build_target), and the
- * emulator's outputs, log-likelihood and gradient at given parameters. */
+ * for the generic chain driver (the "emulated" entry of api_kernel.c's
+ * target_registry), and the emulator's outputs, log-likelihood and
+ * gradient at given parameters. */
 #include <math.h>
 #include <string.h>
 #include <time.h>

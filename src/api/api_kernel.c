@@ -109,27 +109,22 @@ static const bnn_kernel_entry *find_kernel(SEXP name) {
 static void free_model(void *ctx) { bnn_model_free(ctx); }
 static void free_gauss(void *ctx) { bnn_gauss_free(ctx); }
 
-/* The dimension of the target a spec describes, validated before anything
- * is allocated.  spec: list(type = "bnn", ...) (R's bnn_spec_c()) or
- * list(type = "gaussian", mean, prec). */
-static int spec_is_gaussian(SEXP spec) {
-  if (TYPEOF(spec) != VECSXP) Rf_error("'spec' must be a list");
-  SEXP type = bnn_list_get(spec, "type");
-  return Rf_isString(type) && strcmp(CHAR(STRING_ELT(type, 0)), "gaussian") == 0;
-}
+/* Each kind of target: its dimension, validated before anything is
+ * allocated, and its construction (data copied, so the chain is
+ * independent of R's objects).  A spec names its kind in `type`, which R
+ * sets (make_spec(): "bnn", bnn_sample_gaussian(): "gaussian",
+ * emulated_spec(): "emulated"); a spec without one is the network's. */
+typedef struct {
+  const char *type;
+  int (*dim)(SEXP spec);
+  bnn_target (*build)(SEXP spec, SEXP settings, uint64_t seed, uint64_t stream,
+                      void (**free_fn)(void *));
+} bnn_target_entry;
 
-static int spec_dim(SEXP spec) {
-  if (bnn_spec_is_emulated(spec)) return bnn_ces_spec_dim(spec);
-  if (spec_is_gaussian(spec)) {
-    SEXP mean = bnn_list_get(spec, "mean"), prec = bnn_list_get(spec, "prec");
-    if (TYPEOF(mean) != REALSXP || TYPEOF(prec) != REALSXP ||
-        Rf_xlength(prec) != Rf_xlength(mean) * Rf_xlength(mean))
-      Rf_error("'spec' of type gaussian needs double 'mean' and square 'prec'");
-    SEXP up = bnn_list_get(spec, "upper");
-    if (!Rf_isNull(up) && (TYPEOF(up) != REALSXP || Rf_length(up) != Rf_length(mean)))
-      Rf_error("'spec$upper' must be a double vector of length %d", Rf_length(mean));
-    return Rf_length(mean);
-  }
+/* The network (model.c) on its data; settings with a batch_size give the
+ * minibatch target (minibatch.h), its batches drawn from the chain's own
+ * stream (seed, chain id) in the minibatch domain. */
+static int model_dim(SEXP spec) {
   bnn_model *probe;
   bnn_model_protect(spec, 1, 0, &probe);  /* validates spec and data */
   int dim = probe->dim;
@@ -137,45 +132,84 @@ static int spec_dim(SEXP spec) {
   return dim;
 }
 
-/* Build the target (data copied, so the chain is independent of R's
- * objects).  Settings with a batch_size give the minibatch target
- * (minibatch.h), its batches drawn from the chain's own stream (seed,
- * chain id) in the minibatch domain. */
-static bnn_target build_target(SEXP spec, SEXP settings, uint64_t seed,
-                               uint64_t stream, void (**free_fn)(void *)) {
-  if (bnn_spec_is_emulated(spec)) {
-    /* the emulator maps theta to all N outputs at once: no minibatches */
-    if (bnn_settings_minibatch(settings))
-      Rf_error("an emulated target is evaluated in full: 'batch_size' must be NULL");
-    return bnn_ces_build_target(spec, free_fn);
-  }
+static bnn_target model_build(SEXP spec, SEXP settings, uint64_t seed, uint64_t stream,
+                              void (**free_fn)(void *)) {
+  if (bnn_settings_minibatch(settings))
+    return bnn_minibatch_target(spec, settings, seed, stream, free_fn);
   bnn_target t;
   memset(&t, 0, sizeof t);
-  if (bnn_settings_minibatch(settings)) {
-    if (spec_is_gaussian(spec))
-      Rf_error("'batch_size' needs a model with data, not a Gaussian test target");
-    return bnn_minibatch_target(spec, settings, seed, stream, free_fn);
-  }
-  if (spec_is_gaussian(spec)) {
-    bnn_gauss_target *g = bnn_gauss_new(Rf_length(bnn_list_get(spec, "mean")),
-                                        REAL(bnn_list_get(spec, "mean")),
-                                        REAL(bnn_list_get(spec, "prec")));
-    if (!g) Rf_error("cannot allocate the target");
-    SEXP up = bnn_list_get(spec, "upper");   /* a test wall, validated by spec_dim */
-    if (!Rf_isNull(up) && bnn_gauss_set_upper(g, REAL(up))) {
-      bnn_gauss_free(g);
-      Rf_error("cannot allocate the target");
-    }
-    bnn_target_bind(&t, NULL, g);
-    *free_fn = free_gauss;
-  } else {
-    bnn_model *m = bnn_model_from_spec(spec, 1, 1);
-    if (!m) Rf_error("cannot allocate the model");
-    bnn_target_bind(&t, m, NULL);
-    bnn_target_bind_reference(&t, m);
-    *free_fn = free_model;
-  }
+  bnn_model *m = bnn_model_from_spec(spec, 1, 1);
+  if (!m) Rf_error("cannot allocate the model");
+  bnn_target_bind(&t, m, NULL);
+  bnn_target_bind_reference(&t, m);
+  *free_fn = free_model;
   return t;
+}
+
+/* A Gaussian N(mean, prec^-1), optionally with a wall (log density -Inf)
+ * above `upper`: list(type = "gaussian", mean, prec, upper). */
+static int gauss_dim(SEXP spec) {
+  SEXP mean = bnn_list_get(spec, "mean"), prec = bnn_list_get(spec, "prec");
+  if (TYPEOF(mean) != REALSXP || TYPEOF(prec) != REALSXP ||
+      Rf_xlength(prec) != Rf_xlength(mean) * Rf_xlength(mean))
+    Rf_error("'spec' of type gaussian needs double 'mean' and square 'prec'");
+  SEXP up = bnn_list_get(spec, "upper");
+  if (!Rf_isNull(up) && (TYPEOF(up) != REALSXP || Rf_length(up) != Rf_length(mean)))
+    Rf_error("'spec$upper' must be a double vector of length %d", Rf_length(mean));
+  return Rf_length(mean);
+}
+
+static bnn_target gauss_build(SEXP spec, SEXP settings, uint64_t seed, uint64_t stream,
+                              void (**free_fn)(void *)) {
+  (void)seed;
+  (void)stream;
+  if (bnn_settings_minibatch(settings))
+    Rf_error("'batch_size' needs a model with data, not a Gaussian test target");
+  bnn_target t;
+  memset(&t, 0, sizeof t);
+  bnn_gauss_target *g = bnn_gauss_new(Rf_length(bnn_list_get(spec, "mean")),
+                                      REAL(bnn_list_get(spec, "mean")),
+                                      REAL(bnn_list_get(spec, "prec")));
+  if (!g) Rf_error("cannot allocate the target");
+  SEXP up = bnn_list_get(spec, "upper");   /* a test wall, validated by gauss_dim */
+  if (!Rf_isNull(up) && bnn_gauss_set_upper(g, REAL(up))) {
+    bnn_gauss_free(g);
+    Rf_error("cannot allocate the target");
+  }
+  bnn_target_bind(&t, NULL, g);
+  *free_fn = free_gauss;
+  return t;
+}
+
+/* CES's emulated posterior (api_ces.c): the emulator maps theta to all N
+ * outputs at once, so no minibatches. */
+static bnn_target emulated_build(SEXP spec, SEXP settings, uint64_t seed, uint64_t stream,
+                                 void (**free_fn)(void *)) {
+  (void)seed;
+  (void)stream;
+  if (bnn_settings_minibatch(settings))
+    Rf_error("an emulated target is evaluated in full: 'batch_size' must be NULL");
+  return bnn_ces_build_target(spec, free_fn);
+}
+
+/* Add a kind of target here. */
+static const bnn_target_entry target_registry[] = {
+    {"bnn", model_dim, model_build},
+    {"gaussian", gauss_dim, gauss_build},
+    {"emulated", bnn_ces_spec_dim, emulated_build},
+    {NULL, NULL, NULL}};
+
+static const bnn_target_entry *find_target(SEXP spec) {
+  if (TYPEOF(spec) != VECSXP) Rf_error("'spec' must be a list");
+  SEXP type = bnn_list_get(spec, "type");
+  if (Rf_isNull(type)) return &target_registry[0];
+  if (!Rf_isString(type) || Rf_length(type) != 1 || STRING_ELT(type, 0) == NA_STRING)
+    Rf_error("'spec$type' must be a target's name");
+  const char *nm = CHAR(STRING_ELT(type, 0));
+  for (const bnn_target_entry *e = target_registry; e->type; e++)
+    if (strcmp(e->type, nm) == 0) return e;
+  Rf_error("unknown target type '%s'", nm);
+  return NULL; /* not reached */
 }
 
 /* ---- chains ------------------------------------------------------------ */
@@ -202,7 +236,8 @@ SEXP C_kchain_new(SEXP kernel, SEXP spec, SEXP init, SEXP seed, SEXP chain_id,
   int id = bnn_arg_chain_id(chain_id);
   int warmup = bnn_get_int(settings, "warmup", 0);
   if (warmup == NA_INTEGER || warmup < 0) Rf_error("'warmup' must be a non-negative integer");
-  int dim = spec_dim(spec);
+  const bnn_target_entry *te = find_target(spec);
+  int dim = te->dim(spec);
   if (Rf_length(init) != dim) Rf_error("'init' must have length %d", dim);
   for (int j = 0; j < dim; j++)
     if (!isfinite(REAL(init)[j])) Rf_error("'init' must be finite (entry %d is %g)", j + 1, REAL(init)[j]);
@@ -215,7 +250,7 @@ SEXP C_kchain_new(SEXP kernel, SEXP spec, SEXP init, SEXP seed, SEXP chain_id,
   SEXP xp = PROTECT(R_MakeExternalPtr(NULL, R_NilValue, R_NilValue));
   R_RegisterCFinalizerEx(xp, kchain_finalizer, TRUE);
   void (*free_fn)(void *) = NULL;
-  bnn_target t = build_target(spec, settings, (uint64_t)sd, (uint64_t)id, &free_fn);
+  bnn_target t = te->build(spec, settings, (uint64_t)sd, (uint64_t)id, &free_fn);
   if (e->needs_reference && !t.loglik) {
     if (free_fn) free_fn(t.ctx);
     Rf_error("the '%s' kernel needs a model with a Normal prior on the network's "
@@ -272,6 +307,35 @@ static SEXP kchain_info(const bnn_kchain *c) {
 }
 
 SEXP C_kchain_info(SEXP xp) { return kchain_info(get_kchain(xp)); }
+
+/* The chain statuses (kernel.h's bnn_status_table) as
+ * list(code, name, label, reason, in_fit), one element per status. */
+SEXP C_chain_status_table(void) {
+  int n = 0;
+  while (bnn_status_table[n].name) n++;
+  const char *nm[] = {"code", "name", "label", "reason", "in_fit"};
+  SEXP out = PROTECT(bnn_named_list(5, nm));
+  SEXP code = PROTECT(Rf_allocVector(INTSXP, n));
+  SEXP name = PROTECT(Rf_allocVector(STRSXP, n));
+  SEXP label = PROTECT(Rf_allocVector(STRSXP, n));
+  SEXP reason = PROTECT(Rf_allocVector(STRSXP, n));
+  SEXP in_fit = PROTECT(Rf_allocVector(LGLSXP, n));
+  for (int i = 0; i < n; i++) {
+    const bnn_status_info *s = &bnn_status_table[i];
+    INTEGER(code)[i] = s->code;
+    SET_STRING_ELT(name, i, Rf_mkChar(s->name));
+    SET_STRING_ELT(label, i, Rf_mkChar(s->label));
+    SET_STRING_ELT(reason, i, s->reason ? Rf_mkChar(s->reason) : NA_STRING);
+    LOGICAL(in_fit)[i] = s->in_fit != 0;
+  }
+  SET_VECTOR_ELT(out, 0, code);
+  SET_VECTOR_ELT(out, 1, name);
+  SET_VECTOR_ELT(out, 2, label);
+  SET_VECTOR_ELT(out, 3, reason);
+  SET_VECTOR_ELT(out, 4, in_fit);
+  UNPROTECT(6);
+  return out;
+}
 
 SEXP C_kchain_stat_names(SEXP kernel) {
   const bnn_kernel_entry *e = find_kernel(kernel);

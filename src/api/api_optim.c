@@ -23,6 +23,16 @@ static void optim_finalizer(SEXP xp) {
   R_ClearExternalPtr(xp);
 }
 
+/* The name R knows a training's status by (optim.h's enum). */
+static const char *optim_status_name(int status) {
+  switch (status) {
+  case BNN_OPTIM_OK: return "ok";
+  case BNN_OPTIM_EARLY_STOP: return "early_stop";
+  case BNN_OPTIM_NONFINITE: return "nonfinite";
+  default: return "failed";
+  }
+}
+
 /* spec: model spec with the training data; valid_spec: the same model with
  * the validation data, or NULL; init: NULL (Glorot) or double of length dim;
  * settings: list(optimizer = 0 adam / 1 adamw, loss = 0 nll / 1 posterior,
@@ -33,7 +43,8 @@ static void optim_finalizer(SEXP xp) {
  * when absent or all 0), snapshot_every (keep the parameters after every
  * that many epochs; 0 = none)).
  * Returns list(par, train_loss, valid_loss, best_epoch, epochs, n_grad,
- * status, init, snapshots (dim x kept matrix, or NULL)). */
+ * status ("ok", "early_stop", "nonfinite"), init, snapshots (dim x kept
+ * matrix, or NULL)). */
 SEXP C_optimize(SEXP spec, SEXP valid_spec, SEXP init, SEXP seed,
                 SEXP member, SEXP settings) {
   double sd = Rf_asReal(seed);
@@ -163,7 +174,7 @@ SEXP C_optimize(SEXP spec, SEXP valid_spec, SEXP init, SEXP seed,
   SET_VECTOR_ELT(out, 3, Rf_ScalarInteger(o->best_epoch > 0 ? o->best_epoch : NA_INTEGER));
   SET_VECTOR_ELT(out, 4, Rf_ScalarInteger(ran));
   SET_VECTOR_ELT(out, 5, Rf_ScalarReal(o->n_grad));
-  SET_VECTOR_ELT(out, 6, Rf_ScalarInteger(o->status));
+  SET_VECTOR_ELT(out, 6, Rf_mkString(optim_status_name(o->status)));
   SET_VECTOR_ELT(out, 7, init_used);
   if (snap_every > 0) {
     /* only the snapshots actually taken (training may stop early) */

@@ -1,6 +1,6 @@
 /* The SEXP boundary of the stochastic-gradient samplers: the minibatch
  * target built from a kernel's settings (used by api_kernel.c's
- * build_target), the settings parsers of the SGLD / pSGLD / SGHMC kernels
+ * target_registry, "bnn" entry), the settings parsers of the SGLD / pSGLD / SGHMC kernels
  * (registered in api_kernel.c), and a .Call entry that evaluates a
  * minibatch target directly (tests, benchmarks). */
 #include <math.h>

@@ -30,6 +30,7 @@ SEXP C_kchain_sink(SEXP, SEXP);
 SEXP C_kchain_take(SEXP);
 SEXP C_kchain_info(SEXP);
 SEXP C_kchain_stat_names(SEXP);
+SEXP C_chain_status_table(void);
 SEXP C_kchain_free(SEXP);
 
 /* --- metrics (api_metrics.c) --- */
@@ -80,6 +81,7 @@ static const R_CallMethodDef CallEntries[] = {
     CALLDEF(C_kchain_take, 1),
     CALLDEF(C_kchain_info, 1),
     CALLDEF(C_kchain_stat_names, 1),
+    CALLDEF(C_chain_status_table, 0),
     CALLDEF(C_kchain_free, 1),
     /* metrics */
     CALLDEF(C_metrics_gauss, 3),

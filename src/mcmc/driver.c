@@ -3,16 +3,26 @@
 #include <stdlib.h>
 #include "kernel.h"
 
+const bnn_status_info bnn_status_table[] = {
+    {BNN_K_OK, "ok", "ok", NULL, 1},
+    {BNN_K_BAD_INIT, "bad_init", "initial values have a non-finite log density",
+     "the log density is not finite at the initial values", 1},
+    {BNN_K_STEPSIZE, "stepsize", "step-size search failed (step size reached 0 or 1e7)",
+     "step-size search failed (step size reached 0 or 1e7)", 1},
+    {BNN_K_METRIC, "metric", "adapted metric not finite", "adapted metric not finite", 1},
+    {BNN_K_NONFINITE, "nonfinite", "non-finite state (NaN/Inf): the chain diverged",
+     "non-finite position", 1},
+    {BNN_K_FAILED, "failed", "the sampler failed (see $failed_at)", "kernel failure", 1},
+    {BNN_K_STUCK, "stuck", "the chain never moved (every transition rejected)",
+     "kernel failure", 1},
+    {BNN_K_INTERRUPTED, "interrupted", "interrupted inside a transition",
+     "interrupted inside a transition", 0},
+    {0, NULL, NULL, NULL, 0}};
+
 const char *bnn_status_reason(int status) {
-  switch (status) {
-  case BNN_K_OK: return NULL;
-  case BNN_K_BAD_INIT: return "the log density is not finite at the initial values";
-  case BNN_K_STEPSIZE: return "step-size search failed (step size reached 0 or 1e7)";
-  case BNN_K_METRIC: return "adapted metric not finite";
-  case BNN_K_NONFINITE: return "non-finite position";
-  case BNN_K_INTERRUPTED: return "interrupted inside a transition";
-  default: return "kernel failure";
-  }
+  for (const bnn_status_info *s = bnn_status_table; s->name; s++)
+    if (s->code == status) return s->reason;
+  return "kernel failure";
 }
 
 bnn_kchain *bnn_kchain_new(const bnn_kernel_type *kernel, const void *settings,

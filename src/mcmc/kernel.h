@@ -28,9 +28,10 @@
 #include "rng.h"
 #include "target.h"
 
-/* The one set of chain status codes, for every kernel; the numbers are
- * positions in R's .chain_status (R/run-chains.R).  Each failure also has a
- * reason string (bnn_status_reason() gives a default one). */
+/* The one set of chain status codes, for every kernel.  bnn_status_table
+ * (driver.c) gives each its name, the label of a fit's chain_status and
+ * the default reason (bnn_status_reason()); R reads the table once
+ * (C_chain_status_table) and looks statuses up by name, never by code. */
 enum bnn_status {
   BNN_K_OK = 0,
   BNN_K_BAD_INIT = 1,     /* log density not finite at the start */
@@ -42,7 +43,22 @@ enum bnn_status {
   BNN_K_INTERRUPTED = 9   /* interrupted inside a transition: unusable */
 };
 
-/* The default reason of a status (a static string). */
+/* One row of the status table: the code, its name (what R looks it up
+ * by), the label of a fit's chain_status, the default reason of the
+ * failure, and whether a fit can hold a chain of this status (an
+ * interrupted chain never ends in a fit: R raises the interrupt). */
+typedef struct {
+  int code;
+  const char *name;
+  const char *label;
+  const char *reason;
+  int in_fit;
+} bnn_status_info;
+
+/* The statuses, in code order; ended by a row whose name is NULL. */
+extern const bnn_status_info bnn_status_table[];
+
+/* The default reason of a status (a static string; NULL for BNN_K_OK). */
 const char *bnn_status_reason(int status);
 
 /* A check a kernel may call inside a long transition (after each leapfrog
