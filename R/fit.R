@@ -374,6 +374,9 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
                    chain_id = !is.null(chain_id), waves = inherits(chains, "bnn_waves"))
   # arguments after `...` match only by their full names: anything else
   # lands here, and a misspelt one is named with the argument meant
+  # brms/rstanarm spellings (cores, refresh, adapt_delta, control, ...) get
+  # the bnnmc way in their error
+  stop_foreign_args(list(...), "bnn_fit")
   stop_unknown_args(list(...), names(formals(sys.function())), "bnn_fit")
   mf <- match.call(expand.dots = FALSE)
   m <- match(c("formula", "data", "subset", "na.action", "weights"), names(mf), 0L)
@@ -426,6 +429,7 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
                                                        chains, run$n_keep))
   check_sampler_model(sampler, model$prior)
   model$spec <- spec_set_precision(model$spec, precision)
+  check_float_range(model$spec, precision)
   if (!given[["init"]]) init <- sampler_protocol_default(protocol, "init", init)
   if (is.null(seed)) seed <- new_seed()
   seed <- check_count(seed, "seed", 0L)
