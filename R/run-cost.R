@@ -127,8 +127,42 @@ suggest_minibatch <- function(call, cost, chains = 4L) {
   steps <- 10000 + 1000 * 20
   per_step <- cost$t_gradient * 64 / n + 3e-5
   est <- ceiling(chains / cost$workers) * steps * per_step
-  list(call = paste(deparse(cl, width.cutoff = 500L), collapse = " "), seconds = est,
-       likelihood_changed = swapped)
+  list(call = deparse_call_short(cl), seconds = est, likelihood_changed = swapped)
+}
+
+# A call as one line for a message, its arguments abbreviated: what the user
+# typed (names, short expressions, short values) is shown as it is; a value
+# that do.call() put into the call (a data frame, a function, a long vector)
+# is shown by what it is, e.g. <data frame: 6000 x 10>, never deparsed whole.
+deparse_call_short <- function(call, max_chars = 60L) {
+  if (!is.call(call)) return(deparse_arg_short(call, max_chars))
+  args <- as.list(call)[-1L]
+  fun <- call[[1L]]
+  fun <- if (is.symbol(fun)) as.character(fun) else deparse_arg_short(fun, max_chars)
+  nm <- names(args) %||% rep("", length(args))
+  parts <- vapply(seq_along(args), function(i) {
+    v <- deparse_arg_short(args[[i]], max_chars)
+    if (nzchar(nm[i])) paste(nm[i], "=", v) else v
+  }, "")
+  sprintf("%s(%s)", fun, paste(parts, collapse = ", "))
+}
+
+deparse_arg_short <- function(x, max_chars = 60L) {
+  if (is.symbol(x)) return(deparse(x, backtick = TRUE))
+  if (is.data.frame(x)) return(sprintf("<data frame: %d x %d>", nrow(x), ncol(x)))
+  if (is.function(x)) return("<function>")
+  if (is.environment(x)) return("<environment>")
+  # what the user typed (a formula, an expression) is shown in full unless
+  # it is very long; values only when short
+  typed <- is.language(x) || inherits(x, "formula")
+  if (typed || (is.atomic(x) && length(x) <= 10L) || is.null(x)) {
+    s <- paste(deparse(x, width.cutoff = 500L, nlines = 5L), collapse = " ")
+    if (nchar(s) <= (if (typed) 10L * max_chars else max_chars)) return(s)
+    if (typed) return(paste0(substr(s, 1L, 10L * max_chars - 3L), "..."))
+  }
+  if (is.matrix(x)) return(sprintf("<%s matrix: %d x %d>", typeof(x), nrow(x), ncol(x)))
+  if (is.atomic(x)) return(sprintf("<%s vector of length %d>", typeof(x), length(x)))
+  sprintf("<%s>", class(x)[1L])
 }
 
 # Say what the fit will cost, when that is worth saying.
