@@ -106,6 +106,7 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
   fit$spec$y <- NULL
   class(fit) <- "bnnfit"
   report_failures(fit)
+  check_frozen_chains(fit)
   check_sd_collapse(fit)
   check_short_run(fit)
   fit$convergence <- check_convergence(fit)
