@@ -6,20 +6,34 @@
 # cores get the time under a parallel plan; a long double-precision fit
 # gets its time in single precision.  Nothing is switched silently.
 
-# Seconds per full-data gradient of the log posterior at theta (median of a
-# few timed batches, at least ~20 ms of work in all).
+# Seconds per full-data gradient of the log posterior at theta, as the fit
+# will see them: the CPU time of a gradient (this process's user + system
+# time, median of three timed batches of at least 10 ms of CPU each) divided
+# by the share of a core the process got while it was timed (CPU over
+# elapsed time, summed over the three batches).  CPU time does not count
+# the time other processes took from this one, so it is stable on a busy
+# machine (eight repeats by elapsed time over 10 ms gave single/double
+# ratios from 0.29 to 29); the share, taken over the whole timing rather
+# than per batch, carries the machine's load into the estimate of wall time.
+# The value carries attributes "cpu" (CPU seconds per gradient) and "share".
 # gcFirst = FALSE: system.time() runs a full gc() first by default, 0.1 s
 # with the usual packages loaded, i.e. half a second per fit here
 time_gradient <- function(spec, theta) {
+  clock <- function(reps) {
+    t <- system.time(.Call(C_model_grad_loop, spec, theta, reps), gcFirst = FALSE)
+    c(cpu = t[["user.self"]] + t[["sys.self"]], wall = t[["elapsed"]])
+  }
   reps <- 2L
   repeat {
-    t <- system.time(.Call(C_model_grad_loop, spec, theta, reps), gcFirst = FALSE)[["elapsed"]]
-    if (t >= 0.01 || reps >= 4096L) break
+    t <- clock(reps)
+    if (max(t) >= 0.01 || reps >= 4096L) break
     reps <- reps * 4L
   }
-  times <- vapply(1:3, function(i)
-    system.time(.Call(C_model_grad_loop, spec, theta, reps), gcFirst = FALSE)[["elapsed"]], 0)
-  max(stats::median(times) / reps, 1e-7)
+  times <- vapply(1:3, function(i) clock(reps), c(cpu = 0, wall = 0))
+  cpu <- max(stats::median(times["cpu", ]) / reps, 1e-7)
+  share <- sum(times["cpu", ]) / max(sum(times["wall", ]), 1e-9)
+  share <- min(1, max(share, 0.05))
+  structure(cpu / share, cpu = cpu, share = share)
 }
 
 # Gradients (in units of one full-data gradient) per chain for a sampler,
@@ -82,19 +96,22 @@ fit_cost <- function(spec, sampler, chains, warmup, iter, init, ensemble_opt = N
   t_g <- time_gradient(spec, theta)
   g <- chain_gradients(sampler, warmup, iter, n_obs)
   ens <- 0
-  if (!is.null(ensemble_opt)) ens <- n_members * (ensemble_opt$epochs %||% 1000) * t_g
+  if (!is.null(ensemble_opt)) ens <- n_members * (ensemble_opt$epochs %||% 1000) * as.double(t_g)
   w <- chain_workers(chains)
-  per_chain <- g$n * t_g
+  per_chain <- g$n * as.double(t_g)
   total <- ens / w$workers + ceiling(chains / w$workers) * per_chain
   # a long fit in double precision: the same fit in single precision (its
   # own gradient timed; the ensemble's share scales with it), offered in
   # the announcement, never switched to
   single_total <- NULL
+  # (the ratio of CPU times: both free of the machine's load)
   if (total >= single_offer_seconds && identical(spec_precision(spec), "double")) {
     t_s <- time_gradient(spec_set_precision(spec, "single"), theta)
-    if (t_s < 0.8 * t_g) single_total <- total * t_s / t_g
+    ratio <- attr(t_s, "cpu") / attr(t_g, "cpu")
+    if (ratio < 0.8) single_total <- total * ratio
   }
-  list(t_gradient = t_g, gradients = g$n, exact = g$exact, ensemble = ens,
+  list(t_gradient = as.double(t_g), t_gradient_cpu = attr(t_g, "cpu"),
+       cpu_share = attr(t_g, "share"), gradients = g$n, exact = g$exact, ensemble = ens,
        per_chain = per_chain, workers = w$workers, cores = w$cores,
        total = total,
        parallel_total = ens / min(w$cores, chains) +
