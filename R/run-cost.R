@@ -8,17 +8,19 @@
 
 # Seconds per full-data gradient of the log posterior at theta, as the fit
 # will see them: the CPU time of a gradient (this process's user + system
-# time, median of three timed batches of at least 10 ms of CPU each) divided
-# by the share of a core the process got while it was timed (CPU over
-# elapsed time, summed over the three batches).  CPU time does not count
-# the time other processes took from this one, so it is stable on a busy
-# machine (eight repeats by elapsed time over 10 ms gave single/double
-# ratios from 0.29 to 29); the share, taken over the whole timing rather
-# than per batch, carries the machine's load into the estimate of wall time.
-# The value carries attributes "cpu" (CPU seconds per gradient) and "share".
+# time, median of three timed batches of about 20 ms of CPU each: R reads
+# CPU time to the millisecond) divided by the share of a core this process
+# can expect (CPU over elapsed time summed over the three batches, or the
+# cores over the 1-minute load average where that is lower: a few tens of
+# milliseconds of elapsed time overrate the share on a loaded machine).
+# CPU time does not count the time other processes take from this one, so
+# it is stable on a busy machine (eight repeats by elapsed time over 10 ms
+# gave single/double ratios from 0.29 to 29, see
+# inst/benchmarks/speed/cost_estimate.R).  The value carries attributes
+# "cpu" (CPU seconds per gradient) and "share".
 # gcFirst = FALSE: system.time() runs a full gc() first by default, 0.1 s
 # with the usual packages loaded, i.e. half a second per fit here
-time_gradient <- function(spec, theta) {
+time_gradient <- function(spec, theta, target = 0.02) {
   clock <- function(reps) {
     t <- system.time(.Call(C_model_grad_loop, spec, theta, reps), gcFirst = FALSE)
     c(cpu = t[["user.self"]] + t[["sys.self"]], wall = t[["elapsed"]])
@@ -26,14 +28,27 @@ time_gradient <- function(spec, theta) {
   reps <- 2L
   repeat {
     t <- clock(reps)
-    if (max(t) >= 0.01 || reps >= 4096L) break
+    if (t[["cpu"]] >= target / 4 || reps >= 2^20) break
     reps <- reps * 4L
   }
+  # batches of about `target` CPU seconds each
+  reps <- as.integer(min(2^22, max(reps, ceiling(reps * target / max(t[["cpu"]], 1e-3)))))
   times <- vapply(1:3, function(i) clock(reps), c(cpu = 0, wall = 0))
-  cpu <- max(stats::median(times["cpu", ]) / reps, 1e-7)
+  cpu <- max(stats::median(times["cpu", ]) / reps, 1e-9)
   share <- sum(times["cpu", ]) / max(sum(times["wall", ]), 1e-9)
-  share <- min(1, max(share, 0.05))
+  share <- min(1, max(min(share, load_share()), 0.02))
   structure(cpu / share, cpu = cpu, share = share)
+}
+
+# The share of a core a new busy process gets: cores over the 1-minute
+# load average (at most 1; 1 where /proc/loadavg is not available).
+load_share <- function() {
+  l1 <- tryCatch(as.numeric(strsplit(readLines("/proc/loadavg", warn = FALSE), " ")[[1L]][1L]),
+                 error = function(e) NA_real_, warning = function(w) NA_real_)
+  if (!length(l1) || !is.finite(l1) || l1 <= 0) return(1)
+  cores <- tryCatch(parallel::detectCores(), error = function(e) NA_integer_)
+  if (!is.finite(cores) || cores < 1) return(1)
+  min(1, cores / l1)
 }
 
 # Gradients (in units of one full-data gradient) per chain for a sampler,
