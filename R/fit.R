@@ -7,7 +7,9 @@
 #' and response with the training data's mean and standard deviation, and
 #' samples the posterior of all weights and biases with the chosen sampler,
 #' one independent chain at a time (or in parallel through the `future`
-#' framework when a parallel plan is set).
+#' framework when a parallel plan is set).  An interrupt (Ctrl-C) ends the
+#' fit at once; under a parallel plan its chains still running in the workers
+#' are cancelled too, where the backend allows it (see [bnnmc-parallel]).
 #'
 #' @param formula A model formula, e.g. `y ~ .`; factors and interactions are
 #'   expanded with [stats::model.matrix()] and every column is standardised.
