@@ -47,7 +47,16 @@ test_that("Ctrl-C on a fit under plan(multisession) stops its chains in the work
   while (!any(vapply(pids, cpu, 0) - c_start > 1, na.rm = TRUE) &&
          difftime(Sys.time(), t0, units = "secs") < 90) Sys.sleep(0.2)
   tools::pskill(job$pid, tools::SIGINT)
-  res <- parallel::mccollect(job, wait = TRUE)[[1L]]
+  # workers left running their chains would hold up the next fit: after 90 s
+  # the child and its workers are ended and the test fails
+  res <- parallel::mccollect(job, wait = FALSE, timeout = 90)
+  if (is.null(res)) {
+    tools::pskill(c(job$pid, pids), tools::SIGKILL)
+    parallel::mccollect(job, wait = FALSE)
+    fail("the interrupted fit's chains kept the workers busy (no result after 90 s)")
+    return(invisible())
+  }
+  res <- res[[1L]]
   expect_identical(res$r, "interrupted")
   # the chains were running in both workers when the fit was interrupted ...
   expect_true(any(res$ran > 0.5, na.rm = TRUE))
