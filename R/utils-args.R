@@ -110,14 +110,13 @@ stop_unknown_args <- function(dots, formals, fun) {
   x
 }
 
-# Arguments of brms::brm() and rstanarm's stan_*() that bnn_fit() spells
-# differently or does not have: the error says what to write in bnnmc
+# Arguments of brms::brm() and rstanarm's stan_*() (and JAGS's n.chains,
+# n.iter) that bnn_fit() spells differently or does not have: the error says what to write in bnnmc
 # (the user meant something; "unknown argument" alone would not say what).
 # `family` is left to bnn_fit()'s own argument.
 .foreign_fit_args <- list(
   cores = paste0("bnnmc runs its chains through the future framework: set a plan before the fit, ",
-                 "e.g. future::plan(future::multisession, workers = %s) (see ?bnnmc-parallel); ",
-                 "options(mc.cores) is not read for the chains"),
+                 "e.g. future::plan(future::multisession, workers = %s) (see ?bnnmc-parallel)"),
   threads = paste0("bnnmc has no within-chain threads; run the chains in parallel with ",
                    "future::plan(future::multisession, workers = 4) (see ?bnnmc-parallel)"),
   refresh = "use progress = %s (progress is shown through progressr; see 'progress' in ?bnn_fit)",
@@ -139,7 +138,6 @@ stop_unknown_args <- function(dots, formals, fun) {
   prior_aux = paste0("the prior of sigma is set in the likelihood: ",
                      "likelihood = bnn_likelihood(\"gaussian\", sigma_prior = ...) (see ?bnn_likelihood)"),
   QR = "the predictors are standardised instead (standardize = TRUE, the default)",
-  chain = "the argument is 'chains'",
   n.chains = "the argument is 'chains'",
   n.iter = "the argument is 'iter' (draws kept per chain)",
   save_pars = "all parameters' draws are kept in the fit",
@@ -171,7 +169,9 @@ stop_foreign_args <- function(dots, fun = "bnn_fit") {
   }, "")
   stop(sprintf("%s() has no argument%s %s (%s). %s", fun, if (length(hit) > 1L) "s" else "",
                paste0("'", nm[hit], "'", collapse = ", "),
-               "as in brms/rstanarm", paste(msgs, collapse = " ")), call. = FALSE)
+               if (length(hit) > 1L) "arguments of brms, rstanarm or JAGS" else
+                 "an argument of brms, rstanarm or JAGS", paste(msgs, collapse = " ")),
+       call. = FALSE)
 }
 
 # precision = "single": the network's arithmetic is in float, whose largest
