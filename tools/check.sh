@@ -45,7 +45,7 @@ if [ -f "$rout" ]; then
     echo "testthat: $pass passed, $fail failed, $skip skipped, $warn warnings"
     if [ "$warn" != "0" ]; then
       echo "the tests' warnings (each should be expected in its test, or avoided):"
-      awk '/══ Warnings/ {on = 1} /══ (Failed|Skipped|DONE)/ && on && !/Warnings/ {on = 0} on' "$rout" | head -n 80
+      awk '/══ Warnings/ {on = 1} /══ (Failed|Skipped|DONE)/ && on && !/Warnings/ {on = 0} on' "$rout" | head -n 80 || true
     fi
   fi
 fi
