@@ -98,6 +98,7 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
                 inits = inits, cost_estimate = cost$total, precision = precision, ensemble = ens,
                 simd = simd_used)
   report_failures(fit)
+  check_frozen_chains(fit)
   check_sd_collapse(fit)
   check_short_run(fit)
   bnnfit_with(fit, convergence = check_convergence(fit))

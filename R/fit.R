@@ -7,7 +7,9 @@
 #' and response with the training data's mean and standard deviation, and
 #' samples the posterior of all weights and biases with the chosen sampler,
 #' one independent chain at a time (or in parallel through the `future`
-#' framework when a parallel plan is set).
+#' framework when a parallel plan is set).  An interrupt (Ctrl-C) ends the
+#' fit at once; under a parallel plan its chains still running in the workers
+#' are cancelled too, where the backend allows it (see [bnnmc-parallel]).
 #'
 #' @param formula A model formula, e.g. `y ~ .`; factors and interactions are
 #'   expanded with [stats::model.matrix()] and every column is standardised.
@@ -374,6 +376,9 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
                    chain_id = !is.null(chain_id), waves = inherits(chains, "bnn_waves"))
   # arguments after `...` match only by their full names: anything else
   # lands here, and a misspelt one is named with the argument meant
+  # brms/rstanarm spellings (cores, refresh, adapt_delta, control, ...) get
+  # the bnnmc way in their error
+  stop_foreign_args(list(...), "bnn_fit")
   stop_unknown_args(list(...), names(formals(sys.function())), "bnn_fit")
   mf <- match.call(expand.dots = FALSE)
   m <- match(c("formula", "data", "subset", "na.action", "weights"), names(mf), 0L)
@@ -427,6 +432,7 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
                                                        chains, run$n_keep))
   check_sampler_model(sampler, model$prior)
   model$spec <- spec_set_precision(model$spec, precision)
+  check_float_range(model$spec, precision)
   if (!given[["init"]]) init <- sampler_protocol_default(sampler, "init", init)
   if (is.null(seed)) seed <- new_seed()
   seed <- check_count(seed, "seed", 0L)

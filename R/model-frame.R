@@ -144,6 +144,18 @@ encode_response <- function(y, lik, standardize) {
                           "or rescale the response (e.g. to thousands)."),
                    format(signif(sy, 3)), format(signif(max(abs(y)), 3))), call. = FALSE)
   }
+  if (!standardize && lik$family == "gaussian" && max(abs(y)) > 1e6) {
+    # the network's output under its unit-scale prior is of order 1-10, and
+    # sigma's prior is on unit scale: a response of 1e6 or more is out of
+    # their reach, and its chains stay where they started (at 1e19 or more
+    # its squares overflow single precision)
+    stop(sprintf(paste0("With standardize = FALSE the response must be on a moderate scale: ",
+                        "its largest absolute value is %s (sd %s), but the network's output and ",
+                        "sigma's prior are on unit scale, so the chains could not reach it. Use ",
+                        "standardize = TRUE (the default), or rescale the response (e.g. to ",
+                        "millions)."),
+                 format(signif(max(abs(y)), 3)), format(signif(stats::sd(y), 3))), call. = FALSE)
+  }
   list(y = as.double((y - center) / scale), center = center, scale = scale,
        levels = NULL, n_class = NA_integer_)
 }

@@ -6,20 +6,49 @@
 # cores get the time under a parallel plan; a long double-precision fit
 # gets its time in single precision.  Nothing is switched silently.
 
-# Seconds per full-data gradient of the log posterior at theta (median of a
-# few timed batches, at least ~20 ms of work in all).
+# Seconds per full-data gradient of the log posterior at theta, as the fit
+# will see them: the CPU time of a gradient (this process's user + system
+# time, median of three timed batches of about 20 ms of CPU each: R reads
+# CPU time to the millisecond) divided by the share of a core this process
+# can expect (CPU over elapsed time summed over the three batches, or the
+# cores over the 1-minute load average where that is lower: a few tens of
+# milliseconds of elapsed time overrate the share on a loaded machine).
+# CPU time does not count the time other processes take from this one, so
+# it is stable on a busy machine (eight repeats by elapsed time over 10 ms
+# gave single/double ratios from 0.29 to 29, see
+# inst/benchmarks/speed/cost_estimate.R).  The value carries attributes
+# "cpu" (CPU seconds per gradient) and "share".
 # gcFirst = FALSE: system.time() runs a full gc() first by default, 0.1 s
 # with the usual packages loaded, i.e. half a second per fit here
-time_gradient <- function(spec, theta) {
+time_gradient <- function(spec, theta, target = 0.02) {
+  clock <- function(reps) {
+    t <- system.time(.Call(C_model_grad_loop, spec, theta, reps), gcFirst = FALSE)
+    c(cpu = t[["user.self"]] + t[["sys.self"]], wall = t[["elapsed"]])
+  }
   reps <- 2L
   repeat {
-    t <- system.time(.Call(C_model_grad_loop, spec, theta, reps), gcFirst = FALSE)[["elapsed"]]
-    if (t >= 0.01 || reps >= 4096L) break
+    t <- clock(reps)
+    if (t[["cpu"]] >= target / 4 || reps >= 2^20) break
     reps <- reps * 4L
   }
-  times <- vapply(1:3, function(i)
-    system.time(.Call(C_model_grad_loop, spec, theta, reps), gcFirst = FALSE)[["elapsed"]], 0)
-  max(stats::median(times) / reps, 1e-7)
+  # batches of about `target` CPU seconds each
+  reps <- as.integer(min(2^22, max(reps, ceiling(reps * target / max(t[["cpu"]], 1e-3)))))
+  times <- vapply(1:3, function(i) clock(reps), c(cpu = 0, wall = 0))
+  cpu <- max(stats::median(times["cpu", ]) / reps, 1e-9)
+  share <- sum(times["cpu", ]) / max(sum(times["wall", ]), 1e-9)
+  share <- min(1, max(min(share, load_share()), 0.02))
+  structure(cpu / share, cpu = cpu, share = share)
+}
+
+# The share of a core a new busy process gets: cores over the 1-minute
+# load average (at most 1; 1 where /proc/loadavg is not available).
+load_share <- function() {
+  l1 <- tryCatch(as.numeric(strsplit(readLines("/proc/loadavg", warn = FALSE), " ")[[1L]][1L]),
+                 error = function(e) NA_real_, warning = function(w) NA_real_)
+  if (!length(l1) || !is.finite(l1) || l1 <= 0) return(1)
+  cores <- tryCatch(parallel::detectCores(), error = function(e) NA_integer_)
+  if (!is.finite(cores) || cores < 1) return(1)
+  min(1, cores / l1)
 }
 
 # Gradients (in units of one full-data gradient) per chain for a sampler,
@@ -53,19 +82,22 @@ fit_cost <- function(spec, sampler, chains, warmup, iter, init, ensemble_opt = N
   t_g <- time_gradient(spec, theta)
   g <- chain_gradients(sampler, warmup, iter, n_obs)
   ens <- 0
-  if (!is.null(ensemble_opt)) ens <- n_members * (ensemble_opt$epochs %||% 1000) * t_g
+  if (!is.null(ensemble_opt)) ens <- n_members * (ensemble_opt$epochs %||% 1000) * as.double(t_g)
   w <- chain_workers(chains)
-  per_chain <- g$n * t_g
+  per_chain <- g$n * as.double(t_g)
   total <- ens / w$workers + ceiling(chains / w$workers) * per_chain
   # a long fit in double precision: the same fit in single precision (its
   # own gradient timed; the ensemble's share scales with it), offered in
   # the announcement, never switched to
   single_total <- NULL
+  # (the ratio of CPU times: both free of the machine's load)
   if (total >= single_offer_seconds && identical(spec_precision(spec), "double")) {
     t_s <- time_gradient(spec_set_precision(spec, "single"), theta)
-    if (t_s < 0.8 * t_g) single_total <- total * t_s / t_g
+    ratio <- attr(t_s, "cpu") / attr(t_g, "cpu")
+    if (ratio < 0.8) single_total <- total * ratio
   }
-  list(t_gradient = t_g, gradients = g$n, exact = g$exact, ensemble = ens,
+  list(t_gradient = as.double(t_g), t_gradient_cpu = attr(t_g, "cpu"),
+       cpu_share = attr(t_g, "share"), gradients = g$n, exact = g$exact, ensemble = ens,
        per_chain = per_chain, workers = w$workers, cores = w$cores,
        total = total,
        parallel_total = ens / min(w$cores, chains) +
@@ -98,8 +130,42 @@ suggest_minibatch <- function(call, cost, chains = 4L) {
   steps <- 10000 + 1000 * 20
   per_step <- cost$t_gradient * 64 / n + 3e-5
   est <- ceiling(chains / cost$workers) * steps * per_step
-  list(call = paste(deparse(cl, width.cutoff = 500L), collapse = " "), seconds = est,
-       likelihood_changed = swapped)
+  list(call = deparse_call_short(cl), seconds = est, likelihood_changed = swapped)
+}
+
+# A call as one line for a message, its arguments abbreviated: what the user
+# typed (names, short expressions, short values) is shown as it is; a value
+# that do.call() put into the call (a data frame, a function, a long vector)
+# is shown by what it is, e.g. <data frame: 6000 x 10>, never deparsed whole.
+deparse_call_short <- function(call, max_chars = 60L) {
+  if (!is.call(call)) return(deparse_arg_short(call, max_chars))
+  args <- as.list(call)[-1L]
+  fun <- call[[1L]]
+  fun <- if (is.symbol(fun)) as.character(fun) else deparse_arg_short(fun, max_chars)
+  nm <- names(args) %||% rep("", length(args))
+  parts <- vapply(seq_along(args), function(i) {
+    v <- deparse_arg_short(args[[i]], max_chars)
+    if (nzchar(nm[i])) paste(nm[i], "=", v) else v
+  }, "")
+  sprintf("%s(%s)", fun, paste(parts, collapse = ", "))
+}
+
+deparse_arg_short <- function(x, max_chars = 60L) {
+  if (is.symbol(x)) return(deparse(x, backtick = TRUE))
+  if (is.data.frame(x)) return(sprintf("<data frame: %d x %d>", nrow(x), ncol(x)))
+  if (is.function(x)) return("<function>")
+  if (is.environment(x)) return("<environment>")
+  # what the user typed (a formula, an expression) is shown in full unless
+  # it is very long; values only when short
+  typed <- is.language(x) || inherits(x, "formula")
+  if (typed || (is.atomic(x) && length(x) <= 10L) || is.null(x)) {
+    s <- paste(deparse(x, width.cutoff = 500L, nlines = 5L), collapse = " ")
+    if (nchar(s) <= (if (typed) 10L * max_chars else max_chars)) return(s)
+    if (typed) return(paste0(substr(s, 1L, 10L * max_chars - 3L), "..."))
+  }
+  if (is.matrix(x)) return(sprintf("<%s matrix: %d x %d>", typeof(x), nrow(x), ncol(x)))
+  if (is.atomic(x)) return(sprintf("<%s vector of length %d>", typeof(x), length(x)))
+  sprintf("<%s>", class(x)[1L])
 }
 
 # Say what the fit will cost, when that is worth saying.

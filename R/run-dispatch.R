@@ -1,10 +1,10 @@
 # Chains to workers: dispatch_chains() through future (when installed) in
-# batches, with the kernels option and the progress display passed along.
+# batches, with the SIMD option and the progress display passed along.
 
 # Apply fun to each chain index.
 #
 # Whenever future and future.apply are installed the chains go through
-# future.apply::future_lapply(), whatever the plan (sequential included), so
+# futures (future_batches(), one future per batch), whatever the plan (sequential included), so
 # progress reporting and the handling of conditions are the same on one core,
 # on several (plan(multisession)), on a PSOCK cluster or on a scheduler
 # (future.batchtools); without them, lapply() runs the chains in turn.
@@ -37,14 +37,13 @@ dispatch_chains <- function(ids, fun) {
       workers <- suppressWarnings(as.numeric(future::nbrOfWorkers()))
       batches <- chain_batches(ids, workers)
       if (!is.null(prog)) prog$workers <- max(1, min(workers, length(batches)), na.rm = TRUE)
-      out <- future.apply::future_lapply(batches, function(b, kern) {
+      out <- future_batches(batches, function(b, kern) {
         used <- apply_simd(kern)
         if (!is.null(prog) && is.na(prog$local_t0)) prog$local_t0 <- progress_clock()
         res <- lapply(b, fun)
         if (!is.null(prog)) prog$flush()
         list(res = res, simd = used)
-      }, kern = kern, future.seed = FALSE, future.packages = "bnnmc",
-      future.chunk.size = 1L, future.label = "bnnmc-chains-%d")
+      }, kern)
       structure(unlist(lapply(out, `[[`, "res"), recursive = FALSE, use.names = FALSE),
                 simd = unique(vapply(out, `[[`, "", "simd")))
     } else {
@@ -73,4 +72,56 @@ chain_batches <- function(ids, workers) {
     size <- check_count(size, "options(bnnmc.chains_per_future)", 1L)
   }
   unname(split(ids, ceiling(seq_along(ids) / size)))
+}
+
+# fun(batch, kern) for each batch, one future each (as
+# future.apply::future_lapply() with future.chunk.size = 1, which gives no
+# handle on its futures), the values in order.  If the wait ends early -- the
+# user interrupts (Ctrl-C), a chain fails, a time limit is reached -- the
+# futures still running are cancelled, so that their chains do not go on
+# running in the workers after bnn_fit() has returned.
+future_batches <- function(batches, fun, kern) {
+  fs <- vector("list", length(batches))
+  finished <- FALSE
+  on.exit(if (!finished) cancel_futures(fs), add = TRUE)
+  for (i in seq_along(batches)) {
+    b <- batches[[i]]
+    fs[[i]] <- future::future(fun(b, kern), globals = list(fun = fun, b = b, kern = kern),
+                              packages = "bnnmc", seed = FALSE,
+                              label = sprintf("bnnmc-chains-%d", i))
+  }
+  out <- future::value(fs)
+  finished <- TRUE
+  out
+}
+
+# Stop the futures in `fs` that are still running.  With future's cancel()
+# (future >= 1.40) they are cancelled and their workers interrupted where
+# the backend allows it (multisession, cluster, callr, mirai); with older
+# versions of future, the worker processes on this machine that still run a
+# chain are ended and the plan is set again, which starts fresh workers for
+# the next fit.  Jobs of a scheduler (future.batchtools) are not cancelled
+# by older versions of future.
+cancel_futures <- function(fs) {
+  fs <- Filter(function(f) inherits(f, "Future"), fs)
+  if (!length(fs)) return(invisible(NULL))
+  ns <- asNamespace("future")
+  if (exists("cancel", envir = ns, inherits = FALSE)) {
+    try(get("cancel", envir = ns)(fs, interrupt = TRUE), silent = TRUE)
+    return(invisible(NULL))
+  }
+  running <- Filter(function(f)
+    !isTRUE(tryCatch(future::resolved(f), error = function(e) TRUE)), fs)
+  pids <- unlist(lapply(running, function(f) tryCatch({
+    node <- f$workers[[f$node]]
+    local <- isTRUE(attr(node$host, "localhost")) ||
+      as.character(node$host) %in% c("localhost", "127.0.0.1")
+    if (local) as.integer(node$session_info$process$pid) else NULL
+  }, error = function(e) NULL)))
+  if (!length(pids)) return(invisible(NULL))
+  tools::pskill(pids, tools::SIGTERM)
+  # (a variable, not a nested call: plan() substitutes its argument)
+  stack <- future::plan("list")
+  try(future::plan(stack), silent = TRUE)
+  invisible(NULL)
 }

@@ -37,6 +37,18 @@
 #' Nested plans such as `plan(list(tweak(batchtools_slurm, ...),
 #' multisession))` are not needed: chains are the only level of parallelism.
 #'
+#' @section Interrupting a fit:
+#' An interrupt (Ctrl-C), an error in a chain or a time limit ends
+#' [bnn_fit()] at once, also under a parallel plan, and the chains still
+#' running in the workers are stopped: with \pkg{future} 1.40 or later
+#' through `future::cancel()`, which interrupts the workers of multisession,
+#' cluster, callr and mirai plans; with older versions of \pkg{future} the
+#' workers on this machine that still run a chain are ended and the plan is
+#' set again (fresh workers for the next fit).  Jobs already submitted to a
+#' scheduler (\pkg{future.batchtools}) are cancelled only where the backend
+#' supports `future::cancel()`; otherwise they run to their end and their
+#' results are discarded.
+#'
 #' @section Progress:
 #' With `progress = TRUE` (the default in interactive sessions) progress is
 #' reported through \pkg{progressr}, per chain and phase (warm-up,

@@ -109,3 +109,88 @@ stop_unknown_args <- function(dots, formals, fun) {
     stop(sprintf("'%s' must be TRUE or FALSE", name), call. = FALSE)
   x
 }
+
+# Arguments of brms::brm() and rstanarm's stan_*() (and JAGS's n.chains,
+# n.iter) that bnn_fit() spells differently or does not have: the error says what to write in bnnmc
+# (the user meant something; "unknown argument" alone would not say what).
+# `family` is left to bnn_fit()'s own argument.
+.foreign_fit_args <- list(
+  cores = paste0("bnnmc runs its chains through the future framework: set a plan before the fit, ",
+                 "e.g. future::plan(future::multisession, workers = %s) (see ?bnnmc-parallel)"),
+  threads = paste0("bnnmc has no within-chain threads; run the chains in parallel with ",
+                   "future::plan(future::multisession, workers = 4) (see ?bnnmc-parallel)"),
+  refresh = "use progress = %s (progress is shown through progressr; see 'progress' in ?bnn_fit)",
+  silent = "use progress = FALSE to show no progress",
+  verbose = "use progress = TRUE (or FALSE)",
+  open_progress = "use progress = TRUE (or FALSE)",
+  adapt_delta = paste0("the NUTS target acceptance is set on the sampler: ",
+                       "sampler = bnn_nuts(adapt_delta = %s) (the default sampler, MCLMC, ",
+                       "has no acceptance target; see ?bnn_nuts)"),
+  max_treedepth = "use sampler = bnn_nuts(max_treedepth = %s) (see ?bnn_nuts)",
+  control = paste0("sampler settings go in the sampler object: sampler = bnn_nuts(%s) ",
+                   "(see ?bnn_nuts, ?bnn_mclmc for the default sampler)"),
+  algorithm = paste0("choose the method with 'sampler' (\"mile\", \"nuts\", \"dei\", ...; see ",
+                     "?bnn_fit) or an approximation: bnn_fit_laplace(), bnn_fit_ensemble(), ",
+                     "bnn_fit_swag(), bnn_fit_mc_dropout()"),
+  backend = "bnnmc samples in its own C code; choose the method with 'sampler' (see ?bnn_fit)",
+  inits = "the argument is 'init' (\"random\", \"prior\", a list of vectors or a function)",
+  prior_intercept = "the network's priors are set with prior = bnn_prior(...) (see ?bnn_prior)",
+  prior_aux = paste0("the prior of sigma is set in the likelihood: ",
+                     "likelihood = bnn_likelihood(\"gaussian\", sigma_prior = ...) (see ?bnn_likelihood)"),
+  QR = "the predictors are standardised instead (standardize = TRUE, the default)",
+  n.chains = "the argument is 'chains'",
+  n.iter = "the argument is 'iter' (draws kept per chain)",
+  save_pars = "all parameters' draws are kept in the fit",
+  sample_prior = "draw from the prior with init = \"prior\" or bnn_prior(); the fit has no prior draws",
+  file = "save the fit with saveRDS(fit, file) and read it with readRDS(file)")
+
+# An error for the arguments of .foreign_fit_args in `dots`.
+stop_foreign_args <- function(dots, fun = "bnn_fit") {
+  nm <- names(dots) %||% rep("", length(dots))
+  hit <- which(nm %in% names(.foreign_fit_args))
+  if (!length(hit)) return(invisible(NULL))
+  msgs <- vapply(hit, function(i) {
+    a <- nm[i]
+    v <- dots[[i]]
+    val <- switch(a,
+      cores = if (is.numeric(v) && length(v) == 1L && is.finite(v)) format(v) else "4",
+      refresh = if (isTRUE(all(v == 0))) "FALSE" else "TRUE",
+      adapt_delta = , max_treedepth = if (is.numeric(v) && length(v) == 1L) format(v) else "...",
+      control = {
+        keep <- if (is.list(v)) v[intersect(names(v), c("adapt_delta", "max_treedepth", "stepsize"))]
+        if (length(keep))
+          paste(sprintf("%s = %s", names(keep), vapply(keep, function(x) format(x[1L]), "")),
+                collapse = ", ") else "adapt_delta = 0.95, max_treedepth = 12"
+      },
+      "")
+    how <- .foreign_fit_args[[a]]
+    if (grepl("%s", how, fixed = TRUE)) how <- sprintf(how, val)
+    sprintf("'%s': %s.", a, how)
+  }, "")
+  stop(sprintf("%s() has no argument%s %s (%s). %s", fun, if (length(hit) > 1L) "s" else "",
+               paste0("'", nm[hit], "'", collapse = ", "),
+               if (length(hit) > 1L) "arguments of brms, rstanarm or JAGS" else
+                 "an argument of brms, rstanarm or JAGS", paste(msgs, collapse = " ")),
+       call. = FALSE)
+}
+
+# precision = "single": the network's arithmetic is in float, whose largest
+# value is 3.4e38; inputs (after standardisation) beyond 1e30 would overflow
+# in the first layer's products and sums, and a response beyond 1e15 in its
+# squared residuals.  An error that names float range and precision =
+# "double", rather than chains or ensemble members that fail on non-finite
+# values later.
+check_float_range <- function(spec, precision) {
+  if (!identical(precision, "single")) return(invisible(NULL))
+  bigx <- if (length(spec$X)) max(abs(spec$X)) else 0
+  bigy <- if (length(spec$y)) max(abs(spec$y)) else 0
+  what <- c(if (bigx > 1e30) sprintf("a predictor value of %s", format(signif(bigx, 3))),
+            if (bigy > 1e15) sprintf("a response value of %s", format(signif(bigy, 3))))
+  if (length(what))
+    stop(sprintf(paste0("precision = \"single\" computes in float, whose range ends at 3.4e38, ",
+                        "but the data (after standardisation) have %s: the network's arithmetic ",
+                        "would overflow. Use precision = \"double\", or standardize = TRUE ",
+                        "(the default), or rescale the data."),
+                 paste(what, collapse = " and ")), call. = FALSE)
+  invisible(NULL)
+}

@@ -2,7 +2,12 @@
 # The full check: R CMD build, then R CMD check --as-cran on the tarball
 # (runs the tests, the examples and builds the vignettes).  Fails on any
 # ERROR or WARNING, and on any NOTE other than the new-submission one.
+# Progress goes to the terminal as it happens: a timestamped line per stage,
+# and R CMD build's and R CMD check's own lines (building the vignettes
+# takes minutes; nothing is hidden).
 set -euo pipefail
+t_start=$(date +%s)
+stage() { echo "[$(date -u +%H:%M:%S) +$(( $(date +%s) - t_start ))s] $*"; }
 cd "$(dirname "$0")/.."
 # no network here: skip the remote CRAN-incoming look-ups and the clock check
 export _R_CHECK_CRAN_INCOMING_REMOTE_=false
@@ -19,11 +24,14 @@ if [ -z "${BNNMC_DATA_DIR:-}" ] && [ -d ../shared/data/uci ]; then
 fi
 out="${BNNMC_CHECK_DIR:-check}"
 rm -rf "$out"; mkdir -p "$out"
-R CMD build --no-manual . >/dev/null
+stage "R CMD build (builds the vignettes)"
+R CMD build --no-manual .
 tarball=$(ls -t bnnmc_*.tar.gz | head -n 1)
 mv "$tarball" "$out/"
+stage "R CMD check --as-cran $tarball (the tests and examples are its longest steps)"
 status=0
 (cd "$out" && R CMD check --as-cran "$tarball") || status=$?
+stage "R CMD check finished (status $status); reading its logs"
 log="$out/bnnmc.Rcheck/00check.log"
 rout="$out/bnnmc.Rcheck/tests/testthat.Rout"
 [ -f "$rout" ] || rout="$out/bnnmc.Rcheck/tests/testthat.Rout.fail"
@@ -33,7 +41,12 @@ if [ -f "$rout" ]; then
     fail=$(echo "$res" | sed -E 's/.*FAIL ([0-9]+).*/\1/')
     pass=$(echo "$res" | sed -E 's/.*PASS ([0-9]+).*/\1/')
     skip=$(echo "$res" | sed -E 's/.*SKIP ([0-9]+).*/\1/')
-    echo "testthat: $pass passed, $fail failed, $skip skipped"
+    warn=$(echo "$res" | sed -E 's/.*WARN ([0-9]+).*/\1/')
+    echo "testthat: $pass passed, $fail failed, $skip skipped, $warn warnings"
+    if [ "$warn" != "0" ]; then
+      echo "the tests' warnings (each should be expected in its test, or avoided):"
+      awk '/══ Warnings/ {on = 1} /══ (Failed|Skipped|DONE)/ && on && !/Warnings/ {on = 0} on' "$rout" | head -n 80 || true
+    fi
   fi
 fi
 if [ "$status" != "0" ]; then

@@ -45,8 +45,9 @@ test_that("the emulated target's gradient equals finite differences", {
                 list(y ~ x1 + x2, "hetero_gaussian"),
                 list(cls ~ x1 + x2, "bernoulli"))
   for (cs in cases) {
-    fit <- bnn_fit(cs[[1]], data = d, hidden = 3, likelihood = cs[[2]], sampler = "pcn",
-                   chains = 1, warmup = 5, iter = 5, seed = 1, progress = FALSE)
+    fit <- short_run(bnn_fit(cs[[1]], data = d, hidden = 3, likelihood = cs[[2]],
+                             sampler = "pcn", chains = 1, warmup = 5, iter = 5, seed = 1,
+                             progress = FALSE))
     spec <- bnnmc:::fit_spec(fit)
     n_net <- bnn_n_parameters(spec$sizes)
     # 30 parameter vectors from the prior (and log sigma near 0)
@@ -98,13 +99,15 @@ test_that("the emulated target's gradient equals finite differences", {
 test_that("with the true forward map as emulator, CES is exact pCN draw for draw", {
   d <- ces_data()
   lik <- bnn_likelihood("gaussian", sigma = 0.3)
-  ex <- bnn_fit(y ~ x1 + x2, data = d, hidden = 4, likelihood = lik,
-                sampler = bnn_ces(calibration = bnn_pcn(), calibration_iter = 50, J = 50,
-                                  emulator = "exact"),
-                chains = 2, warmup = 100, iter = 200, seed = 5, progress = FALSE)
-  ref <- bnn_fit(y ~ x1 + x2, data = d, hidden = 4, likelihood = lik, sampler = bnn_pcn(),
-                 init = ex$ces$init, chains = 2, warmup = 100, iter = 200, seed = 5,
-                 progress = FALSE)
+  ex <- short_run(bnn_fit(y ~ x1 + x2, data = d, hidden = 4, likelihood = lik,
+                          sampler = bnn_ces(calibration = bnn_pcn(), calibration_iter = 50,
+                                            J = 50, emulator = "exact"),
+                          chains = 2, warmup = 100, iter = 200, seed = 5, progress = FALSE),
+                  also = "bnnmc_not_converged")
+  ref <- short_run(bnn_fit(y ~ x1 + x2, data = d, hidden = 4, likelihood = lik,
+                           sampler = bnn_pcn(), init = ex$ces$init, chains = 2, warmup = 100,
+                           iter = 200, seed = 5, progress = FALSE),
+                   also = "bnnmc_not_converged")
   expect_identical(ex$draws, ref$draws)
   expect_identical(ex$sampler_stats, ref$sampler_stats)
   # the chains start at the last calibration draws
@@ -214,10 +217,12 @@ test_that("bad CES input gives clear errors and a poor emulator a warning", {
 test_that("bnn_efficiency reports ESS over parameters, min-ESS/s and the speed-up", {
   d <- ces_data()
   lik <- bnn_likelihood("gaussian", sigma = 0.3)
-  a <- bnn_fit(y ~ x1 + x2, data = d, hidden = integer(0), likelihood = lik, sampler = "rwm",
-               chains = 2, warmup = 100, iter = 200, seed = 1, progress = FALSE)
-  b <- bnn_fit(y ~ x1 + x2, data = d, hidden = integer(0), likelihood = lik, sampler = "pcn",
-               chains = 2, warmup = 100, iter = 200, seed = 1, progress = FALSE)
+  a <- short_run(bnn_fit(y ~ x1 + x2, data = d, hidden = integer(0), likelihood = lik,
+                         sampler = "rwm", chains = 2, warmup = 100, iter = 200, seed = 1,
+                         progress = FALSE), also = "bnnmc_not_converged")
+  b <- short_run(bnn_fit(y ~ x1 + x2, data = d, hidden = integer(0), likelihood = lik,
+                         sampler = "pcn", chains = 2, warmup = 100, iter = 200, seed = 1,
+                         progress = FALSE), also = "bnnmc_not_converged")
   e <- bnn_efficiency(rwm = a, pcn = b)
   ess <- bnn_ess(b)
   expect_equal(e$ess_min[2], min(ess))
@@ -261,15 +266,18 @@ test_that("SGHMC on the emulator runs with the full emulated gradient (exact map
                J = 40, emulator = "exact", sampler = bnn_sghmc())
   expect_null(s$sampler$batch_size)
   expect_match(format(s), "SGHMC \\(step size 1e-05, full batch")
-  ex <- bnn_fit(y ~ x1 + x2, data = d, hidden = 3, likelihood = lik, sampler = s,
-                chains = 1, warmup = 0, iter = 100, seed = 4, progress = FALSE)
-  ref <- bnn_fit(y ~ x1 + x2, data = d, hidden = 3, likelihood = lik,
-                 sampler = bnn_sghmc(batch_size = NULL), init = ex$ces$init, chains = 1,
-                 warmup = 0, iter = 100, seed = 4, progress = FALSE)
+  ex <- short_run(bnn_fit(y ~ x1 + x2, data = d, hidden = 3, likelihood = lik, sampler = s,
+                          chains = 1, warmup = 0, iter = 100, seed = 4, progress = FALSE),
+                  also = "bnnmc_not_converged")
+  ref <- short_run(bnn_fit(y ~ x1 + x2, data = d, hidden = 3, likelihood = lik,
+                           sampler = bnn_sghmc(batch_size = NULL), init = ex$ces$init,
+                           chains = 1, warmup = 0, iter = 100, seed = 4, progress = FALSE),
+                   also = "bnnmc_not_converged")
   expect_identical(ex$draws, ref$draws)
   # the calibration ran minibatch SGHMC from the seed + 1 start, as bnn_fit would
-  cal <- bnn_fit(y ~ x1 + x2, data = d, hidden = 3, likelihood = lik, sampler = bnn_sghmc(),
-                 chains = 1, warmup = 0, iter = 40, seed = 5, progress = FALSE)
+  cal <- short_run(bnn_fit(y ~ x1 + x2, data = d, hidden = 3, likelihood = lik,
+                           sampler = bnn_sghmc(), chains = 1, warmup = 0, iter = 40, seed = 5,
+                           progress = FALSE), also = "bnnmc_not_converged")
   expect_identical(ex$ces$calibration$draws, cal$draws)
   expect_error(bnn_ces(sampler = bnn_sghmc(gradient = "cv")), "gradient = \"minibatch\"")
 })
@@ -301,8 +309,9 @@ test_that("the emulator's dropout acts on the inputs and the first hidden layer 
 
 test_that("the timing helper reports microseconds per log-likelihood evaluation", {
   d <- ces_data()
-  fit <- bnn_fit(y ~ x1 + x2, data = d, hidden = 3, likelihood = "gaussian", sampler = "pcn",
-                 chains = 1, warmup = 5, iter = 5, seed = 1, progress = FALSE)
+  fit <- short_run(bnn_fit(y ~ x1 + x2, data = d, hidden = 3, likelihood = "gaussian",
+                           sampler = "pcn", chains = 1, warmup = 5, iter = 5, seed = 1,
+                           progress = FALSE))
   es <- bnnmc:::emulated_spec(bnnmc:::fit_spec(fit), NULL)
   th <- bnn_unconstrain(fit, t(fit$draws[, 1, ]))
   us <- .Call(bnnmc:::C_ces_time, es, th, 20L)

@@ -41,9 +41,9 @@ test_that("NUTS chains run in pieces combine to the one-call fit", {
 
 test_that("MILE (ensemble starts), SGLD and init functions combine exactly", {
   opt <- bnn_optimizer(epochs = 30)
-  whole <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 3, seed = 11,
-                   sampler = "mile", warmup = 100, iter = 20, ensemble = opt,
-                   progress = FALSE, likelihood = "hetero_gaussian")
+  whole <- short_run(bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 3, seed = 11,
+                             sampler = "mile", warmup = 100, iter = 20, ensemble = opt,
+                             progress = FALSE, likelihood = "hetero_gaussian"))
   p <- fit_pieces(list(3L, 1:2), sampler = "mile", warmup = 100, iter = 20, ensemble = opt)
   expect_identical(p[[1]]$ensemble$members, 3L)
   expect_identical(p[[1]]$inits[[1]], whole$inits[[3]])

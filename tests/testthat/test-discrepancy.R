@@ -30,10 +30,10 @@ test_that("bnn_mmd on fits uses weight and function space draws", {
   d <- data.frame(x = seq(-1, 1, length.out = 15))
   d$y <- sin(2 * d$x) + 0.1 * cos(7 * d$x)
   lik <- bnn_likelihood("gaussian", sigma = 0.2)
-  f1 <- bnn_fit(y ~ x, d, hidden = 3, likelihood = lik, chains = 2, warmup = 60, iter = 20,
-                seed = 1, progress = FALSE, sampler = "nuts")
-  f2 <- bnn_fit(y ~ x, d, hidden = 3, likelihood = lik, chains = 1, warmup = 60, iter = 30,
-                seed = 2, progress = FALSE, sampler = "nuts")
+  f1 <- short_run(bnn_fit(y ~ x, d, hidden = 3, likelihood = lik, chains = 2, warmup = 60,
+                          iter = 20, seed = 1, progress = FALSE, sampler = "nuts"))
+  f2 <- short_run(bnn_fit(y ~ x, d, hidden = 3, likelihood = lik, chains = 1, warmup = 60,
+                          iter = 30, seed = 2, progress = FALSE, sampler = "nuts"))
   w1 <- t(bnnmc:::draws_matrix(f1)); w2 <- t(bnnmc:::draws_matrix(f2))
   expect_equal(bnn_mmd(f1, f2), mmd2_direct(w1, w2), tolerance = 1e-12)
   nd <- data.frame(x = c(-2, 0, 0.5, 3))
@@ -102,9 +102,9 @@ test_that("bnn_ksd takes scores from the fit's model (conjugate linear model)", 
   set.seed(2)
   d <- data.frame(x1 = rnorm(20), x2 = rnorm(20))
   d$y <- 1 + 2 * d$x1 - d$x2 + rnorm(20, sd = 0.5)
-  fit <- bnn_fit(y ~ x1 + x2, d, hidden = integer(0), standardize = FALSE,
-                 likelihood = bnn_likelihood("gaussian", sigma = 0.5), chains = 1,
-                 warmup = 50, iter = 20, seed = 1, progress = FALSE, sampler = "nuts")
+  fit <- short_run(bnn_fit(y ~ x1 + x2, d, hidden = integer(0), standardize = FALSE,
+                           likelihood = bnn_likelihood("gaussian", sigma = 0.5), chains = 1,
+                           warmup = 50, iter = 20, seed = 1, progress = FALSE, sampler = "nuts"))
   # exact posterior of (w1, w2, b) under N(0, 1) priors
   X <- cbind(d$x1, d$x2, 1)
   P <- crossprod(X) / 0.25 + diag(3)

@@ -82,9 +82,10 @@ test_that("random-walk settings are validated, naming the argument", {
 })
 
 test_that("bnn_fit with the random-walk kernel works downstream", {
-  fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = integer(0),
-                 likelihood = "gaussian", sampler = "rwm", chains = 2,
-                 warmup = 300, iter = 300, seed = 4)
+  # (300 random-walk steps: enough to check what follows, not to converge)
+  fit <- short_run(bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = integer(0),
+                           likelihood = "gaussian", sampler = "rwm", chains = 2,
+                           warmup = 300, iter = 300, seed = 4), also = "bnnmc_not_converged")
   expect_s3_class(fit, "bnnfit")
   expect_true(all(fit$chain_status == "ok"))
   expect_equal(dim(fit$draws), c(300L, 2L, 4L))

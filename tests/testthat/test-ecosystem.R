@@ -281,7 +281,7 @@ test_that("bayesplot extractors return bayesplot's formats", {
 
 test_that("update() refits from the stored call, where the data live", {
   fit <- eco_fits("gauss")
-  expect_identical(update(fit)$draws, fit$draws)   # same seed reused
+  expect_identical(short_run(update(fit))$draws, fit$draws)   # same seed reused
   cl <- update(fit, . ~ . + qsec, chains = 1, evaluate = FALSE)
   expect_identical(deparse1(cl$formula), "mpg ~ wt + factor(am) + qsec")
   expect_identical(cl$chains, 1)

@@ -59,7 +59,7 @@ test_that("an init with a non-finite log posterior fails that chain, reported", 
     fit <- bnn_fit(y ~ x, data = d, hidden = 2, chains = 2, warmup = 10, iter = 10,
                    init = list(th, bad), seed = 1, progress = FALSE, sampler = "nuts",
                    likelihood = "hetero_gaussian"),
-    classes = c("bnnmc_divergence", "bnnmc_treedepth", "bnnmc_sd_collapse")),
+    classes = c("bnnmc_divergence", "bnnmc_treedepth", "bnnmc_sd_collapse", "bnnmc_short_run")),
     "Chain 2 failed: initial values")
   expect_true(all(is.na(fit$draws[, 2, ])))
   expect_false(anyNA(fit$draws[, 1, ]))

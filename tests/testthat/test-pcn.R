@@ -59,8 +59,9 @@ test_that("pCN with a sampled sigma (Metropolis-within-Gibbs) agrees with NUTS",
 
 test_that("pCN's draws depend only on the seed and chain, not on blocks", {
   d <- pcn_linear_data()
-  fit <- bnn_fit(y ~ x1, data = d, hidden = 2, sampler = bnn_pcn(), chains = 1,
-                 warmup = 20, iter = 5, seed = 1, progress = FALSE, likelihood = "hetero_gaussian")
+  fit <- short_run(bnn_fit(y ~ x1, data = d, hidden = 2, sampler = bnn_pcn(), chains = 1,
+                           warmup = 20, iter = 5, seed = 1, progress = FALSE,
+                           likelihood = "hetero_gaussian"))
   spec <- bnnmc:::fit_spec(fit)
   init <- fit$inits[[1]]
   a <- bnnmc:::run_chain(spec, init, 7, 2L, bnn_pcn(), 100L, 150L, 1L, block = 7L)

@@ -231,36 +231,37 @@ test_that("pSGLD, cyclical and control-variate samplers run and stay finite", {
   m <- sg_model()
   post <- lin_posterior(m)
   for (nm in names(fits)) {
-    fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = c(3),
-                   likelihood = bnn_likelihood("gaussian", sigma = 0.5),
-                   sampler = fits[[nm]], chains = 2, warmup = 100, iter = 300,
-                   seed = 5, progress = FALSE)
+    # (short SG chains: finite and ok, not converged)
+    fit <- short_run(bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = c(3),
+                             likelihood = bnn_likelihood("gaussian", sigma = 0.5),
+                             sampler = fits[[nm]], chains = 2, warmup = 100, iter = 300,
+                             seed = 5, progress = FALSE), also = "bnnmc_not_converged")
     expect_true(all(fit$chain_status == "ok"), info = nm)
     expect_true(all(is.finite(fit$draws)), info = nm)
     expect_identical(dimnames(fit$sampler_stats)[[3]], c("lp__", "stepsize__"))
   }
   # the cyclical schedule: 4 cycles of ceil(400 / 4) = 100 transitions
-  fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = integer(0),
-                 likelihood = bnn_likelihood("gaussian", sigma = 0.5),
-                 sampler = bnn_sgld(2e-3, batch_size = 8, cycles = 4), chains = 1,
-                 warmup = 100, iter = 300, seed = 5)
+  fit <- short_run(bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = integer(0),
+                           likelihood = bnn_likelihood("gaussian", sigma = 0.5),
+                           sampler = bnn_sgld(2e-3, batch_size = 8, cycles = 4), chains = 1,
+                           warmup = 100, iter = 300, seed = 5), also = "bnnmc_not_converged")
   k <- 100:399
   expect_equal(c(fit$sampler_stats[, 1, "stepsize__"]),
                1e-3 * (cos(pi * (k %% 100) / 100) + 1), tolerance = 1e-14)
   # control variates: the centre is the MAP (here the posterior mean; Adam
   # gets within a few percent of a posterior sd) and the chains start there
-  fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = integer(0),
-                 likelihood = bnn_likelihood("gaussian", sigma = 0.5),
-                 sampler = bnn_sgld(2e-3, batch_size = 8, gradient = "cv"),
-                 chains = 2, warmup = 0, iter = 2000, seed = 5)
+  fit <- short_run(bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = integer(0),
+                           likelihood = bnn_likelihood("gaussian", sigma = 0.5),
+                           sampler = bnn_sgld(2e-3, batch_size = 8, gradient = "cv"),
+                           chains = 2, warmup = 0, iter = 2000, seed = 5), also = "bnnmc_not_converged")
   expect_lt(max(abs(fit$sampler$centre - post$mean) / sqrt(diag(post$cov))), 0.05)
   expect_identical(fit$inits[[1]], fit$sampler$centre)
   expect_lt(max(abs(apply(fit$draws, 3, mean) - post$mean) / sqrt(diag(post$cov))), 0.3)
   # where the chains start
   one <- function(s, init = "random")
-    bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = integer(0),
-            likelihood = bnn_likelihood("gaussian", sigma = 0.5), sampler = s,
-            chains = 1, warmup = 0, iter = 5, seed = 5, init = init)
+    short_run(bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = integer(0),
+                      likelihood = bnn_likelihood("gaussian", sigma = 0.5), sampler = s,
+                      chains = 1, warmup = 0, iter = 5, seed = 5, init = init))
   m1 <- one(bnn_sgld(2e-3, batch_size = 8, start = "map"))
   expect_identical(m1$inits[[1]], m1$sampler$centre)
   expect_identical(m1$sampler$centre, fit$sampler$centre)   # same seed, same MAP
@@ -284,10 +285,11 @@ test_that("the same seed gives the same SG draws whatever the block size or plan
   expect_identical(t3$draws, a$draws[seq(1, 60, by = 3), , , drop = FALSE])
   skip_if_not_installed("future")
   skip_if_not_installed("future.apply")
-  f <- function() bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 2,
-                          likelihood = bnn_likelihood("gaussian", sigma = 0.5),
-                          sampler = bnn_sgld(1e-3, batch_size = 8), chains = 2,
-                          warmup = 50, iter = 100, seed = 3, progress = FALSE)
+  f <- function() short_run(bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 2,
+                                    likelihood = bnn_likelihood("gaussian", sigma = 0.5),
+                                    sampler = bnn_sgld(1e-3, batch_size = 8), chains = 2,
+                                    warmup = 50, iter = 100, seed = 3, progress = FALSE),
+                            also = "bnnmc_not_converged")
   old <- future::plan(future::sequential)
   on.exit(future::plan(old), add = TRUE)
   seq_draws <- f()$draws

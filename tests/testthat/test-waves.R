@@ -36,32 +36,33 @@ test_that("waves stop at the bound, or at max_chains with a warning", {
   d <- wave_data()
   # one mode: the exact bound is 1 chain, met by the first wave; the
   # Markov bound is 1 / (1 - p)
-  f1 <- bnn_fit(y ~ x, data = d, hidden = 2, likelihood = "gaussian", sampler = "nuts",
-                warmup = 30, iter = 1,
-                chains = bnn_waves(wave = 6, max_chains = 40, k = 1, bound = "exact"),
-                seed = 2, progress = FALSE)
+  f1 <- short_run(bnn_fit(y ~ x, data = d, hidden = 2, likelihood = "gaussian", sampler = "nuts",
+                          warmup = 30, iter = 1,
+                          chains = bnn_waves(wave = 6, max_chains = 40, k = 1, bound = "exact"),
+                          seed = 2, progress = FALSE))
   expect_equal(f1$chains, 6L)
   expect_equal(f1$waves$log$bound, 1L)
-  f1m <- bnn_fit(y ~ x, data = d, hidden = 2, likelihood = "gaussian", sampler = "nuts",
-                 warmup = 30, iter = 1, chains = bnn_waves(wave = 6, max_chains = 40, k = 1,
-                                                           p = 0.75),
-                 seed = 2, progress = FALSE)
+  f1m <- short_run(bnn_fit(y ~ x, data = d, hidden = 2, likelihood = "gaussian", sampler = "nuts",
+                           warmup = 30, iter = 1, chains = bnn_waves(wave = 6, max_chains = 40,
+                                                                     k = 1, p = 0.75),
+                           seed = 2, progress = FALSE))
   expect_equal(f1m$waves$log$bound, 4L)
   expect_equal(f1m$chains, 6L)
   expect_identical(f1m$draws, f1$draws)
   # p close to 1 with two modes: the bound (E / (1 - p)) is far above 12
-  expect_warning(f2 <- bnn_fit(y ~ x, data = d, hidden = 2, likelihood = "gaussian",
-                               sampler = "nuts", warmup = 30, iter = 1,
-                               chains = bnn_waves(wave = 6, max_chains = 12, p = 0.999, k = 2),
-                               seed = 2, progress = FALSE),
+  expect_warning(f2 <- short_run(bnn_fit(y ~ x, data = d, hidden = 2, likelihood = "gaussian",
+                                         sampler = "nuts", warmup = 30, iter = 1,
+                                         chains = bnn_waves(wave = 6, max_chains = 12,
+                                                            p = 0.999, k = 2),
+                                         seed = 2, progress = FALSE)),
                  "max_chains = 12 chains were run before the chain-count bound was met")
   expect_equal(f2$chains, 12L)
   expect_equal(nrow(f2$waves$log), 2L)
   # too few draws for the graph: no estimate in the first wave, noted
-  f4 <- bnn_fit(y ~ x, data = d, hidden = 2, likelihood = "gaussian", sampler = "nuts",
-                warmup = 30, iter = 1,
-                chains = bnn_waves(wave = 4, max_chains = 8, k = 1, bound = "exact"),
-                seed = 2, progress = FALSE)
+  f4 <- short_run(bnn_fit(y ~ x, data = d, hidden = 2, likelihood = "gaussian", sampler = "nuts",
+                          warmup = 30, iter = 1,
+                          chains = bnn_waves(wave = 4, max_chains = 8, k = 1, bound = "exact"),
+                          seed = 2, progress = FALSE))
   expect_equal(f4$chains, 8L)
   expect_match(f4$waves$log$note[1], "Too few draws")
   expect_equal(f4$waves$log$bound, c(NA, 1L))

@@ -1,0 +1,7 @@
+# Test fits kept short on purpose (a few draws per chain) warn that their
+# summaries need at least 100 draws (class bnnmc_short_run).  short_run()
+# expects that warning and lets every other warning through; `also` names
+# further classes a test expects of its tiny run, e.g. "bnnmc_not_converged"
+# where a test compares draws one for one and not their convergence.
+short_run <- function(expr, also = character(0))
+  suppressWarnings(expr, classes = c("bnnmc_short_run", also))
