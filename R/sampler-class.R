@@ -21,8 +21,6 @@
 #   sampler_chain_result()     the kernel's own part of a chain        mclmc
 #   sampler_minibatch()        gradients from minibatches?             sgmcmc
 #   sampler_stepsize_note()    how print() describes the step size     mclmc
-#   sampler_longer_run_caveat() what the convergence remedy adds       mclmc
-#                              (generic in R/diag-convergence.R)
 #   chain_gradients()          gradients per chain (R/run-cost.R)      mclmc, sgmcmc, nuts, hmc
 #   bytes_per_parameter()      memory per parameter (R/fit-size.R)     ces
 #   format()                   one line for print()                    every class
@@ -173,21 +171,6 @@ sampler_stepsize_note.default <- function(sampler, warmup) {
 }
 
 sampler_stepsize_note.bnn_mclmc <- function(sampler, warmup) ""
-
-# MCLMC (MILE's chains): on some data the training fit wanders with an
-# autocorrelation time of hundreds of kept draws, and ten times the steps
-# still fail (energy, yacht: inst/benchmarks/decisions/
-# default_verdict_diagnosis.csv), so a longer run is not promised to help.
-sampler_longer_run_caveat.bnn_mclmc <- function(sampler) {
-  # decisions/default_verdict_diagnosis.csv: 10 times the sampling steps,
-  # a longer-trained ensemble and DEI-NUTS (8 times the time) all still
-  # drift on energy
-  paste0("; if the chains still drift, they mix slowly on these data, as MCLMC's ",
-         "and NUTS's chains both do on some data sets (vignette(\"benchmarks\"), ",
-         "\"The default and its own convergence verdict\"): check the predictions on ",
-         "held-out data (bnn_metrics(fit, newdata)) and treat the spread between chains ",
-         "as part of the uncertainty")
-}
 
 # The kernel of the chain driver (src/kernel.h) that runs a sampler, and its
 # settings list for C_kchain_new: by default the sampler object's `driver`
