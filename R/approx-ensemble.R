@@ -1,47 +1,6 @@
 # Deep ensembles: a model of their own, and the start points of DEI-MCMC and
 # MILE chains.
 
-#' Optimiser settings of the papers' deep ensembles
-#'
-#' `"dei"`: Sommer et al. (2024): Adam with (coupled, PyTorch-style) weight
-#' decay 0.01, learning rate 0.01, full batch, 5000 epochs, no early
-#' stopping.  `"mile"`: Sommer et al. (2025), UCI configuration of the
-#' ensemble that starts MILE and BDE chains: AdamW (decoupled decay 0.001),
-#' learning rate 0.001, batch size 32, at most 500 epochs, early stopping
-#' with patience 10 when validation data are given.  `"mile_de"`: the same
-#' paper's configuration of its deep-ensemble *baseline* (`de.yaml` in the
-#' reference code): as `"mile"` but learning rate 0.01 and patience 20.
-#' `"mile_class"`: the same paper's configuration for tabular
-#' classification (ionosphere, income and the PGPS comparison of its Table
-#' 6): as `"mile"` but learning rate 0.01 and patience 20; the initial MCLMC
-#' step size of `sampler = "mile"` is then 0.01 too (it equals the
-#' ensemble's learning rate).  `bnn_fit(sampler = "mile")` uses
-#' `"mile_class"` for a factor response and `"mile"` otherwise.
-#' The loss is the mean negative log-likelihood per observation of
-#' the same likelihood the sampler uses (Gaussian; for a factor response the
-#' Bernoulli or categorical cross-entropy) (the network's second output is the
-#' log standard deviation in both stages; the DEI reference code treated it
-#' as a log variance when training, which we do not copy).
-#'
-#' @param protocol `"dei"`, `"mile"`, `"mile_de"` or `"mile_class"`.
-#' @param ... Settings of [bnn_optimizer()] that override the preset.
-#' @return A `bnn_optimizer` object.
-#' @export
-#' @examples
-#' bnn_optimizer_preset("mile")
-bnn_optimizer_preset <- function(protocol = c("dei", "mile", "mile_de", "mile_class"), ...) {
-  protocol <- match.arg(protocol)
-  base <- switch(protocol,
-    dei = list(optimizer = "adam", lr = 1e-2, weight_decay = 1e-2, epochs = 5000),
-    mile = list(optimizer = "adamw", lr = 1e-3, weight_decay = 1e-3, epochs = 500,
-                batch_size = 32, patience = 10),
-    mile_de = , mile_class = list(optimizer = "adamw", lr = 1e-2, weight_decay = 1e-3,
-                                  epochs = 500, batch_size = 32, patience = 20))
-  over <- list(...)
-  base[names(over)] <- over
-  do.call(bnn_optimizer, base)
-}
-
 #' Fit a deep ensemble
 #'
 #' Trains `members` networks independently (Glorot-uniform starts, each from
@@ -92,15 +51,6 @@ bnn_fit_ensemble <- function(formula, data, members = 12, hidden = c(16, 16),
   ens$call <- call
   check_sd_collapse(ens)
   ens
-}
-
-# The ensemble preset of a protocol of bnn_fit(): MILE's classification
-# configuration for a factor response.
-protocol_preset <- function(protocol, likelihood) {
-  if (!identical(protocol, "mile")) return(bnn_optimizer_preset("dei"))
-  if (likelihood$family %in% c("bernoulli", "categorical"))
-    return(bnn_optimizer_preset("mile_class"))
-  bnn_optimizer_preset("mile")
 }
 
 # Train (or take) the members; returns a bnn_ensemble object.

@@ -23,27 +23,20 @@ approx_fit <- function(model, theta, method, approx, elapsed, n_grad, seed, call
   if (has_sigma(spec)) draws[, , dim] <- exp(draws[, , dim])
   stats <- array(lp, c(S, 1L, 1L),
                  dimnames = list(iteration = NULL, chain = NULL, variable = "lp__"))
-  fit <- list(
+  chains <- list(
     draws = draws, sampler_stats = stats,
     warmup_stats = array(NA_real_, c(0L, 1L, 1L),
                          dimnames = list(iteration = NULL, chain = NULL, variable = "lp__")),
     n_grad = as.double(n_grad), stepsize = NA_real_, L = NA_real_, n_reverted = NA_real_,
     inv_metric = NULL,
     timing = data.frame(chain = 1L, warmup = 0, sampling = elapsed),
-    chain_status = factor("ok", levels = .chain_status),
+    chain_status = factor(chain_status_label("ok"), levels = chain_status_levels()),
     failed_at = data.frame(chain = 1L, phase = NA_character_, step = NA_real_,
                            reason = NA_character_, stringsAsFactors = FALSE),
     spec = spec, sampler = structure(list(method = method), class = "bnn_approx_method"),
     warmup = 0L, iter = S, thin = 1L, seed = seed, chains = 1L, parameters = pars)
-  fit <- c(fit, model[setdiff(names(model), c("spec", names(fit)))])
-  fit$call <- call
-  fit$protocol <- method
-  fit$elapsed <- elapsed
-  fit$approx <- approx
-  fit$spec$X <- NULL
-  fit$spec$y <- NULL
-  class(fit) <- c("bnn_approx", "bnnfit")
-  fit
+  new_bnnfit(chains, model, call = call, protocol = method, elapsed = elapsed,
+             approx = approx, class = "bnn_approx")
 }
 
 .approx_labels <- c(laplace = "Laplace approximation", mc_dropout = "MC dropout",

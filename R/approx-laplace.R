@@ -1,5 +1,5 @@
 # Laplace approximation at the MAP: full Hessian (small networks) or KFAC
-# (Kronecker-factored curvature per layer, src/laplace.c), prior precision
+# (Kronecker-factored curvature per layer, src/model/laplace.c), prior precision
 # given or tuned by the Laplace marginal likelihood.
 
 #' Laplace approximation of a Bayesian neural network
@@ -90,7 +90,7 @@
 #' predictive, which a draws-based fit cannot represent); expect a wider
 #' and less accurate predictive than the MAP's.
 #'
-#' The Laplace baseline of the symmetry study (issue 13: homoscedastic
+#' The Laplace baseline of the symmetry study (homoscedastic
 #' Gaussian likelihood with a sampled sigma, MAP, full Hessian of the log
 #' posterior, prior precision tuned by marginal likelihood, 1274 Gaussian
 #' draws) is

@@ -9,28 +9,35 @@
 #' Start with [bnn_fit()]; see `vignette("getting-started", package = "bnnmc")`.
 #'
 #' @section Speed and options:
-#' The network's hot loops run in C with kernels chosen, by default, from
-#' what the CPU supports: AVX-512, AVX2 with FMA, or portable C.  They
-#' agree to rounding (1e-12 relative on the log density), so draws are
-#' reproducible on one kind of kernels, not bit for bit across kinds.
+#' The network's hot loops run in C compute kernels whose SIMD level is
+#' chosen, by default, from what the CPU supports: AVX-512, AVX2 with FMA,
+#' or portable C.  They agree to rounding (1e-12 relative on the log
+#' density), so draws are reproducible on one SIMD level, not bit for bit
+#' across levels.
 #' Chains run in parallel through the \pkg{future} framework
 #' (see [bnn_fit()]).  The convergence diagnostics spread the variables
 #' over OpenMP threads: `options(bnnmc.threads = n)` sets their number
 #' (default 2; the results do not depend on it, and `OMP_THREAD_LIMIT` is
 #' honoured).
 #'
-#' @section Reproducibility (kernels):
-#' `options(bnnmc.kernels = )` chooses the kernels: `"auto"` (the default:
+#' @section Reproducibility (SIMD level):
+#' `options(bnnmc.simd = )` chooses the SIMD level: `"auto"` (the default:
 #' the best the CPU supports), `"portable"` (plain C, the same bits on
 #' every CPU), `"avx2"` or `"avx512"` (an error if the CPU or the build
 #' lacks them).  [bnn_fit()] (and every function that runs chains or
 #' ensemble members) applies it when it starts, in the calling session and
 #' in each \pkg{future} worker (the value is sent with the chains, so
-#' workers need not have the option set); a fit's `$kernels` records the
-#' kernels its chains ran on (`"generic"`, `"avx2+fma"` or `"avx512"`).
-#' The environment variable `BNNMC_KERNELS` (same values), read when the
+#' workers need not have the option set); a fit's `$simd` records the
+#' level its chains ran on (`"generic"`, `"avx2+fma"` or `"avx512"`).
+#' The environment variable `BNNMC_SIMD` (same values), read when the
 #' package is loaded, is the option's default and is applied at once, e.g.
-#' `BNNMC_KERNELS=portable Rscript -e 'testthat::test_local()'`.
+#' `BNNMC_SIMD=portable Rscript -e 'testthat::test_local()'`.
+#'
+#' Deprecated: `options(bnnmc.kernels = )` and the environment variable
+#' `BNNMC_KERNELS` are the former names of `options(bnnmc.simd = )` and
+#' `BNNMC_SIMD` ("kernel" now means only a sampler's transition kernel).
+#' They still work in this version, with a warning, when the new name is
+#' not set, and will be removed in the next.
 #'
 #' @keywords internal
 #' @useDynLib bnnmc, .registration = TRUE

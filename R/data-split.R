@@ -118,7 +118,7 @@ bnn_split <- function(data, protocol = c("dei", "mile", "fixed"), rep = 1,
   out
 }
 
-#' Standardise data with training or full-data statistics
+#' Standardize data with training or full-data statistics
 #'
 #' Centres and scales the numeric columns (features and, by default, the
 #' numeric target) of several data frames with one set of statistics.

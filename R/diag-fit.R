@@ -107,9 +107,7 @@ bnn_function_rhat <- function(object, newdata = NULL, what = c("points", "rmse",
   warn_short_chains(object)
   n_iter <- dim(object$draws)[1]
   n_ch <- sum(keep)
-  fit <- object
-  fit$draws <- ok_draws(object)
-  fit$chain_status <- object$chain_status[keep]
+  fit <- bnnfit_subset_chains(object, keep)
   pp <- predictive_params(fit, newdata)
   if (is_classification(object)) {
     # probability of the first class at each point

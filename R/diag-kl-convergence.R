@@ -53,11 +53,8 @@ bnn_kl_convergence <- function(object, x_grid = NULL, y_grid = NULL, max_draws =
     if (!is.numeric(g) || length(g) < 2L || anyNA(g) || any(!is.finite(g)))
       stop("'x_grid' and 'y_grid' must be finite numeric vectors of length >= 2.",
            call. = FALSE)
-  fit <- object
-  ok <- object$chain_status == "ok"
   # chain order (draws_matrix() runs over iterations within chains)
-  fit$draws <- object$draws[, ok, , drop = FALSE]
-  fit$chain_status <- object$chain_status[ok]
+  fit <- bnnfit_subset_chains(object, object$chain_status == "ok")
   nd <- stats::setNames(data.frame(x_grid), pred)
   pp <- predictive_params(fit, nd)              # draws (iteration fastest) x grid
   S <- min(nrow(pp$mu), max_draws)

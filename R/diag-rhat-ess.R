@@ -1,6 +1,6 @@
 # Convergence diagnostics: R-hat, ESS, MCSE (as the 'posterior' package),
 # chain-wise R-hat and layer summaries, cumulative LPPD (Sommer et al. 2024).
-# The computations are in C (src/diagnostics.c, ranks.c, rhat.c, ess.c,
+# The computations are in C (src/diag/diagnostics.c, ranks.c, rhat.c, ess.c,
 # lppd.c; autocovariances in acov.c, fft.c); this file validates input
 # and shapes the output.
 
@@ -259,7 +259,7 @@ bnn_mcse.bnnfit <- function(x, ...) bnn_mcse.default(ok_draws(x), ...)
 
 # ---- summary ------------------------------------------------------------------
 
-#' Summarise posterior draws
+#' Summarize posterior draws
 #'
 #' One row per variable with the usual posterior summaries and convergence
 #' diagnostics, computed in one pass in C (each variable is sorted once).

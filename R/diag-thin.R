@@ -1,6 +1,6 @@
-# Greedy MMD thinning of a run to m representative draws (src/mmd_thin.c).
+# Greedy MMD thinning of a run to m representative draws (src/diag/mmd_thin.c).
 
-#' Thin draws to m points by greedy MMD minimisation
+#' Thin draws to m points by greedy MMD minimization
 #'
 #' Selects `m` of the `T` draws one at a time, each time the draw that
 #' minimises the maximum mean discrepancy (MMD) between all `T` draws and

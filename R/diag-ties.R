@@ -1,4 +1,4 @@
-# The heteroscedastic likelihood on responses with many ties (#12 item 1).
+# The heteroscedastic likelihood on responses with many ties.
 #
 # A heteroscedastic Gaussian puts a separate noise sd on every observation.
 # Where many observations share exactly the same response value (a point
@@ -13,10 +13,10 @@
 # Remedy: the homoscedastic Gaussian with a sampled sigma.  One sigma shared
 # by all observations cannot collapse onto a subset of them: shrinking it
 # costs the fit of every other point, so the likelihood stays bounded.
-# Until issue #23 it was the default only for a response with many ties
-# (its most frequent value at least 10% of the observations and at least 10
-# of them), with a message; it is now the default for every numeric
-# response (R/defaults.R), and likelihood = "hetero_gaussian" keeps the
+# It was once the default only for a response with many ties (its most
+# frequent value at least 10% of the observations and at least 10 of
+# them), with a message; it is now the default for every numeric response
+# (R/model-defaults.R), and likelihood = "hetero_gaussian" keeps the
 # heteroscedastic one.  Whatever the likelihood, a fit whose
 # posterior puts a near-zero predictive sd on training points gets a
 # warning naming the cause: below 0.001 response sds on at least 1% of the

@@ -1,7 +1,7 @@
 # parsnip: the "bnnmc" engine of parsnip::mlp().
 #
 # Registered when parsnip is loaded (R/eco-register.R), without importing
-# parsnip.  Fitting goes through bnn_mlp_fit() (exported, because parsnip
+# parsnip.  Fitting goes through bnn_fit_mlp() (exported, because parsnip
 # calls engines as pkg::fun), which maps parsnip's main arguments to
 # bnn_fit()'s and refuses the ones a Bayesian network sampled by MCMC has no
 # use for.  Predictions go through predict.bnnfit() and posterior_epred().
@@ -71,7 +71,7 @@
 #' @param hidden_units,activation,epochs,penalty,dropout,learn_rate parsnip's
 #'   main arguments of `mlp()`, see above.
 #' @param ... Engine arguments, passed to [bnn_fit()].
-#' @return `bnn_mlp_fit()`: a `bnnfit`.
+#' @return `bnn_fit_mlp()`: a `bnnfit`.
 #' @examples
 #' if (requireNamespace("parsnip", quietly = TRUE)) {
 #'   spec <- parsnip::mlp(hidden_units = 4) |>
@@ -86,7 +86,7 @@ NULL
 
 #' @rdname bnnmc_parsnip
 #' @export
-bnn_mlp_fit <- function(formula, data, hidden_units = NULL, activation = NULL,
+bnn_fit_mlp <- function(formula, data, hidden_units = NULL, activation = NULL,
                         epochs = NULL, penalty = NULL, dropout = NULL,
                         learn_rate = NULL, ...) {
   refuse <- function(arg, why)
@@ -208,7 +208,7 @@ register_parsnip_engine <- function() {
   for (mode in c("regression", "classification")) {
     parsnip::set_fit(model = "mlp", eng = "bnnmc", mode = mode,
                      value = list(interface = "formula", protect = c("formula", "data"),
-                                  func = c(pkg = "bnnmc", fun = "bnn_mlp_fit"),
+                                  func = c(pkg = "bnnmc", fun = "bnn_fit_mlp"),
                                   defaults = list()))
     parsnip::set_encoding(model = "mlp", eng = "bnnmc", mode = mode,
                           options = list(predictor_indicators = "none",

@@ -70,7 +70,7 @@ register_method("mile", function(formula, data, model, seed, s) {
 "MILE: MCLMC chains started at deep-ensemble members (bnn_fit(sampler = \"mile\"))")
 
 register_method("ensemble", function(formula, data, model, seed, s) {
-  do.call(bnn_ensemble, c(list(formula = formula, data = data, members = s$members,
+  do.call(bnn_fit_ensemble, c(list(formula = formula, data = data, members = s$members,
                                optimizer = s$optimizer, seed = seed, progress = FALSE),
                           fit_args(model)))
 }, function() list(members = 10L, optimizer = bnn_optimizer_preset("dei")),
@@ -93,8 +93,8 @@ sg_method("sgld", function() bnn_sgld())
 sg_method("psgld", function() bnn_psgld())
 sg_method("sghmc", function() bnn_sghmc())
 
-# The approximations (Laplace, MC dropout, SWAG) are registered in
-# registry-approx.R.
+# The approximations (Laplace, MC dropout, SWAG) are registered at the end
+# of this file.
 
 #' Inference methods for coverage studies
 #'
@@ -235,15 +235,15 @@ method_rhat <- function(obj, newdata) {
   c(max(r, na.rm = TRUE), stats::median(r, na.rm = TRUE))
 }
 
-# ---- approximations as methods of a coverage study (formerly registry-approx.R) ----
+# ---- approximations as methods of a coverage study ----
 
 # The approximate baselines of Staber & Da Veiga as named methods of
-# coverage studies (bnn_method(), bnn_coverage_study()).  In a file of
-# their own because register_method() (methods-registry.R) must be defined
-# before these calls run when the package is loaded.
+# coverage studies (bnn_method(), bnn_coverage_study()).  Here, after
+# register_method() (top of this file), which must be defined before these
+# calls run when the package is loaded.
 
 register_method("laplace", function(formula, data, model, seed, s) {
-  do.call(bnn_laplace, c(list(formula = formula, data = data, hessian = s$hessian,
+  do.call(bnn_fit_laplace, c(list(formula = formula, data = data, hessian = s$hessian,
                               prior_precision = s$prior_precision, optimizer = s$optimizer,
                               draws = s$draws, seed = seed), fit_args(model)))
 }, function() list(hessian = "kfac", prior_precision = NULL, draws = 2000L,
@@ -252,7 +252,7 @@ register_method("laplace", function(formula, data, model, seed, s) {
 "Laplace approximation at the MAP (bnn_fit_laplace(); LA-KFAC by default)")
 
 register_method("mc_dropout", function(formula, data, model, seed, s) {
-  do.call(bnn_mc_dropout, c(list(formula = formula, data = data, dropout = s$dropout,
+  do.call(bnn_fit_mc_dropout, c(list(formula = formula, data = data, dropout = s$dropout,
                                  input_dropout = s$input_dropout, optimizer = s$optimizer,
                                  draws = s$draws, seed = seed), fit_args(model)))
 }, function() list(dropout = 0.1, input_dropout = 0, draws = 2000L,
@@ -261,7 +261,7 @@ register_method("mc_dropout", function(formula, data, model, seed, s) {
 "MC dropout (bnn_fit_mc_dropout())")
 
 register_method("swag", function(formula, data, model, seed, s) {
-  do.call(bnn_swag, c(list(formula = formula, data = data, rank = s$rank, epochs = s$epochs,
+  do.call(bnn_fit_swag, c(list(formula = formula, data = data, rank = s$rank, epochs = s$epochs,
                            collect_every = s$collect_every, lr = s$lr, momentum = s$momentum,
                            batch_size = s$batch_size, optimizer = s$optimizer,
                            draws = s$draws, keep_iterates = FALSE, seed = seed),

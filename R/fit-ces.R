@@ -7,8 +7,8 @@ run_stage <- function(spec, sampler, chains, warmup, iter, thin, inits, seed, pr
                         phases = c("warm-up" = warmup, sampling = iter))
   t0 <- proc.time()[[3]]
   res <- dispatch_chains(seq_len(chains), function(cid) {
-    run_chain_any(spec, inits[[cid]], seed, cid, sampler, warmup, iter, thin,
-                  progress = prog)
+    run_chain(spec, inits[[cid]], seed, cid, sampler, warmup, iter, thin,
+              progress = prog, fit_shape = TRUE)
   })
   list(res = res, elapsed = proc.time()[[3]] - t0)
 }
@@ -113,33 +113,18 @@ fit_engine.bnn_ces <- function(model, ces, chains, warmup, iter, thin, init, see
   es <- emulated_spec(model_spec, emulator)
   st2 <- run_stage(es, ces$sampler, chains, warmup, iter, thin, init_s, seed, progress)
   pars <- bnn_parameter_names(spec$sizes, sigma = has_sigma(spec))
-  fit <- assemble_fit(st2$res, pars, spec, ces, warmup, iter, thin, seed, chains)
-  fit <- c(fit, model[setdiff(names(model), c("spec", names(fit)))])
-  fit$call <- call
-  fit$protocol <- "ces"
-  fit$inits <- init_s
-  fit$elapsed <- time_cal + time_em + st2$elapsed
-  fit$ensemble <- NULL
-  fit$kernels <- union(attr(st$res, "kernels"), attr(st2$res, "kernels"))
-  fit$spec$X <- NULL
-  fit$spec$y <- NULL
-  fit$ces <- list(
-    times = c(calibration = time_cal, emulator = time_em, sampling = st2$elapsed, check = 0),
-    n_exact = n_exact, n_emulated = sum(fit$n_grad), J = J,
-    calibration = cal_fit[c("draws", "sampler_stats", "n_grad", "stepsize", "chain_status",
-                            "timing")],
-    calibration_sampler = cal, emulator = emulator, check = check, init = init_s,
-    inflated_sigma = if (!is.null(emu) && emu$inflate && !is.null(check))
-      model_spec$sigma_fixed else NULL)
-  class(fit) <- "bnnfit"
+  chains_part <- assemble_fit(st2$res, pars, spec, ces, warmup, iter, thin, seed, chains)
+  elapsed <- time_cal + time_em + st2$elapsed
+  times <- c(calibration = time_cal, emulator = time_em, sampling = st2$elapsed, check = 0)
+  check_sampled <- NULL
   if (!is.null(emulator)) {
     t_ck <- proc.time()[[3]]
-    fit$ces$check_sampled <- sampled_check(fit, model_spec, emulator)
+    check_sampled <- sampled_check(chains_part, model_spec, emulator)
     t_ck <- proc.time()[[3]] - t_ck
-    fit$ces$times[["check"]] <- t_ck
-    fit$elapsed <- fit$elapsed + t_ck
-    fit$ces$n_exact <- fit$ces$n_exact + nrow(fit$ces$check_sampled$draws)
-    cs <- fit$ces$check_sampled
+    times[["check"]] <- t_ck
+    elapsed <- elapsed + t_ck
+    n_exact <- n_exact + nrow(check_sampled$draws)
+    cs <- check_sampled
     if (nrow(cs$draws) && is.finite(cs$bias) &&
         abs(cs$bias) > 2 * max(1, stats::sd(cs$draws$true_loglik)))
       warn_cond(sprintf(paste0("At %d of the sampled draws the emulated log-likelihood differs from ",
@@ -149,7 +134,18 @@ fit_engine.bnn_ces <- function(model, ces, chains, warmup, iter, thin, init, see
                         nrow(cs$draws), cs$bias, mean(cs$draws$true_loglik),
                         stats::sd(cs$draws$true_loglik)), "bnnmc_emulator")
   }
-  fit$precision <- precision
+  ces_record <- list(
+    times = times, n_exact = n_exact, n_emulated = sum(chains_part$n_grad), J = J,
+    calibration = cal_fit[c("draws", "sampler_stats", "n_grad", "stepsize", "chain_status",
+                            "timing")],
+    calibration_sampler = cal, emulator = emulator, check = check, init = init_s,
+    inflated_sigma = if (!is.null(emu) && emu$inflate && !is.null(check))
+      model_spec$sigma_fixed else NULL)
+  if (!is.null(check_sampled)) ces_record$check_sampled <- check_sampled
+  fit <- new_bnnfit(chains_part, model, call = call, protocol = "ces", inits = init_s,
+                    elapsed = elapsed,
+                    simd = union(attr(st$res, "simd"), attr(st2$res, "simd")),
+                    ces = ces_record, precision = precision)
   report_failures(fit)
   fit
 }

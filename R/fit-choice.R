@@ -1,4 +1,4 @@
-# The default model's check against a Bayesian linear model (issue #23).
+# The default model's check against a Bayesian linear model.
 #
 # On small data that are close to linear, the default network predicts
 # worse than a linear model: on the six near-linear sets of 30 to 50 rows
@@ -51,14 +51,14 @@ choose_default_model <- function(fit_net, fit_lin) {
   seconds <- proc.time()[["elapsed"]] - t0
   out <- if (use_lin) lin else net
   if (!is.null(e_net) && !is.null(e_lin)) {
-    out$fit$model_choice <- structure(
+    out$fit <- bnnfit_with(out$fit, model_choice = structure(
       data.frame(model = c("network", "linear"),
                  network = c(paste(net$fit$spec$sizes, collapse = "-"),
                              paste(lin$fit$spec$sizes, collapse = "-")),
                  elpd_loo = c(e_net$elpd, e_lin$elpd), se = c(e_net$se, e_lin$se),
                  pareto_k_high = c(e_net$k_high, e_lin$k_high),
                  chosen = c(!use_lin, use_lin), stringsAsFactors = FALSE),
-      seconds = seconds)
+      seconds = seconds))
   }
   if (use_lin)
     message(sprintf(paste0(

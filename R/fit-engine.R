@@ -9,7 +9,8 @@
 # trained here if asked), the sampler's preparation, the chains (in waves
 # if asked) and the fit object.  model: prepare_model()'s list; the rest
 # are bnn_fit()'s checked arguments, the run resolved by
-# sampler_resolve_run().
+# sampler_resolve_run(); `sampler_name` is the name the sampler was given
+# by (bnn_fit(sampler = "mile")), the fit's `protocol` label.
 fit_engine <- function(model, sampler, chains, warmup, iter, thin, init, seed, progress,
                        call, given_init = FALSE, ...) {
   UseMethod("fit_engine", sampler)
@@ -17,7 +18,7 @@ fit_engine <- function(model, sampler, chains, warmup, iter, thin, init, seed, p
 
 fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init, seed,
                                progress, call, given_init = FALSE,
-                               protocol = NA_character_, waves = NULL, chain_id = NULL,
+                               sampler_name = NA_character_, waves = NULL, chain_id = NULL,
                                ensemble = NULL, valid_data = NULL, precision = "double",
                                ...) {
   spec <- model$spec
@@ -25,7 +26,7 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
   # what the fit will cost, said up front when it is long (R/run-cost.R)
   cost <- tryCatch(fit_cost(spec, sampler, chains, warmup, iter, init,
                             ensemble_opt = if (identical(init, "ensemble"))
-                              ensemble %||% protocol_preset(protocol, model$likelihood),
+                              ensemble %||% sampler_ensemble_preset(sampler, model$likelihood),
                             n_members = max(chain_id %||% chains)),
                    error = function(e) NULL)
   if (!isFALSE(progress) || (!is.null(cost) && cost$total > 600))
@@ -40,7 +41,7 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
   if (inherits(init, "bnn_ensemble")) {
     ens <- init
   } else if (identical(init, "ensemble")) {
-    opt <- ensemble %||% protocol_preset(protocol, model$likelihood)
+    opt <- ensemble %||% sampler_ensemble_preset(sampler, model$likelihood)
     ens <- train_ensemble(model, n_gen, opt, valid_data, NULL, seed,
                           progress %||% interactive())
   }
@@ -62,23 +63,23 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
   lr <- if (!is.null(ens)) ens$optimizer$lr else NULL
   render <- isTRUE(progress %||% interactive())
   # run_ids(pos) runs the chains at positions `pos` of this fit
-  kernels_used <- character(0)
+  simd_used <- character(0)
   run_ids <- function(pos) {
     prog <- make_progress(!isFALSE(progress), length(pos), warmup + iter, phases = phases,
                           render = render)
     out <- dispatch_chains(pos, function(k) {
-      run_chain_any(spec, inits[[k]], seed, ids[k], sampler, warmup, iter, thin,
-                    progress = prog, lr = lr)
+      run_chain(spec, inits[[k]], seed, ids[k], sampler, warmup, iter, thin,
+                progress = prog, fit_shape = TRUE, lr = lr)
     })
-    kernels_used <<- union(kernels_used, attr(out, "kernels"))
+    simd_used <<- union(simd_used, attr(out, "simd"))
     out
   }
-  finish <- function(res) {
-    fit <- assemble_fit(res, pars, spec, sampler, warmup, iter, thin, seed, length(res),
-                        ids[seq_along(res)])
-    fit <- c(fit, model[setdiff(names(model), c("spec", names(fit)))])
-    class(fit) <- "bnnfit"
-    fit
+  # the fit of the chains' results `res` (with the run's further fields
+  # `...`; run_waves() calls it on the chains of the waves so far)
+  finish <- function(res, elapsed = NA_real_, ...) {
+    new_bnnfit(assemble_fit(res, pars, spec, sampler, warmup, iter, thin, seed, length(res),
+                            ids[seq_along(res)]),
+               model, call = call, protocol = sampler_name, elapsed = elapsed, ...)
   }
   t_start <- proc.time()[[3]]
   if (is.null(waves)) {
@@ -92,24 +93,14 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
     inits <- inits[seq_len(chains)]
   }
   elapsed <- proc.time()[[3]] - t_start
-  fit <- finish(res)
-  if (!is.null(wave_log)) fit$waves <- list(log = wave_log, settings = waves)
-  fit$call <- call
-  fit$protocol <- protocol
-  fit$inits <- inits
-  fit$elapsed <- elapsed
-  fit$cost_estimate <- cost$total
-  fit$precision <- precision
-  fit$ensemble <- ens
-  fit$kernels <- kernels_used
-  fit$spec$X <- NULL
-  fit$spec$y <- NULL
-  class(fit) <- "bnnfit"
+  fit <- finish(res, elapsed,
+                waves = if (!is.null(wave_log)) list(log = wave_log, settings = waves),
+                inits = inits, cost_estimate = cost$total, precision = precision, ensemble = ens,
+                simd = simd_used)
   report_failures(fit)
   check_sd_collapse(fit)
   check_short_run(fit)
-  fit$convergence <- check_convergence(fit)
-  fit
+  bnnfit_with(fit, convergence = check_convergence(fit))
 }
 
 # A run that keeps fewer than 100 draws per chain: its summaries, R-hat and
@@ -180,12 +171,12 @@ make_inits <- function(init, chains, dim, spec, prior, seed) {
 }
 
 report_failures <- function(fit) {
-  diverged <- .chain_status[5L]
+  diverged <- chain_status_label("nonfinite")
   bad <- which(fit$chain_status != "ok" & fit$chain_status != diverged)
   for (c in bad) {
     why <- as.character(fit$chain_status[c])
     fa <- fit$failed_at
-    if (!is.null(fa) && !is.na(fa$reason[c]) && why == .chain_status[6L])
+    if (!is.null(fa) && !is.na(fa$reason[c]) && why == chain_status_label("failed"))
       why <- sprintf("%s (%s, step %s)", fa$reason[c], fa$phase[c],
                      format(fa$step[c], scientific = FALSE, trim = TRUE))
     warn_cond(sprintf("Chain %d failed: %s. Its draws are NA.", fit$chain_id[c] %||% c, why),
@@ -215,11 +206,6 @@ report_failures <- function(fit) {
                              div, 100 * div / (dim(fit$sampler_stats)[1] * sum(ok))),
                      "The draws near them may be biased; consider a larger adapt_delta, ",
                      "a smaller prior scale, or ensemble starts."), "bnnmc_divergence")
-  if (identical(fit$sampler$method, "nuts")) {
-    hit <- sum(fit$sampler_stats[, ok, "treedepth__"] >= fit$sampler$max_treedepth, na.rm = TRUE)
-    if (hit > 0)
-      warn_cond(sprintf("%d transitions hit the maximum tree depth of %d.", hit,
-                        fit$sampler$max_treedepth), "bnnmc_treedepth")
-  }
+  sampler_fit_warnings(fit$sampler, fit, ok)
   invisible(NULL)
 }

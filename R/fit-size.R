@@ -48,37 +48,6 @@ bnn_model_size <- function(sizes, chains = 4, warmup = 1000, iter = 1000, thin =
        limit = max_memory())
 }
 
-# Bytes per parameter of a fit: the kept draws of all chains (twice: the
-# chains' results and the assembled array), the sampler workspace of one
-# chain and the prior scales and inits.
-bytes_per_parameter <- function(sampler, chains, n_keep) UseMethod("bytes_per_parameter")
-
-bytes_per_parameter.default <- function(sampler, chains, n_keep) {
-  # NUTS/HMC: the tree's states; MCLMC and the kernels of the generic
-  # driver: a few vectors of the dimension
-  work <- if (!is.null(sampler$max_treedepth)) 10 * (sampler$max_treedepth + 1) + 25 else 16
-  8 * (2 * chains * n_keep + work + 4 + chains)
-}
-
-# CES: every stage's storage (ces_stage_bytes()).
-bytes_per_parameter.bnn_ces <- function(sampler, chains, n_keep) {
-  sum(ces_stage_bytes(sampler, chains, n_keep, n_par = 1, n_out = 0))
-}
-
-# Bytes of each stage of a CES fit (bnn_ces()) of a network with n_par
-# parameters and n_out outputs on the training data (rows x outputs): the
-# calibration run's draws (kept in the fit's $ces, all calibration_iter of
-# every chain: they are not thinned), the J emulator training pairs (theta
-# and G(X; theta), with their transposed and standardised copies) and the
-# sampling stage's draws.  Issue #26: the guard counted only iter / thin.
-ces_stage_bytes <- function(ces, chains, n_keep, n_par, n_out) {
-  J <- as.double(ces$J)
-  c(calibration = n_par * bytes_per_parameter(ces$calibration, chains,
-                                              as.double(ces$calibration_iter)),
-    emulator = 8 * 3 * J * (n_par + n_out),
-    sampling = n_par * bytes_per_parameter(ces$sampler, chains, n_keep))
-}
-
 # Stop before a CES fit whose stages would need more memory than the limit,
 # naming the stage(s) to reduce.
 check_ces_size <- function(ces, sizes, chains, n_keep, n_out) {

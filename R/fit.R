@@ -67,16 +67,16 @@
 #'   example below); `sampler = "mile"` with the same `init` is MILE.
 #' @section Reproducibility:
 #' A seed gives the same draws, bit for bit, under every \pkg{future} plan
-#' and chain order, as long as the chains run on the same C kernels.  The
-#' kernels are chosen by `options(bnnmc.kernels = )`: `"auto"` (default,
+#' and chain order, as long as the chains run on the same SIMD level of the
+#' C compute kernels, chosen by `options(bnnmc.simd = )`: `"auto"` (default,
 #' the best the CPU supports), `"portable"` (plain C: the same draws on
 #' every CPU), `"avx2"` or `"avx512"` (an error when not available).
 #' `bnn_fit()` applies the option when it starts, and sends it with the
 #' chains to every \pkg{future} worker, which applies it before running
 #' them (workers are other R processes and do not share the session's
-#' options).  The fit's `$kernels` records the kernels its chains ran on
+#' options).  The fit's `$simd` records the SIMD level its chains ran on
 #' (`"generic"` for portable, `"avx2+fma"`, `"avx512"`).  The environment
-#' variable `BNNMC_KERNELS`, read when bnnmc is loaded, sets the option's
+#' variable `BNNMC_SIMD`, read when bnnmc is loaded, sets the option's
 #' default.  See also [bnnmc-package].
 #'
 #' @section Defaults:
@@ -101,8 +101,8 @@
 #'   stochastic-gradient samplers cost per step what a batch costs, not what
 #'   the data set costs.
 #'
-#'   The likelihood and prior were chosen for calibration (issue #23;
-#'   `vignette("benchmarks")`, section "A default chosen for calibration";
+#'   The likelihood and prior were chosen for calibration
+#'   (`vignette("benchmarks")`, section "A default chosen for calibration";
 #'   `inst/benchmarks/decisions/default_panel.R`).  The papers' model, the
 #'   heteroscedastic Gaussian (the network outputs a mean and a log sd) with
 #'   Normal(0, 1) on every weight, was the default before: its log-sd head
@@ -155,7 +155,7 @@
 #'   "A default chosen for calibration", for the panel with and without the
 #'   check.
 #'
-#'   A known shortfall (issue #23, `inst/benchmarks/decisions/`): on the UCI
+#'   A known shortfall (`inst/benchmarks/decisions/`): on the UCI
 #'   sets yacht, energy, concrete and airfoil the network's chains fail the
 #'   convergence verdict (the training log-likelihood drifts;
 #'   `default_verdict.R`, `default_verdict_diagnosis.R`), which `bnn_fit()`
@@ -208,7 +208,7 @@
 #'   chain.
 #' @param seed A whole number from 0 to `.Machine$integer.max`.  The same seed gives the same draws for each
 #'   chain, whatever the order or the number of workers the chains run on
-#'   (on the same kernels: see `options(bnnmc.kernels)` in [bnnmc-package]).
+#'   (on the same SIMD level: see `options(bnnmc.simd)` in [bnnmc-package]).
 #'   `NULL` draws one from R's RNG.
 #' @param subset,na.action As in [stats::lm()].  Missing values are an error
 #'   unless `na.action = na.omit` (or another function) is given; with
@@ -378,7 +378,8 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   mf <- match.call(expand.dots = FALSE)
   m <- match(c("formula", "data", "subset", "na.action", "weights"), names(mf), 0L)
   mf <- mf[c(1L, m)]
-  protocol <- if (is.character(sampler) && length(sampler) == 1L) sampler else NA_character_
+  # the name the sampler was given by: the fit's `protocol` label
+  sampler_name <- if (is.character(sampler) && length(sampler) == 1L) sampler else NA_character_
   sampler <- as_sampler(sampler)
   waves <- NULL
   if (inherits(chains, "bnn_waves")) {
@@ -388,7 +389,7 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
       stop(sprintf("'chains = bnn_waves()' is not available for sampler = \"%s\".",
                    sampler$method), call. = FALSE)
     if (identical(init, "ensemble") || inherits(init, "bnn_ensemble") ||
-        (identical(sampler_protocol_default(protocol, "init", NULL), "ensemble") &&
+        (identical(sampler_protocol_default(sampler, "init", NULL), "ensemble") &&
          !given[["init"]]))
       stop(paste0("'chains = bnn_waves()' needs starting points that do not depend on the ",
                   "number of chains: init = \"random\", \"prior\", a function, or a list ",
@@ -413,7 +414,7 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   # sampler_units()).  The run's settings are resolved into a new sampler
   # object (sampler_resolve_run()); `iter` becomes the sampling transitions.
   warmup <- if (given[["warmup"]]) check_count(warmup, "warmup", 0L) else
-    sampler_protocol_default(protocol, "warmup", 1000L)
+    sampler_protocol_default(sampler, "warmup", 1000L)
   iter <- check_count(iter, "iter", 1L)
   thin <- if (given[["thin"]]) check_count(thin, "thin", 1L) else sampler_default_thin(sampler)
   if (as.double(iter) * thin > .Machine$integer.max)
@@ -426,15 +427,15 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
                                                        chains, run$n_keep))
   check_sampler_model(sampler, model$prior)
   model$spec <- spec_set_precision(model$spec, precision)
-  if (!given[["init"]]) init <- sampler_protocol_default(protocol, "init", init)
+  if (!given[["init"]]) init <- sampler_protocol_default(sampler, "init", init)
   if (is.null(seed)) seed <- new_seed()
   seed <- check_count(seed, "seed", 0L)
-  # the kernels of options(bnnmc.kernels), from here on in this session (the
+  # the SIMD level of options(bnnmc.simd), from here on in this session (the
   # chains' workers apply the same, see dispatch_chains())
-  apply_kernels(kernels_option())
+  apply_simd(simd_option())
   fit_net <- function()
     fit_engine(model, run$sampler, chains, run$warmup, run$iter, run$thin, init, seed,
-               progress, call, given[["init"]], protocol = protocol, waves = waves,
+               progress, call, given[["init"]], sampler_name = sampler_name, waves = waves,
                chain_id = chain_id, ensemble = ensemble, valid_data = valid_data,
                precision = precision)
   if (!linear_check_applies(given_model, model)) return(fit_net())
@@ -444,13 +445,14 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
     lin <- prepare_model(mf, env, formula, data, integer(0), activation, likelihood, prior,
                          standardize)
     lin$spec <- spec_set_precision(lin$spec, precision)
-    lrun <- sampler_resolve_run(as_sampler("nuts"), sampler_protocol_default("nuts", "warmup", 1000L),
+    nuts <- as_sampler("nuts")
+    lrun <- sampler_resolve_run(nuts, sampler_protocol_default(nuts, "warmup", 1000L),
                                 iter, 1L, given)
     lcall <- call
     lcall$hidden <- integer(0)
     lcall$sampler <- "nuts"
     fit_engine(lin, lrun$sampler, chains, lrun$warmup, lrun$iter, lrun$thin, "random", seed,
-               FALSE, lcall, FALSE, protocol = "nuts", precision = precision)
+               FALSE, lcall, FALSE, sampler_name = "nuts", precision = precision)
   }
   choose_default_model(fit_net, fit_lin)
 }

@@ -78,7 +78,7 @@ per_chain_text <- function(v, digits = 3) {
           f(min(v, na.rm = TRUE)), f(max(v, na.rm = TRUE)), length(v))
 }
 
-#' Summarise a Bayesian neural network fit
+#' Summarize a Bayesian neural network fit
 #'
 #' Posterior summaries per parameter and aggregated per layer and role
 #' (weights, biases), with the sampler's diagnostics.  Individual weights of

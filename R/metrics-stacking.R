@@ -63,7 +63,7 @@ bnn_stack_chains <- function(object, newdata = NULL,
                              k_threshold = 0.7) {
   if (!inherits(object, "bnnfit")) stop("'object' must be a bnnfit.", call. = FALSE)
   method <- match.arg(method)
-  object$stacking <- NULL
+  object <- bnnfit_with(object, stacking = NULL)
   if (method == "equal") return(object)
   if (method == "auto") method <- if (is.null(newdata)) "loo" else "validation"
   k_threshold <- check_positive(k_threshold, "k_threshold")
@@ -79,20 +79,13 @@ bnn_stack_chains <- function(object, newdata = NULL,
   w <- as.numeric(loo::stacking_weights(lpd))
   mix <- function(v) mean(apply(lpd, 1L, function(a) log_sum_exp(a + log(pmax(v, 1e-300)))))
   ids <- (object$chain_id %||% seq_along(object$chain_status))[ok]
-  object$stacking <- list(weights = stats::setNames(w, ids), method = method,
-                          n_points = nrow(lpd),
-                          lpd = c(equal = mix(rep(1 / length(ok), length(ok))), stacked = mix(w)))
-  object
+  bnnfit_with(object, stacking = list(
+    weights = stats::setNames(w, ids), method = method, n_points = nrow(lpd),
+    lpd = c(equal = mix(rep(1 / length(ok), length(ok))), stacked = mix(w))))
 }
 
 # The fit reduced to one of its chains (for its own predictive density).
-one_chain_fit <- function(object, k) {
-  sub <- object
-  sub$draws <- object$draws[, k, , drop = FALSE]
-  sub$chain_status <- object$chain_status[k]
-  sub$stacking <- NULL
-  sub
-}
+one_chain_fit <- function(object, k) bnnfit_subset_chains(object, k)
 
 log_sum_exp <- function(a) {
   m <- max(a)

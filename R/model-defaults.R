@@ -1,6 +1,6 @@
-# The default likelihood and prior of a numeric response (issue #23 item 1).
+# The default likelihood and prior of a numeric response.
 #
-# Until issue #23 the default was the papers' model: the heteroscedastic
+# The default was once the papers' model (see NEWS): the heteroscedastic
 # Gaussian (the network outputs a mean and a log sd) with Normal(0, 1)
 # priors on all weights.  On small or noisy data its predictive
 # distribution was far too wide and heavy-tailed: the log-sd head is a
@@ -23,7 +23,7 @@
 # likelihood = "hetero_gaussian" is exactly the papers' model (and the old
 # default), one argument away; a prior given explicitly is used as it is.
 #
-# Still open (issue #23; measured 2026-11-26, see the decisions folder):
+# Still open (vignette("benchmarks") and inst/benchmarks/decisions/):
 # * over 20 splits (default_panel_tiny.R) this default's test log density
 #   is below lm's by 0.06-0.22 per point on six near-linear sets of at most
 #   50 rows (attitude, trees, hills, swiss, cars, LifeCycleSavings); its 90%

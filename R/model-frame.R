@@ -28,7 +28,7 @@ prepare_model <- function(mf, env, formula, data, hidden, activation, likelihood
   design <- design_from_frame(mf, standardize)
   y <- design$y
   lik <- response_likelihood(y, likelihood)
-  prior <- prior %||% default_prior(y, likelihood)   # R/defaults.R
+  prior <- prior %||% default_prior(y, likelihood)   # R/model-defaults.R
   w <- frame_weights(mf)
   off <- stats::model.offset(mf)
   if (!is.null(off)) {

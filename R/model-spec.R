@@ -271,7 +271,7 @@ prior_scales <- function(prior, sizes) {
   out
 }
 
-# The list handed to C (see src/api_util.c).
+# The list handed to C (see src/api/api_util.c).
 make_spec <- function(sizes, activation, lik, prior, X = NULL, y = NULL) {
   list(
     type = "bnn",
@@ -289,7 +289,7 @@ make_spec <- function(sizes, activation, lik, prior, X = NULL, y = NULL) {
 }
 
 # precision = "double" or "single" (bnn_fit()); spec$precision = 1L makes
-# the C model (bnn_model_from_spec, src/api_util.c) run the network's
+# the C model (bnn_model_from_spec, src/api/api_util.c) run the network's
 # forward and backward pass in float for every sampler built from the spec.
 check_precision <- function(precision) {
   if (identical(precision, c("double", "single"))) return("double")

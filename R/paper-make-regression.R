@@ -1,5 +1,5 @@
 # A regression data generator of the form of scikit-learn's make_regression
-# (the simulated data of Moslemi et al., seed 004).
+# (the simulated data of Moslemi et al.).
 
 #' Simulated linear regression data (scikit-learn's `make_regression` form)
 #'

@@ -1,7 +1,7 @@
 # The paper-reproduction part of the API: one overview page.  The functions
-# themselves live with their concept (paper-tasks.R, paper-symmetry-data.R,
-# paper-make-regression.R, data-uci.R, symmetry-chains-needed.R,
-# eval-baselines.R).
+# themselves are in the other paper-*.R files (paper-tasks.R,
+# paper-symmetry-data.R, paper-make-regression.R, paper-uci-splits.R,
+# paper-mode-probs.R, paper-lm-baseline.R).
 
 #' Reproducing the papers
 #'
@@ -17,17 +17,11 @@
 #' | function | what it gives | paper |
 #' |---|---|---|
 #' | [bnn_paper_uci_splits()] | the fixed 80/20 train/test indices of the UCI benchmarks | Wiese et al. (2023), Sommer et al. (2024, 2025) |
-#' | [bnn_paper_task()], [bnn_paper_task_data()] | the synthetic tasks AF#1-AF#4 and their training sets | Staber and Da Veiga |
+#' | [bnn_paper_task()], [bnn_paper_task_data()] | the synthetic tasks AF1-AF4 and their training sets | Staber and Da Veiga |
 #' | [bnn_paper_symmetry_data()] | the synthetic data sets of the symmetry paper | the symmetry paper |
 #' | [bnn_paper_mode_probs_halfnormal()] | its half-normal mode probabilities | the symmetry paper |
 #' | [bnn_paper_make_regression()] | scikit-learn's `make_regression` data | FBNN (Moslemi et al.) |
 #' | [bnn_paper_lm_baseline()] | the papers' linear-model baseline rows | the benchmark tables |
-#'
-#' Their earlier names (`bnn_uci_splits()`, `bnn_task()`, `bnn_task_data()`,
-#' `bnn_symmetry_data()`, `bnn_mode_probs_halfnormal()`,
-#' `bnn_make_regression()`, `bnn_lm_baseline()`, and `bnn_uci()`, now
-#' [bnn_read_uci()]) work for one more version with a message
-#' ([bnnmc-deprecated]).
 #'
 #' @name bnnmc-papers
 #' @family paper reproduction

@@ -1,4 +1,4 @@
-# The synthetic regression tasks AF#1-AF#4 of Staber and Da Veiga, with
+# The synthetic regression tasks AF1-AF4 of Staber and Da Veiga, with
 # their surrogate networks.
 
 # A seed derived from a study seed and integer indices (set, method,
@@ -21,7 +21,7 @@ runif_union <- function(n, iv) {
   stats::runif(n, iv[k, 1], iv[k, 2])
 }
 
-#' Synthetic regression tasks AF#1-AF#4 (Staber and Da Veiga)
+#' Synthetic regression tasks AF1-AF4 (Staber and Da Veiga)
 #'
 #' The four one-dimensional regression problems of Staber and Da Veiga's
 #' benchmark, with the surrogate network the paper fits to each (ReLU, a
@@ -38,17 +38,17 @@ runif_union <- function(n, iv) {
 #'
 #' **Readings of the paper's inconsistencies.**  The noise column is a
 #' standard deviation (the appendix writes N(0, 0.25), which would read as a
-#' variance).  AF#2's function is 0.1 x^2 in the paper's Table 1 and
-#' 0.1 x^3 in its appendix: `exponent` chooses, default 3.  AF#4's network
+#' variance).  AF2's function is 0.1 x^2 in the paper's Table 1 and
+#' 0.1 x^3 in its appendix: `exponent` chooses, default 3.  AF4's network
 #' is a 1-input 1-100-100-100-1 ReLU network (the stated 20,501 parameters
 #' are the count with one input, although Table 1 says D = 2) whose weights
 #' w0 are drawn once from N(0, I) with the fixed seed `net_seed`.  The
-#' AF#2/AF#3 surrogate 1-50-50-1 has 2,701 parameters (the paper says
+#' AF2/AF3 surrogate 1-50-50-1 has 2,701 parameters (the paper says
 #' 2,651).
 #'
 #' @param name `"AF1"`, `"AF2"`, `"AF3"` or `"AF4"`.
-#' @param exponent AF#2's exponent (3 or 2).
-#' @param net_seed Seed of AF#4's generating network.
+#' @param exponent AF2's exponent (3 or 2).
+#' @param net_seed Seed of AF4's generating network.
 #' @return An object of class `bnn_task`: the latent function `f`, the
 #'   noise `sigma`, sizes `n` and `n_test`, samplers of the training and
 #'   test inputs, and the surrogate (`hidden`, `activation`, `prior`,

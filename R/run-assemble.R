@@ -1,5 +1,7 @@
-# The fit object from its chains' results (bnn_fit()'s engines and
-# bnn_sample_gaussian()).
+# The chains' part of a fit from its chains' results (bnn_fit()'s engines
+# and bnn_sample_gaussian()): a plain list of the per-chain fields of the
+# fit (R/utils-fit-object.R), which new_bnnfit() joins with the model and
+# the run.
 
 assemble_fit <- function(res, pars, spec, sampler, warmup, iter, thin, seed, chains,
                          ids = seq_len(chains)) {
@@ -7,8 +9,8 @@ assemble_fit <- function(res, pars, spec, sampler, warmup, iter, thin, seed, cha
   dim <- length(pars)
   dn <- list(iteration = NULL, chain = NULL, variable = pars)
   d1 <- res[[1L]]$draws
-  # one chain whose draws already have the fit's shape and names (the
-  # generic driver's, R/chains.R): taken as they are, without a copy
+  # one chain whose draws already have the fit's shape and names
+  # (run_chain(fit_shape = TRUE)): taken as they are, without a copy
   one <- chains == 1L && identical(dim(d1), c(n_keep, 1L, dim)) &&
     identical(dimnames(d1), dn)
   draws <- if (one) d1 else array(NA_real_, c(n_keep, chains, dim), dimnames = dn)
@@ -25,7 +27,7 @@ assemble_fit <- function(res, pars, spec, sampler, warmup, iter, thin, seed, cha
     wstats[, c, ] <- res[[c]]$warmup_stats
   }
   if (has_sigma(spec)) draws[, , dim] <- exp(draws[, , dim])
-  status <- vapply(res, function(r) r$status, integer(1))
+  status <- vapply(res, function(r) r$status, character(1))
   fa <- lapply(res, function(r) r$failed_at)
   failed_at <- data.frame(
     chain = ids,
@@ -33,7 +35,7 @@ assemble_fit <- function(res, pars, spec, sampler, warmup, iter, thin, seed, cha
     step = vapply(fa, function(f) as.double(f$step %||% NA_real_), numeric(1)),
     reason = vapply(fa, function(f) f$reason %||% NA_character_, character(1)),
     stringsAsFactors = FALSE)
-  structure(list(
+  list(
     draws = draws, sampler_stats = stats, warmup_stats = wstats,
     n_grad = vapply(res, function(r) r$n_grad, numeric(1)),
     stepsize = vapply(res, function(r) r$stepsize, numeric(1)),
@@ -43,9 +45,8 @@ assemble_fit <- function(res, pars, spec, sampler, warmup, iter, thin, seed, cha
     timing = data.frame(chain = ids,
                         warmup = vapply(res, function(r) r$time_warmup, numeric(1)),
                         sampling = vapply(res, function(r) r$time_sampling, numeric(1))),
-    chain_status = factor(.chain_status[status + 1L], levels = .chain_status),
+    chain_status = factor(chain_status_label(status), levels = chain_status_levels()),
     failed_at = failed_at,
     spec = spec, sampler = sampler, warmup = warmup, iter = iter, thin = thin,
-    seed = seed, chains = chains, chain_id = ids, parameters = pars),
-    class = "bnnfit")
+    seed = seed, chains = chains, chain_id = ids, parameters = pars)
 }

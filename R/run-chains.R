@@ -7,13 +7,6 @@
 .stat_names <- c("accept_stat__", "stepsize__", "treedepth__", "n_leapfrog__",
                  "divergent__", "energy__", "lp__")
 
-.chain_status <- c("ok", "initial values have a non-finite log density",
-                   "step-size search failed (step size reached 0 or 1e7)",
-                   "adapted metric not finite",
-                   "non-finite state (NaN/Inf): the chain diverged",
-                   "the sampler failed (see $failed_at)",
-                   "the chain never moved (every transition rejected)")
-
 # Run one chain of any sampler (every sampler is a kernel of the chain
 # driver): NUTS, static HMC, MCLMC, RWM, pCN, SGLD/pSGLD/SGHMC.  For MCLMC,
 # warmup, iter and thin come from its settings (the tuning's steps,
@@ -24,7 +17,7 @@
 # (n_keep x dim; with fit_shape = TRUE and a BNN spec, already in the shape
 # and with the names of a one-chain fit's draws, which assemble_fit() then
 # takes without a copy), the sampler and warm-up statistics and their names,
-# timings, the status (a position in .chain_status), gradients, step size,
+# timings, the status (its name, chain_status_name()), gradients, step size,
 # inverse metric and, for a failed chain, where and why it failed
 # ($failed_at: phase "warm-up" or "sampling", step from 1 within the phase,
 # reason).  A failed chain's draws are all NA, never partial.
@@ -44,7 +37,7 @@ run_chain <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
               draws = NULL,
               stats = matrix(NA_real_, n_keep, length(snames)),
               warmup_stats = matrix(NA_real_, warmup, length(snames)),
-              time_warmup = 0, time_sampling = 0, status = 0L, n_grad = 0,
+              time_warmup = 0, time_sampling = 0, status = "ok", n_grad = 0,
               stepsize = NA_real_, failed_at = NULL,
               inv_metric = rep(NA_real_, dim))
   t0 <- proc.time()[[3]]
@@ -52,6 +45,7 @@ run_chain <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
               as.integer(chain_id), kern$settings)
   on.exit(.Call(C_kchain_free, xp), add = TRUE)
   info <- .Call(C_kchain_info, xp)
+  ok <- chain_status_code("ok")
   done <- 0L
   kept <- 0L
   total <- warmup + iter
@@ -60,7 +54,7 @@ run_chain <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
   # bound and copied again in R, cost a tenth of a 10^5-step SGLD run of a
   # 10,000-parameter network, most of it in touching fresh memory
   .Call(C_kchain_sink, xp, as.integer(n_keep))
-  while (info$status == 0L && done < total) {
+  while (info$status == ok && done < total) {
     # blocks never straddle the end of warm-up, so timings are exact
     limit <- if (done < warmup) warmup else total
     n <- min(block, limit - done)
@@ -80,13 +74,13 @@ run_chain <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
       kept <- kept + length(keep)
     }
     done <- done + out$n_done
-    if (done == warmup && info$status == 0L) {
+    if (done == warmup && info$status == ok) {
       t1 <- proc.time()[[3]]
       res$time_warmup <- t1 - t0
       t0 <- t1
     }
     if (!is.null(progress)) report(done, total)
-    if (info$status != 0L && nrow(out$stats) > out$n_done)
+    if (info$status != ok && nrow(out$stats) > out$n_done)
       res$failed_stats <- out$stats[out$n_done + 1L, ]
     # cheap transitions (minibatch kernels): longer blocks, so that R's work
     # per block stays small against the chain's; the draws do not depend
@@ -109,30 +103,23 @@ run_chain <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
   res$n_grad <- info$n_grad
   res$stepsize <- info$stepsize
   if (!is.null(info$inv_metric)) res$inv_metric <- info$inv_metric
-  if (info$status != 0L) {
-    res$status <- info$status
+  if (info$status != ok) {
+    res$status <- chain_status_name(info$status)
     res$draws[] <- NA_real_
     res$stats[] <- NA_real_
     it <- info$failed_iter + 1L        # 1-based over warm-up and sampling
     res$failed_at <- list(
       phase = if (it <= warmup) "warm-up" else "sampling",
       step = if (it <= warmup) it else it - warmup, reason = info$reason)
-  } else if (kern$name %in% c("nuts", "hmc") && done >= 2L &&
+  } else if (sampler_unmoved_fails(sampler) && done >= 2L &&
              identical(as.double(info$position), as.double(init))) {
     # a chain still at its initial values after every transition (all
     # rejected, e.g. NaN momenta or a step size far too large) has no draws
     # of the posterior: a failed chain, not draws equal to the init (its
     # sampler statistics are kept: they show why, e.g. divergent__ = 1)
-    res$status <- 6L
+    res$status <- "stuck"
     res$draws[] <- NA_real_
   }
   res$n_done <- done
   sampler_chain_result(sampler, res, info, sch)
-}
-
-# Run one chain of a fit (run_chain(), draws in the fit's shape).
-run_chain_any <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
-                          progress = NULL, lr = NULL) {
-  run_chain(spec, init, seed, chain_id, sampler, warmup, iter, thin,
-            progress = progress, fit_shape = TRUE, lr = lr)
 }

@@ -49,7 +49,7 @@ bnn_combine_chains <- function(...) {
   if (length(fits) == 1L) return(fits[[1L]])
   # draws of one parametrisation only: symmetry-removed draws (and their
   # method) with raw ones would give a fit whose $symmetries label depends
-  # on the order of the arguments (issue #26)
+  # on the order of the arguments
   sym <- vapply(fits, function(f) f$symmetries %||% "none", character(1))
   if (length(unique(sym)) > 1L) {
     i <- which(sym != sym[1L])[1L]
@@ -109,27 +109,22 @@ bnn_combine_chains <- function(...) {
     if (is.data.frame(x)) rownames(x) <- NULL
     x
   }
-  out <- f1
-  out$draws <- bind3("draws")
-  out$sampler_stats <- bind3("sampler_stats")
-  out$warmup_stats <- bind3("warmup_stats")
-  for (nm in c("n_grad", "stepsize", "L", "n_reverted")) out[[nm]] <- vec(nm)
-  out$inv_metric <- rows("inv_metric")
-  out$timing <- rows("timing")
-  out$failed_at <- rows("failed_at")
-  out$chain_status <- unlist(lapply(fits, function(f) as.character(f$chain_status)))[ord]
-  out$chain_status <- factor(out$chain_status, levels = levels(f1$chain_status))
-  out$inits <- unlist(lapply(fits, function(f) f$inits), recursive = FALSE)[ord]
-  out$kernels <- unique(unlist(lapply(fits, function(f) f$kernels)))
-  out$chain_id <- ids[ord]
-  out$chains <- length(ids)
-  out$elapsed <- sum(vapply(fits, function(f) f$elapsed %||% NA_real_, numeric(1)))
+  call <- match.call()
   ens <- lapply(fits, function(f) f$ensemble)
   n_mem <- vapply(ens, function(e) if (is.null(e)) 0 else as.numeric(e$members), numeric(1))
-  out$ensemble <- ens[[which.max(n_mem)]]
-  out$call <- match.call()
-  # the verdict of the joined chains (each piece's was of its own chains)
-  out$convergence <- NULL
-  out$convergence <- tryCatch(bnn_convergence(out), error = function(e) NULL)
-  out
+  chain_status <- unlist(lapply(fits, function(f) as.character(f$chain_status)))[ord]
+  out <- bnnfit_with(
+    f1, draws = bind3("draws"), sampler_stats = bind3("sampler_stats"),
+    warmup_stats = bind3("warmup_stats"), n_grad = vec("n_grad"), stepsize = vec("stepsize"),
+    L = vec("L"), n_reverted = vec("n_reverted"), inv_metric = rows("inv_metric"),
+    timing = rows("timing"), failed_at = rows("failed_at"),
+    chain_status = factor(chain_status, levels = levels(f1$chain_status)),
+    inits = unlist(lapply(fits, function(f) f$inits), recursive = FALSE)[ord],
+    simd = unique(unlist(lapply(fits, function(f) f$simd))),
+    chain_id = ids[ord], chains = length(ids),
+    elapsed = sum(vapply(fits, function(f) f$elapsed %||% NA_real_, numeric(1))),
+    ensemble = ens[[which.max(n_mem)]], call = call,
+    # the verdict of the joined chains (each piece's was of its own chains)
+    convergence = NULL)
+  bnnfit_with(out, convergence = tryCatch(bnn_convergence(out), error = function(e) NULL))
 }

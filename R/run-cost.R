@@ -28,37 +28,8 @@ time_gradient <- function(spec, theta) {
 # typical value (NUTS: its trees adapt to the posterior).
 chain_gradients <- function(sampler, warmup, iter, n_obs) UseMethod("chain_gradients")
 
-# MCLMC: known in advance from its settings (as bnn_mclmc_budget()).
-chain_gradients.bnn_mclmc <- function(sampler, warmup, iter, n_obs) {
-  k <- if (identical(sampler$integrator, "leapfrog")) 1 else 2
-  nt <- as.double(sampler$n_tune)
-  pre <- if (isTRUE(sampler$diag_precond) || is.null(sampler$diag_precond)) floor(nt[2] / 3) else 0
-  list(n = 1 + k * (sum(nt) + pre + as.double(sampler$n_samples)), exact = TRUE)
-}
-
-# SG-MCMC: a minibatch gradient is the fraction batch / rows of a full one.
-chain_gradients.bnn_sgmcmc <- function(sampler, warmup, iter, n_obs) {
-  cs <- sampler$c_settings %||% list()
-  b <- sampler$batch_size %||% cs$batch_size %||% n_obs
-  b <- min(as.double(b), n_obs)
-  per <- (b / n_obs) * (if (identical(sampler$method, "sghmc")) (cs$n_leapfrog %||% 10) else 1)
-  if (!identical(sampler$gradient %||% "minibatch", "minibatch")) per <- 2 * per
-  list(n = (warmup + iter) * per, exact = TRUE)
-}
-
-# NUTS: a typical tree (the trees adapt to the posterior).
-chain_gradients.bnn_nuts <- function(sampler, warmup, iter, n_obs) {
-  list(n = (warmup + iter) * (2^min(sampler$max_treedepth, 6) - 1), exact = FALSE)
-}
-
-# Static HMC: floor(int_time / step size) leapfrog steps (at least one) per
-# transition, as src/hmc.c runs them; exact unless the step size adapts.
-chain_gradients.bnn_hmc <- function(sampler, warmup, iter, n_obs) {
-  L <- max(1, floor(sampler$int_time / sampler$stepsize))
-  list(n = (warmup + iter) * L, exact = !isTRUE(sampler$adapt_stepsize))
-}
-
-# RWM, pCN: one density per step.
+# RWM, pCN: one density per step; samplers whose count differs have their
+# method in their own file (R/sampler-<kind>.R).
 chain_gradients.default <- function(sampler, warmup, iter, n_obs) {
   list(n = (warmup + iter), exact = TRUE)
 }

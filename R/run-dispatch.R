@@ -25,11 +25,11 @@ dispatch_chains <- function(ids, fun) {
   .progress_env$pending <- NULL
   use_future <- requireNamespace("future.apply", quietly = TRUE) &&
     requireNamespace("future", quietly = TRUE)
-  # the kernels: options(bnnmc.kernels) of this session, applied here and
+  # the SIMD level: options(bnnmc.simd) of this session, applied here and
   # passed with every batch to the worker that runs it (a worker is another
   # R process with its own options and its own selection)
-  kern <- kernels_option()
-  kern_here <- apply_kernels(kern)
+  kern <- simd_option()
+  kern_here <- apply_simd(kern)
   run <- function() {
     # the progressor lives as long as this call (progressr finishes it on exit)
     if (!is.null(prog)) prog$p <- progressr::progressor(steps = prog$steps)
@@ -38,17 +38,17 @@ dispatch_chains <- function(ids, fun) {
       batches <- chain_batches(ids, workers)
       if (!is.null(prog)) prog$workers <- max(1, min(workers, length(batches)), na.rm = TRUE)
       out <- future.apply::future_lapply(batches, function(b, kern) {
-        used <- apply_kernels(kern)
+        used <- apply_simd(kern)
         if (!is.null(prog) && is.na(prog$local_t0)) prog$local_t0 <- progress_clock()
         res <- lapply(b, fun)
         if (!is.null(prog)) prog$flush()
-        list(res = res, kernels = used)
+        list(res = res, simd = used)
       }, kern = kern, future.seed = FALSE, future.packages = "bnnmc",
       future.chunk.size = 1L, future.label = "bnnmc-chains-%d")
       structure(unlist(lapply(out, `[[`, "res"), recursive = FALSE, use.names = FALSE),
-                kernels = unique(vapply(out, `[[`, "", "kernels")))
+                simd = unique(vapply(out, `[[`, "", "simd")))
     } else {
-      structure(lapply(ids, fun), kernels = kern_here)
+      structure(lapply(ids, fun), simd = kern_here)
     }
   }
   # Render the progress with the user's progressr handlers (progressr::handlers())

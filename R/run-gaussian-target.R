@@ -34,7 +34,7 @@ bnn_sample_gaussian <- function(mean, prec, sampler = bnn_nuts(), chains = 4,
   if (is.null(init))
     init <- with_seed(seed, lapply(seq_len(chains), function(i) stats::runif(d, -2, 2)))
   res <- dispatch_chains(seq_len(chains), function(cid) {
-    run_chain_any(spec, init[[cid]], seed, cid, sampler, warmup, iter, thin)
+    run_chain(spec, init[[cid]], seed, cid, sampler, warmup, iter, thin, fit_shape = TRUE)
   })
   fit <- assemble_fit(res, paste0("x[", seq_len(d), "]"), list(lik = -1L), sampler,
                       warmup, iter, thin, seed, chains)

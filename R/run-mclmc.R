@@ -55,7 +55,7 @@
   r <- run_chain(spec, init, seed, chain_id, settings, NULL, NULL, NULL,
                  block = block, lr = lr, progress = prog)
   info <- r$mclmc
-  if (r$status == 1L)
+  if (r$status == "bad_init")
     stop(sprintf("chain %d: the log density or its gradient is not finite at 'init'",
                  chain_id), call. = FALSE)
   stat_names <- c("energy_change", "kinetic_change", "logdens", "stepsize",
@@ -63,7 +63,7 @@
   draws <- r$draws
   stats <- r$stats
   colnames(stats) <- stat_names
-  if (r$status == 2L) {
+  if (r$status == "stepsize") {
     warning(sprintf("chain %d: tuning gave a non-finite or zero step size or L; no draws",
                     chain_id), call. = FALSE)
     draws <- draws[0L, , drop = FALSE]
@@ -74,7 +74,7 @@
     # the tuning steps done, and the one that failed (if tuning failed)
     n <- min(r$n_done, n_tune)
     tr <- r$tuning_stats[seq_len(n), , drop = FALSE]
-    if (r$status != 0L && r$n_done < n_tune && !is.null(r$failed_stats)) {
+    if (r$status != "ok" && r$n_done < n_tune && !is.null(r$failed_stats)) {
       tr <- rbind(tr, r$failed_stats)
       n <- n + 1L
     }

@@ -1,6 +1,6 @@
 # The emulator of calibration-emulation-sampling: an MLP from a network's
-# parameters to the network's outputs on its training inputs (src/emulator.c),
-# trained with the package's own optimiser (src/optim.c) on a squared-error
+# parameters to the network's outputs on its training inputs (src/mcmc/emulator.c),
+# trained with the package's own optimiser (src/model/optim.c) on a squared-error
 # (multi-output Gaussian) loss.
 
 # Table 2 of Moslemi et al. (FBNN): emulator hidden widths and dropout rate
@@ -61,7 +61,7 @@
 #' 200 SGHMC calibration pairs of the 3,009-parameter Boston network (160
 #' for training, 40 held out) the held-out \eqn{R^2} was 0.20 with both
 #' rates and 0.99 with input dropout only
-#' (`inst/benchmarks/papers/fbnn/s004_emulator.csv`).
+#' (`inst/benchmarks/papers/fbnn/fbnn_emulator.csv`).
 #'
 #' **Optimiser.** The default is Adam with learning rate 0.01 on full
 #' batches (all training pairs) for the paper's 1000 epochs.  On the
@@ -147,7 +147,7 @@ print.bnn_emulator_settings <- function(x, ...) {
 # Hidden widths from a vector or a string such as "3,32" (Table 2): each
 # width a whole number from 1 to .max_emulator_width.  A string is split at
 # commas, semicolons or blanks; an empty field ("3,,32") is an error, not
-# skipped (issue #26).
+# skipped.
 .max_emulator_width <- 1e6
 parse_widths <- function(hidden) {
   bad <- function(what)

@@ -1,4 +1,4 @@
-# Calibration-emulation-sampling (FBNN, Moslemi et al.; seed 004): its settings
+# Calibration-emulation-sampling (FBNN, Moslemi et al.): its settings
 # (the pipeline that runs them is R/fit-ces.R).
 
 #' Calibration-emulation-sampling settings (FBNN)
@@ -62,7 +62,7 @@
 #' and the test error of the original network at its draws is many times
 #' the exact samplers' (MSE 103-289 against 13-17 on Boston).  [bnn_ces_check()] with `draws = "sampled"` shows it,
 #' and `bnn_fit()` warns.  The figures are in
-#' `inst/benchmarks/papers/fbnn/s004_emulator.csv` (script
+#' `inst/benchmarks/papers/fbnn/fbnn_emulator.csv` (script
 #' `inst/benchmarks/papers/fbnn/ces_emulator.R`) and `vignette("ces")`.
 #'
 #' @param calibration Sampler of the calibration stage (a name or settings
@@ -122,8 +122,8 @@ bnn_ces <- function(calibration = NULL, calibration_warmup = 100, calibration_it
 default_calibration <- function() bnn_sghmc()
 
 # The emulator is trained on the J calibration pairs left after holding out
-# round(holdout * J) of them: at least one must be left (issue #26: none
-# left gave the optimiser a zero-row spec).
+# round(holdout * J) of them: at least one must be left (none left would
+# give the optimiser a zero-row spec).
 check_ces_holdout <- function(holdout, J) {
   n_hold <- as.integer(round(holdout * J))
   if (n_hold >= J)
@@ -141,4 +141,33 @@ format.bnn_ces <- function(x, ...) {
           if (is.null(x$emulator)) "exact forward map, no emulator" else
             sprintf("emulator %s", paste(x$emulator$hidden, collapse = "-")),
           format(x$sampler))
+}
+
+# ---- its methods of the sampler generics (R/sampler-class.R; cost:
+# chain_gradients(), R/run-cost.R) ----------------------------------------
+
+sampler_units.bnn_ces <- function(sampler)
+  list(warmup = "iterations of the sampling stage", phase = "warm-up")
+
+sampler_allows.bnn_ces <- function(sampler, what) FALSE
+
+sampler_draws_sampler.bnn_ces <- function(sampler) sampler$sampler
+
+# CES: every stage's storage (ces_stage_bytes()).
+bytes_per_parameter.bnn_ces <- function(sampler, chains, n_keep) {
+  sum(ces_stage_bytes(sampler, chains, n_keep, n_par = 1, n_out = 0))
+}
+
+# Bytes of each stage of a CES fit (bnn_ces()) of a network with n_par
+# parameters and n_out outputs on the training data (rows x outputs): the
+# calibration run's draws (kept in the fit's $ces, all calibration_iter of
+# every chain: they are not thinned), the J emulator training pairs (theta
+# and G(X; theta), with their transposed and standardised copies) and the
+# sampling stage's draws, not only iter / thin.
+ces_stage_bytes <- function(ces, chains, n_keep, n_par, n_out) {
+  J <- as.double(ces$J)
+  c(calibration = n_par * bytes_per_parameter(ces$calibration, chains,
+                                              as.double(ces$calibration_iter)),
+    emulator = 8 * 3 * J * (n_par + n_out),
+    sampling = n_par * bytes_per_parameter(ces$sampler, chains, n_keep))
 }

@@ -10,7 +10,7 @@
 #'
 #' **Short warm-ups.** When `init_buffer + window + term_buffer` exceeds the
 #' warm-up, Stan switches to 15% / 75% / 10% buffers but forgets to restart
-#' its window counter (stan-dev/stan issue 3380), so the metric is never
+#' its window counter (stan-dev/stan#3380), so the metric is never
 #' adapted.  bnnmc does the intended thing: with the DEI-MCMC default of 100
 #' warm-up iterations the metric is estimated from iterations 16 to 90 and
 #' the step size is re-tuned in the last 10.  The final step size is
@@ -197,7 +197,7 @@ check_inv_metric <- function(x) {
   as.double(x)
 }
 
-# The settings list of the "nuts" and "hmc" kernels (C_kchain_new, src/api_kernel.c).
+# The settings list of the "nuts" and "hmc" kernels (C_kchain_new, src/api/api_kernel.c).
 sampler_c_settings <- function(s, warmup) {
   list(kernel = s$kernel, max_treedepth = s$max_treedepth, warmup = as.integer(warmup),
        adapt_stepsize = as.integer(s$adapt_stepsize),
@@ -206,4 +206,40 @@ sampler_c_settings <- function(s, warmup) {
        stepsize = s$stepsize, adapt_delta = s$adapt_delta, gamma = s$gamma,
        kappa = s$kappa, t0 = s$t0, int_time = s$int_time %||% 1,
        inv_metric = if (is.null(s$inv_metric)) NULL else as.double(s$inv_metric))
+}
+
+# ---- its methods of the sampler generics (R/sampler-class.R; cost:
+# chain_gradients(), R/run-cost.R) ----------------------------------------
+
+sampler_kernel.bnn_nuts <- function(sampler, warmup, iter, dim = NULL, lr = NULL) {
+  list(name = if (identical(sampler$kernel, 1L)) "hmc" else "nuts",
+       settings = c(sampler_c_settings(sampler, warmup), list(iter = as.integer(iter))))
+}
+
+sampler_kernel.bnn_hmc <- sampler_kernel.bnn_nuts
+
+sampler_unmoved_fails.bnn_nuts <- function(sampler) TRUE
+
+sampler_unmoved_fails.bnn_hmc <- function(sampler) TRUE
+
+# NUTS: transitions whose tree reached the maximum depth (their
+# trajectories were cut short).
+sampler_fit_warnings.bnn_nuts <- function(sampler, fit, ok) {
+  hit <- sum(fit$sampler_stats[, ok, "treedepth__"] >= sampler$max_treedepth, na.rm = TRUE)
+  if (hit > 0)
+    warn_cond(sprintf("%d transitions hit the maximum tree depth of %d.", hit,
+                      sampler$max_treedepth), "bnnmc_treedepth")
+  invisible(NULL)
+}
+
+# NUTS: a typical tree (the trees adapt to the posterior).
+chain_gradients.bnn_nuts <- function(sampler, warmup, iter, n_obs) {
+  list(n = (warmup + iter) * (2^min(sampler$max_treedepth, 6) - 1), exact = FALSE)
+}
+
+# Static HMC: floor(int_time / step size) leapfrog steps (at least one) per
+# transition, as src/mcmc/hmc.c runs them; exact unless the step size adapts.
+chain_gradients.bnn_hmc <- function(sampler, warmup, iter, n_obs) {
+  L <- max(1, floor(sampler$int_time / sampler$stepsize))
+  list(n = (warmup + iter) * L, exact = !isTRUE(sampler$adapt_stepsize))
 }

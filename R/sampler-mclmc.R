@@ -1,4 +1,4 @@
-# Microcanonical Langevin Monte Carlo (src/mclmc.c): settings, budget and the
+# Microcanonical Langevin Monte Carlo (src/mcmc/mclmc.c): settings, budget and the
 # per-chain driver that tunes and samples in blocks.
 
 #' MCLMC sampler settings
@@ -255,7 +255,7 @@ bnn_mclmc_budget <- function(settings = bnn_mclmc()) {
        n_draws = ceiling(settings$n_samples / settings$thin))
 }
 
-# Settings of the driver's "mclmc" kernel (C_kchain_new; src/api_mclmc.c)
+# Settings of the driver's "mclmc" kernel (C_kchain_new; src/api/api_mclmc.c)
 # with the dimension-dependent defaults resolved.
 # lr: learning rate of the ensemble that produced the start (MILE's initial
 # step size), or NULL.
@@ -309,16 +309,16 @@ mclmc_chain_result <- function(res, info, stages, warmup) {
   res$n_reverted <- info$n_reverted
   res$tuning_stats <- res$warmup_stats
   res$warmup_stats <- res$warmup_stats[0L, , drop = FALSE]
-  status <- info$status
+  status <- chain_status_name(info$status)
   res$failed_at <- NULL
-  if (status == 4L)
+  if (status == "nonfinite")
     res$failed_at <- c(mclmc_phase(info$failed_iter + 1L, stages),
                        list(reason = c("state", "stepsize")[info$fail_reason]))
   done <- c(info$done1, info$done2, info$done3)
   res$mclmc <- list(
     stepsize = info$stepsize, L = info$L, sqrt_diag_cov = sqrt(info$inv_metric),
     n_grad = info$n_grad, n_reverted = info$n_reverted,
-    status = c("ok", "bad_init", "stepsize", "", "nonfinite")[status + 1L],
+    status = status,
     done = as.integer(done), total = as.integer(stages),
     iter = info$n_sample_steps, eevpd = if (is.nan(info$eevpd)) NA_real_ else info$eevpd,
     position = info$position, failed_at = res$failed_at,
@@ -342,4 +342,54 @@ format.bnn_mclmc <- function(x, ...) {
 print.bnn_mclmc <- function(x, ...) {
   cat("<bnn_mclmc>", format(x), "\n")
   invisible(x)
+}
+
+# ---- its methods of the sampler generics (R/sampler-class.R; cost:
+# chain_gradients(), R/run-cost.R) ----------------------------------------
+
+# MCLMC's run lives in its settings (the tuning's steps, n_samples, thin):
+# `iter` and `thin`, when given, set the sampling steps and thinning, and
+# `warmup`, when given, the tuning steps (split 80/10/10 over the stages).
+sampler_resolve_run.bnn_mclmc <- function(sampler, warmup, iter, thin, given) {
+  if (given[["iter"]] || given[["thin"]]) sampler$n_samples <- iter * thin
+  sampler$thin <- thin
+  if (given[["warmup"]])
+    sampler$n_tune <- as.integer(round(warmup * c(0.8, 0.1, 0.1)))
+  list(sampler = sampler, warmup = sum(sampler$n_tune), iter = sampler$n_samples,
+       thin = sampler$thin, n_keep = ceiling(sampler$n_samples / sampler$thin))
+}
+
+sampler_default_thin.bnn_mclmc <- function(sampler) as.integer(sampler$thin)
+
+sampler_units.bnn_mclmc <- function(sampler) list(warmup = "tuning steps", phase = "tuning")
+
+sampler_stepsize_note.bnn_mclmc <- function(sampler, warmup) ""
+
+sampler_kernel.bnn_mclmc <- function(sampler, warmup, iter, dim = NULL, lr = NULL) {
+  list(name = "mclmc",
+       settings = c(.mclmc_c_settings(sampler, dim, lr),
+                    list(warmup = as.integer(warmup), iter = as.integer(iter))))
+}
+
+sampler_chain_schedule.bnn_mclmc <- function(sampler, warmup, iter, thin) {
+  stages <- mclmc_tune_steps(sampler)
+  # progress in the fit's units: without the preconditioning steps
+  n_pre <- stages[2L] - as.integer(sampler$n_tune[2L])
+  pre0 <- sum(as.integer(sampler$n_tune[1:2]))
+  list(warmup = sum(stages), iter = as.integer(sampler$n_samples),
+       thin = as.integer(sampler$thin), stages = stages,
+       report = function(progress, chain_id) function(done, total)
+         progress(chain_id, done - min(max(done - pre0, 0L), n_pre), total - n_pre))
+}
+
+sampler_chain_result.bnn_mclmc <- function(sampler, res, info, schedule) {
+  mclmc_chain_result(res, info, schedule$stages, schedule$warmup)
+}
+
+# MCLMC: known in advance from its settings (as bnn_mclmc_budget()).
+chain_gradients.bnn_mclmc <- function(sampler, warmup, iter, n_obs) {
+  k <- if (identical(sampler$integrator, "leapfrog")) 1 else 2
+  nt <- as.double(sampler$n_tune)
+  pre <- if (isTRUE(sampler$diag_precond) || is.null(sampler$diag_precond)) floor(nt[2] / 3) else 0
+  list(n = 1 + k * (sum(nt) + pre + as.double(sampler$n_samples)), exact = TRUE)
 }

@@ -1,4 +1,4 @@
-# Preconditioned Crank-Nicolson settings (the kernel is src/pcn.c).
+# Preconditioned Crank-Nicolson settings (the kernel is src/mcmc/pcn.c).
 
 #' Preconditioned Crank-Nicolson settings
 #'

@@ -1,15 +1,15 @@
 # The samplers by name: the one list that bnn_fit(sampler = "<name>")
-# (as_sampler()) and the protocols' defaults read.  Each entry has the
-# constructor of its settings object (called without arguments) and, for a
-# protocol of the papers, the defaults of bnn_fit() it changes: `warmup`
-# (the warm-up when `warmup` is not given) and `init` (the starts when
-# `init` is not given).  A new named sampler is one line here; its class,
-# C kernel and methods are described in R/sampler-class.R.
+# (as_sampler()) reads.  Each entry has the constructor of its settings
+# object (called without arguments); a protocol of the papers ("mile",
+# "dei") is a sampler object of its own class, whose methods give the
+# defaults of bnn_fit() it changes (R/sampler-protocol.R).  A new named
+# sampler is one line here; its class, C kernel and methods are described
+# in R/sampler-class.R.
 .sampler_registry <- list(
-  mile  = list(make = function() bnn_mclmc(), init = "ensemble"),
+  mile  = list(make = function() new_protocol(bnn_mclmc(), "mile")),
   nuts  = list(make = function() bnn_nuts()),
   hmc   = list(make = function() bnn_hmc()),
-  dei   = list(make = function() bnn_nuts(), warmup = 100L, init = "ensemble"),
+  dei   = list(make = function() new_protocol(bnn_nuts(), "dei")),
   rwm   = list(make = function() bnn_rwm()),
   pcn   = list(make = function() bnn_pcn()),
   mclmc = list(make = function() bnn_mclmc()),
@@ -33,11 +33,4 @@ as_sampler <- function(x) {
   }
   stop("'sampler' must be a name such as \"nuts\" or a settings object such as bnn_nuts().",
        call. = FALSE)
-}
-
-# The default of bnn_fit()'s `what` ("warmup", "init") under the protocol
-# named by `protocol` (NA: a settings object was given), or `default`.
-sampler_protocol_default <- function(protocol, what, default) {
-  if (is.na(protocol)) return(default)
-  .sampler_registry[[protocol]][[what]] %||% default
 }

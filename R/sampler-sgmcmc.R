@@ -1,6 +1,6 @@
 # Stochastic-gradient MCMC settings: SGLD, pSGLD and SGHMC with minibatch,
 # control-variate and SVRG gradients and cyclical step sizes.  The kernels
-# are src/sgld.c and src/sghmc.c, the minibatch target src/minibatch.c; they
+# are src/mcmc/sgld.c and src/mcmc/sghmc.c, the minibatch target src/mcmc/minibatch.c; they
 # run on the generic chain driver (run_chain()).
 
 .sg_gradients <- c(minibatch = 0L, cv = 1L, svrg = 2L)
@@ -308,4 +308,49 @@ sg_prepare <- function(sampler, spec, inits, seed, warmup, iter, given_init) {
       inits <- rep(list(as.double(sampler$centre)), length(inits))
   }
   list(sampler = sampler, inits = inits)
+}
+
+# ---- its methods of the sampler generics (R/sampler-class.R; cost:
+# chain_gradients(), R/run-cost.R) ----------------------------------------
+
+sampler_units.bnn_sgmcmc <- function(sampler)
+  list(warmup = "burn-in iterations", phase = "warm-up")
+
+sampler_prepare.bnn_sgmcmc <- function(sampler, spec, inits, seed, warmup, iter, given_init) {
+  sg_prepare(sampler, spec, inits, seed, warmup, iter, given_init)
+}
+
+# The emulator maps theta to all N outputs at once: a minibatch would save
+# nothing, so stochastic-gradient samplers get the exact gradient of the
+# emulated log posterior.
+sampler_for_emulator.bnn_sgmcmc <- function(sampler) {
+  if (!identical(sampler$gradient, "minibatch"))
+    stop("A stochastic-gradient sampler on the emulated posterior needs ",
+         "gradient = \"minibatch\" (it runs with the full emulated gradient).", call. = FALSE)
+  sampler$batch_size <- NULL
+  sampler$c_settings$batch_size <- NULL
+  sampler
+}
+
+sampler_minibatch.bnn_sgmcmc <- function(sampler) TRUE
+
+# Gradients per chain: a minibatch gradient is the fraction batch / rows of
+# a full one; `per_step` minibatch gradients per transition (SGHMC: its
+# leapfrog steps); control variates (gradient = "cv", "svrg") double it.
+sg_chain_gradients <- function(sampler, warmup, iter, n_obs, per_step = 1) {
+  cs <- sampler$c_settings %||% list()
+  b <- sampler$batch_size %||% cs$batch_size %||% n_obs
+  b <- min(as.double(b), n_obs)
+  per <- (b / n_obs) * per_step
+  if (!identical(sampler$gradient %||% "minibatch", "minibatch")) per <- 2 * per
+  list(n = (warmup + iter) * per, exact = TRUE)
+}
+
+chain_gradients.bnn_sgmcmc <- function(sampler, warmup, iter, n_obs) {
+  sg_chain_gradients(sampler, warmup, iter, n_obs)
+}
+
+chain_gradients.bnn_sghmc <- function(sampler, warmup, iter, n_obs) {
+  sg_chain_gradients(sampler, warmup, iter, n_obs,
+                     per_step = sampler$c_settings$n_leapfrog %||% 10)
 }

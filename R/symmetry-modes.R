@@ -80,9 +80,7 @@ bnn_modes <- function(object, k = NULL, space = c("parameters", "function"),
   # which draws: all, thinned evenly within chains beyond max_draws
   per_chain <- max(1L, min(n_it, max_draws %/% sum(ok)))
   its <- unique(round(seq(n_it, 1, length.out = per_chain)))
-  fit <- object
-  fit$draws <- object$draws[its, ok, , drop = FALSE]
-  fit$chain_status <- object$chain_status[ok]
+  fit <- bnnfit_subset_chains(object, ok, its)
   n <- length(its) * sum(ok)
   if (n <= neighbors)
     stop(sprintf("Too few draws (%d) for a %d-nearest-neighbour graph.", n, neighbors),

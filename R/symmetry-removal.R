@@ -112,8 +112,8 @@ bnn_remove_symmetries <- function(x, method = "canonical", sizes = NULL,
     if (!is.double(a)) storage.mode(a) <- "double"
     res <- .Call(C_symmetry_canonical, a, inp$sizes, mode, .bnn_threads())
     # draws with a non-finite network parameter were skipped (a failed
-    # chain's NA); an infinite value anywhere (also sigma) is an error: it
-    # was left as it was without a word (issue #26)
+    # chain's NA); an infinite value anywhere (also sigma) is an error, not
+    # a draw left as it was without a word
     n_par <- if (is.null(dim(a))) length(a) else dim(a)[length(dim(a))]
     first_extra <- length(a) %/% n_par * inp$n_net + 1
     if ((res[[2L]] > 0L && any(is.infinite(a))) ||
@@ -127,9 +127,7 @@ bnn_remove_symmetries <- function(x, method = "canonical", sizes = NULL,
         if (anyNA(a)) stop("'x' has missing (NA) values.", call. = FALSE)
       return(res[[1L]])
     }
-    x$draws <- res[[1L]]
-    x$symmetries <- method
-    return(x)
+    return(bnnfit_with(x, draws = res[[1L]], symmetries = method))
   }
   inp <- sym_input(x, sizes, activation)
   if (inp$activation != "tanh")
@@ -149,6 +147,6 @@ bnn_remove_symmetries <- function(x, method = "canonical", sizes = NULL,
     inp$mat[rows, seq_len(n_net), drop = FALSE], inp$sizes, C, K_beta, k, sigma,
     iterations))
   res <- inp$back(out)
-  if (inp$fit) res$symmetries <- method
+  if (inp$fit) res <- bnnfit_with(res, symmetries = method)
   res
 }

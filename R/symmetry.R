@@ -134,8 +134,8 @@ sym_input <- function(x, sizes, activation, what = "x") {
     return(list(mat = matrix(a, d[1] * d[2], d[3]), sizes = sh$sizes,
                 activation = sh$activation, fit = TRUE,
                 back = function(m) {
-                  fit$draws[] <- m
-                  fit
+                  a[] <- m
+                  bnnfit_with(fit, draws = a)
                 }))
   }
   dx <- dim(x)
@@ -307,8 +307,8 @@ bnn_rescale_neurons <- function(x, layer, neuron, c, sizes = NULL, activation = 
     new_in <- old_in / c[k]
     new_out <- old_out * c[k]
     # the rescaled weights must stay finite, and nonzero where they were
-    # (else the network's function changes): c = 1e-320 wrote Inf weights
-    # into a fit still marked "ok" (issue #26)
+    # (else the network's function changes): c = 1e-320 would write Inf
+    # weights into a fit still marked "ok"
     lost <- function(old, new) any(is.finite(old) & (!is.finite(new) | (old != 0 & new == 0)))
     if (lost(old_in, new_in) || lost(old_out, new_out)) {
       v <- abs(c(old_in, old_out))

@@ -90,7 +90,7 @@ format_duration <- function(sec) {
 # Exponent e such that x * 2^-e has its largest magnitude in [0.5, 1), when
 # the largest magnitude of the numeric vectors in ... is beyond 2^(+-400):
 # there squares of differences (and their sums) overflow or underflow, and
-# distance kernels returned NaN or ties (issue #26).  0 otherwise, so that
+# distance kernels would return NaN or ties.  0 otherwise, so that
 # ordinary draws are computed exactly as before.  Scaling by a power of 2
 # is exact in binary floating point (barring underflow of values far below
 # the largest), so distance-based results scale back exactly.

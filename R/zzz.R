@@ -1,7 +1,7 @@
-# What bnnmc does when it is loaded: the kernels of options(bnnmc.kernels)
-# or BNNMC_KERNELS (R/run-kernels.R), and the engines and methods for
+# What bnnmc does when it is loaded: the SIMD level of options(bnnmc.simd)
+# or BNNMC_SIMD (R/run-simd.R), and the engines and methods for
 # suggested packages (R/eco-register.R).
 .onLoad <- function(libname, pkgname) {
-  kernels_on_load()
+  simd_on_load()
   eco_register_all()
 }

@@ -2,16 +2,13 @@
 # prefixes' functions call which, and the cycles among prefixes.
 # S3 methods do not count as calls of their generic's file (dispatch is
 # how a concept plugs in, e.g. fit_engine.bnn_ces in fit-ces.R), nor do
-# calls of a generic from the file that defines one of its methods, nor
-# the deprecated names' one-version shims (utils-deprecated.R), which call
-# the functions that replaced them.
+# calls of a generic from the file that defines one of its methods.
 # Usage: Rscript tools/check-r-calls.R [R-dir]  (exits 1 if a cycle of any
 # length exists among the prefixes given in BNNMC_CHECK_PREFIXES,
 # comma-separated; default all of them: approx,data,...,utils)
 args <- commandArgs(TRUE)
 dir <- if (length(args)) args[1] else "R"
 files <- list.files(dir, "\\.R$", full.names = TRUE)
-files <- files[basename(files) != "utils-deprecated.R"]
 prefix <- function(f) sub("-.*$", "", sub("\\.R$", "", basename(f)))
 defs <- list()
 for (f in files) for (e in parse(f, keep.source = FALSE))

@@ -9,7 +9,7 @@ env <- new.env(parent = asNamespace("bnnmc"))
 sys.source("tests/testthat/helper-golden.R", envir = env)
 dir <- "tests/testthat/golden"
 dir.create(dir, showWarnings = FALSE)
-for (kind in env$golden_kernel_kinds("all")) {
+for (kind in env$golden_simd_kinds("all")) {
   t0 <- proc.time()[["elapsed"]]
   res <- env$golden_compute(kind)
   utils::write.csv(res, env$golden_file(kind, dir), row.names = FALSE)

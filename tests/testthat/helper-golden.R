@@ -146,16 +146,16 @@ golden_fingerprint <- function(obj, prefix = "") {
   out
 }
 
-# The kinds of kernels this CPU can run, portable first.
-# The kernel kinds whose goldens are compared.  By default only the kernels
-# this session uses (BNNMC_KERNELS / options(bnnmc.kernels), else the best
+# The SIMD levels (kinds of compute kernels) whose goldens are compared,
+# portable first.  By default only the level
+# this session uses (BNNMC_SIMD / options(bnnmc.simd), else the best
 # this CPU has), so that no kind is computed twice in CI: the check's run
 # compares the SIMD kernels the CPU selects, CI's second pass
 # (tools/test-portable.sh) the portable and the AVX2 ones.
 # BNNMC_GOLDEN_KINDS: "all" (every kind this CPU runs: what
 # tools/record-golden.R records) or a comma-separated list of kinds
 # ("generic", "avx2+fma", "avx512"); kinds this CPU cannot run are left out.
-golden_kernel_kinds <- function(which = Sys.getenv("BNNMC_GOLDEN_KINDS", "in_use")) {
+golden_simd_kinds <- function(which = Sys.getenv("BNNMC_GOLDEN_KINDS", "in_use")) {
   if (identical(which, "in_use") || !nzchar(which)) return(.Call(C_simd, NULL))
   old <- .Call(C_simd, NULL)
   on.exit(.Call(C_simd, old))
@@ -167,7 +167,7 @@ golden_kernel_kinds <- function(which = Sys.getenv("BNNMC_GOLDEN_KINDS", "in_use
   if (identical(which, "all")) return(kinds)
   want <- trimws(strsplit(which, ",", fixed = TRUE)[[1]])
   bad <- setdiff(want, c("generic", "avx2+fma", "avx512"))
-  if (length(bad)) stop("BNNMC_GOLDEN_KINDS: unknown kernel kind(s) ", paste(bad, collapse = ", "))
+  if (length(bad)) stop("BNNMC_GOLDEN_KINDS: unknown SIMD level(s) ", paste(bad, collapse = ", "))
   intersect(kinds, want)
 }
 
@@ -176,13 +176,13 @@ golden_file <- function(kind, dir) file.path(dir, paste0("golden-", sub("+fma", 
 # Fingerprints of every config under one kind of kernels, as a data frame.
 golden_compute <- function(kind, configs = golden_configs()) {
   old <- .Call(C_simd, NULL)
-  old_opt <- options(bnnmc.kernels = c(generic = "portable", "avx2+fma" = "avx2",
-                                       avx512 = "avx512")[[kind]])
+  old_opt <- options(bnnmc.simd = c(generic = "portable", "avx2+fma" = "avx2",
+                                    avx512 = "avx512")[[kind]])
   on.exit({
     options(old_opt)
     .Call(C_simd, old)
   })
-  # bnn_fit() applies options(bnnmc.kernels); the approximations run on the
+  # bnn_fit() applies options(bnnmc.simd); the approximations run on the
   # kernels in use
   .Call(C_simd, if (kind == "generic") FALSE else kind)
   rows <- lapply(names(configs), function(nm) {

@@ -1,6 +1,6 @@
 # Calibration-emulation-sampling: the multi-output Gaussian likelihood, the
-# emulated target and its gradient, and the pipeline (R/ces.R, R/emulator.R,
-# src/emulator.c, src/api_ces.c).
+# emulated target and its gradient, and the pipeline (R/sampler-ces.R,
+# R/sampler-ces-emulator.R, R/fit-ces.R, src/mcmc/emulator.c, src/api/api_ces.c).
 
 ces_data <- function(n = 40) {
   set.seed(3)
@@ -321,4 +321,53 @@ test_that("the check at sampled draws takes its draws evenly over iterations and
   m <- matrix(fit$draws, nrow = 80)
   idx <- unique(round(seq(1, 80, length.out = 50)))
   expect_identical(unname(fit$ces$check_sampled$theta), unname(m[idx, ]))
+})
+
+test_that("a CES emulator without training pairs is an error naming holdout and J", {
+  expect_error(bnn_ces(calibration = bnn_pcn(), calibration_iter = 30, J = 2,
+                       emulator = bnn_emulator(holdout = 0.75)),
+               "holdout = 0.75.*J = 2.*lower 'holdout' or raise 'J'")
+  expect_s3_class(bnn_ces(J = 4, emulator = bnn_emulator(holdout = 0.75)), "bnn_ces")
+  # the same settings through bnn_fit(), and settings changed after the
+  # constructor, in a child process: R must survive the next gc (an
+  # emulator without training pairs once freed R's memory)
+  res <- run_in_child(c(
+    "set.seed(1); d <- data.frame(x = rnorm(20)); d$y <- d$x + rnorm(20)",
+    "r1 <- tryCatch(bnn_fit(y ~ x, d, hidden = 2,",
+    "  likelihood = bnn_likelihood('gaussian', sigma = 0.3),",
+    "  sampler = bnn_ces(calibration = bnn_pcn(), calibration_iter = 30, J = 2,",
+    "    emulator = bnn_emulator(holdout = 0.75)), chains = 1, warmup = 10, iter = 10),",
+    "  error = conditionMessage)",
+    "ces <- bnn_ces(calibration = bnn_pcn(), calibration_iter = 30, J = 4,",
+    "  emulator = bnn_emulator(holdout = 0.25))",
+    "ces$emulator$holdout <- 0.9",
+    "r2 <- tryCatch(bnn_fit(y ~ x, d, hidden = 2,",
+    "  likelihood = bnn_likelihood('gaussian', sigma = 0.3), sampler = ces,",
+    "  chains = 1, warmup = 10, iter = 10, progress = FALSE), error = conditionMessage)",
+    "invisible(gc()); invisible(gc())",
+    "cat('R1:', r1, '\\n'); cat('R2:', r2, '\\n'); cat('SURVIVED\\n')"))
+  expect_equal(res$status, 0L, info = paste(res$output, collapse = "\n"))
+  out <- paste(res$output, collapse = "\n")
+  expect_match(out, "SURVIVED")
+  expect_match(out, "R1: bnn_emulator\\(holdout = 0.75\\).*J = 2")
+  expect_match(out, "R2: bnn_emulator\\(holdout = 0.9\\).*J = 4")
+})
+
+test_that("emulator widths that do not parse are refused by bnn_emulator()", {
+  # before: "3,1e10" and "Inf" became NA with a coercion warning and failed
+  # later with "invalid 'times' argument"; "3,,32" became c(3, 32)
+  expect_error(bnn_emulator(hidden = "3,1e10"),
+               "'hidden' = \"3,1e10\" is not valid: .*positive whole numbers up to 1,000,000")
+  expect_error(bnn_emulator(hidden = "Inf"), "'hidden' = \"Inf\" does not parse")
+  expect_error(bnn_emulator(hidden = "3,,32"), "'hidden' = \"3,,32\" has an empty field")
+  expect_error(bnn_emulator(hidden = "3,32,"), "has an empty field")
+  expect_error(bnn_emulator(hidden = c(3, Inf)), "'hidden' = c\\(3, Inf\\) is not valid")
+  expect_error(bnn_emulator(hidden = 2.5), "'hidden' = 2.5 is not valid")
+  expect_error(bnn_emulator(hidden = 1e7), "is not valid")
+  expect_error(bnn_emulator(hidden = "-3"), "does not parse")
+  expect_no_warning(expect_error(bnn_emulator(hidden = "3,1e10")))
+  expect_identical(bnn_emulator(hidden = "3,32")$hidden, c(3L, 32L))
+  expect_identical(bnn_emulator(hidden = "3 32")$hidden, c(3L, 32L))
+  expect_identical(bnn_emulator(hidden = " 8; 64, 32 ")$hidden, c(8L, 64L, 32L))
+  expect_identical(bnn_emulator(hidden = c(3, 32))$hidden, c(3L, 32L))
 })

@@ -228,7 +228,7 @@ test_that("MILE on ionosphere reaches the paper's test accuracy and LPPD", {
   # printed).  This test runs 4 chains with a tenth of the tuning budget
   # (4000/500/500) and 1000 sampling steps, on split 1.
   # The full protocol, measured once (inst/benchmarks/papers/reproduce.R --table
-  # s002_t4: 12 members and chains, MILE's budget): on split 1 accuracy
+  # mile_t4: 12 members and chains, MILE's budget): on split 1 accuracy
   # 0.972 and LPPD -0.088; over splits 1-3 accuracy 0.962 +- 0.029 and LPPD
   # -0.132 +- 0.043 (mean +- sd).  This reduced run gives 0.972 and -0.090
   # on split 1.

@@ -90,3 +90,21 @@ test_that("chain_id and bnn_combine_chains() reject what they cannot use", {
   expect_error(bnn_combine_chains(), "at least one")
   expect_identical(bnn_combine_chains(a), a)
 })
+
+test_that("bnn_combine_chains() refuses to mix symmetry-removed and raw fits", {
+  p <- lapply(list(1L, 2L), function(id) suppressWarnings(
+    bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 2, chain_id = id, seed = 3,
+            sampler = bnn_rwm(), warmup = 20, iter = 10, progress = FALSE)))
+  raw <- p[[2]]
+  can <- bnn_remove_symmetries(p[[1]])
+  expect_identical(can$symmetries, "canonical")
+  # before: accepted in both orders, labelled "canonical" in one only
+  expect_error(bnn_combine_chains(can, raw),
+               "Argument 1 of '...' has draws with the symmetries removed \\(\"canonical\"\\) but argument 2 raw draws")
+  expect_error(bnn_combine_chains(raw, can),
+               "Argument 1 of '...' has raw draws but argument 2 draws with the symmetries removed")
+  # one parametrisation: fine, in either order
+  both <- bnn_combine_chains(p[[1]], raw)
+  expect_null(both$symmetries)
+  expect_identical(bnn_combine_chains(can, bnn_remove_symmetries(raw))$symmetries, "canonical")
+})

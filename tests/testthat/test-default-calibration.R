@@ -1,4 +1,4 @@
-# Issue #23 item 1: the default predictive distribution of a numeric
+# The default predictive distribution of a numeric
 # response must be calibrated on small, noisy data.  The old default (the
 # heteroscedastic Gaussian with Normal(0, 1) weights) put predictive draws
 # thousands of response sds from their median on mtcars and covered every
@@ -46,7 +46,7 @@ test_that("the papers' model is one argument away and keeps the Normal(0, 1) pri
   expect_false(f$prior$fan_in)
 })
 
-# Issue #23 item 1, the small near-linear sets: a default call also fits the
+# The small near-linear sets: a default call also fits the
 # same family's linear model (no hidden layer, NUTS) and keeps whichever has
 # the larger PSIS-LOO elpd on the training data (R/fit-choice.R).
 test_that("a default call keeps a linear model where it predicts better, and says so", {

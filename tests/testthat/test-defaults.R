@@ -1,4 +1,4 @@
-# Issue #12 item 17: the default fit is MILE (measured on the papers' UCI
+# The default fit is MILE (measured on the papers' UCI
 # sets: vignette("benchmarks"), "Defaults for a first fit"); NUTS and the
 # papers' protocols are one argument away.
 test_that("the default fit is MILE from a deep ensemble, with the documented network", {
@@ -8,7 +8,7 @@ test_that("the default fit is MILE from a deep ensemble, with the documented net
   fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2, seed = 1,
                  progress = FALSE)
   expect_identical(fit$protocol, "mile")
-  # a numeric response: one sampled sigma and fan-in scaled weights (issue #23)
+  # a numeric response: one sampled sigma and fan-in scaled weights
   expect_identical(fit$likelihood$family, "gaussian")
   expect_true(fit$prior$fan_in)
   expect_s3_class(fit$sampler, "bnn_mclmc")

@@ -1,4 +1,4 @@
-# Tests of the convergence diagnostics (R/diagnostics.R, src/diagnostics.c).
+# Tests of the convergence diagnostics (R/diag-rhat-ess.R, src/diag/diagnostics.c).
 
 # ---- helpers -------------------------------------------------------------------
 

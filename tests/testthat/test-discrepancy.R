@@ -162,3 +162,47 @@ test_that("bnn_mds_map groups labels by name without their numeric suffix", {
                hmc_2 = matrix(rnorm(20), 10), `sgld_1e-05` = matrix(rnorm(20), 10))
   expect_equal(bnn_mds_map(sets)$group, c("ensemble", "hmc", "hmc", "sgld"))
 })
+
+test_that("MMD thinning, MMD and KSD are right for draws beyond 1e154", {
+  set.seed(2)
+  x <- matrix(rnorm(300), 100, 3)
+  y <- matrix(rnorm(240, mean = 0.5), 80, 3)
+  th <- bnn_thin_mmd(x, 10)
+  # a power of 2 scales exactly: the same selection, mmd2 scaled
+  for (s in c(2^700, 2^-700)) {
+    ts <- bnn_thin_mmd(x * s, 10)
+    expect_identical(attr(ts, "index"), attr(th, "index"))
+    expect_equal(attr(ts, "mmd2"), attr(th, "mmd2") * s, tolerance = 1e-12)
+  }
+  # before: index 1 every time
+  expect_identical(attr(bnn_thin_mmd(x * 1e200, 10), "index"), attr(th, "index"))
+  m <- bnn_mmd(x, y)
+  expect_equal(bnn_mmd(x * 1e200, y * 1e200), m * 1e200, tolerance = 1e-12)  # was NaN
+  expect_equal(bnn_mmd(x * 2^-700, y * 2^-700), m * 2^-700, tolerance = 1e-12)
+  expect_equal(bnn_mmd(x * 1e300, y * 1e300, squared = FALSE), sqrt(m * 1e300),
+               tolerance = 1e-12)
+  expect_identical(bnn_mmd(x, y), m)   # ordinary draws: computed as before
+  # KSD(c w, s / c, c l) = KSD(w, s, l) / c (every Stein-kernel term scales
+  # by 1 / c^2); before: NaN (the squares overflowed)
+  k <- bnn_ksd(x, score = -x)
+  l <- attr(k, "lengthscale")
+  for (s in c(2^600, 2^-600, 1e200)) {
+    ks <- bnn_ksd(x * s, score = -x / s)
+    expect_equal(as.numeric(ks), as.numeric(k) / s, tolerance = 1e-10)
+    expect_equal(attr(ks, "lengthscale"), l * s, tolerance = 1e-12)
+  }
+  # scores alone huge (draws ordinary): the term u^-1/2 s's' dominates
+  U <- 1 + as.matrix(stats::dist(x))^2 / l^2
+  ref <- sqrt(sum(U^-0.5 * tcrossprod(x))) / nrow(x) * 1e200
+  expect_equal(as.numeric(bnn_ksd(x, score = -x * 1e200, lengthscale = l)), ref,
+               tolerance = 1e-10)
+  expect_true(is.finite(bnn_ksd(x * 1e200, score = -x * 1e200)))
+})
+
+test_that("bnn_ksd() with one draw is a clear error", {
+  # before: "missing value where TRUE/FALSE needed"
+  expect_error(bnn_ksd(matrix(rnorm(3), 1, 3), score = matrix(rnorm(3), 1, 3)),
+               "'x' must hold at least 2 draws for the KSD, not 1")
+  expect_error(bnn_ksd(matrix(rnorm(3), 1, 3), score = matrix(rnorm(3), 1, 3),
+                       lengthscale = 1), "at least 2 draws")
+})

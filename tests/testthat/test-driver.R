@@ -1,4 +1,4 @@
-# The generic chain driver (src/kernel.h, src/driver.c, src/api_kernel.c),
+# The generic chain driver (src/mcmc/kernel.h, src/mcmc/driver.c, src/api/api_kernel.c),
 # exercised through its reference kernel, random-walk Metropolis.
 
 test_that("random-walk Metropolis recovers a correlated 2-D Gaussian", {

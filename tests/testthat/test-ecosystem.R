@@ -307,7 +307,7 @@ test_that("update() refits from the stored call, where the data live", {
   expect_error(update(inner, . ~ ., 5), "must be named")
 })
 
-test_that("logLik() stops and points to log_lik(), loo() (#12 item 12, as rstanarm)", {
+test_that("logLik() stops and points to log_lik(), loo() (as rstanarm)", {
   fit <- eco_fits("reg")
   expect_error(logLik(fit), "not defined for a bnnfit.*log_lik\\(fit\\)")
   expect_error(AIC(fit), "not defined for a bnnfit")

@@ -205,3 +205,10 @@ test_that("an indefinite log-likelihood Hessian is projected, with a warning", {
   expect_true(is.finite(la$approx$log_marglik))
   expect_equal(rownames(H)[n_net + 1], "log_sigma")
 })
+
+test_that("bnn_fit_laplace() with a huge or tiny fd_step is a clear error", {
+  # before: "infinite or missing values in 'x'" from deep inside
+  for (h in c(1e300, 0.5, 1e-300))
+    expect_error(bnn_fit_laplace(mpg ~ wt, data = mtcars, hidden = 2, fd_step = h),
+                 "'fd_step' \\(the relative step of the central differences\\) must be between 1e-10 and 0.1")
+})

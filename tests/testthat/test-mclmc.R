@@ -1,4 +1,4 @@
-# MCLMC (src/mclmc.c): accuracy on an ill-conditioned Gaussian, integrator
+# MCLMC (src/mcmc/mclmc.c): accuracy on an ill-conditioned Gaussian, integrator
 # order, reproducibility, non-finite steps, the ESS of stage 3, the
 # gradient budget and the block-wise C interface.
 

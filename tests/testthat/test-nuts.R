@@ -67,7 +67,7 @@ test_that("a divergence is reported and never becomes a draw", {
                              iter = 20, seed = 1, init = list(c(0.01, 0.01)),
                              sampler = bnn_nuts(adapt_stepsize = FALSE, stepsize = 10))
   expect_true(all(out$sampler_stats[, , "divergent__"] == 1))
-  # the chain never left its init: a failed chain with a reason (#12 item 8),
+  # the chain never left its init: a failed chain with a reason,
   # not 20 draws equal to the init
   expect_identical(as.character(out$chain_status),
                    "the chain never moved (every transition rejected)")

@@ -1,4 +1,4 @@
-# Optimiser (src/optim.c): Adam/AdamW against a hand computation in R,
+# Optimiser (src/model/optim.c): Adam/AdamW against a hand computation in R,
 # Glorot initialisation, minibatches, early stopping, non-finite losses.
 
 tiny_spec <- function(n = 6, seed = 2, act = 0L, prior_sd = 0.7) {

@@ -1,4 +1,4 @@
-# Preconditioned Crank-Nicolson (src/pcn.c, R/pcn.R).
+# Preconditioned Crank-Nicolson (src/mcmc/pcn.c, R/sampler-pcn.R).
 
 pcn_linear_data <- function() {
   set.seed(42)

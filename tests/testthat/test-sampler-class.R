@@ -1,5 +1,6 @@
 # Samplers as S3 classes (R/sampler-class.R, R/sampler-registry.R): every
-# named sampler is an object of class c("bnn_<kind>", ..., "bnn_sampler"),
+# named sampler is an object of class c("bnn_<kind>", ..., "bnn_sampler")
+# (a protocol's: c("bnn_<name>", "bnn_protocol", <its sampler's classes>)),
 # the run's settings are resolved into a new object, and print() works.
 
 test_that("every sampler name of the registry gives a classed sampler object", {
@@ -7,7 +8,11 @@ test_that("every sampler name of the registry gives a classed sampler object", {
   for (nm in names(reg)) {
     s <- bnnmc:::as_sampler(nm)
     expect_s3_class(s, "bnn_sampler")
-    expect_identical(class(s)[1L], paste0("bnn_", s$method %||% "mclmc"), info = nm)
+    # a protocol of a paper ("mile", "dei") is its sampler with its own class in front
+    kind <- paste0("bnn_", s$method %||% "mclmc")
+    expect_true(inherits(s, kind), info = nm)
+    expect_identical(class(s)[1L], if (inherits(s, "bnn_protocol")) paste0("bnn_", nm) else kind,
+                     info = nm)
     expect_identical(class(s)[length(class(s))], "bnn_sampler", info = nm)
     expect_output(print(s), "<bnn_")
     expect_true(nzchar(format(s)))
@@ -22,13 +27,26 @@ test_that("every sampler name of the registry gives a classed sampler object", {
   expect_error(bnnmc:::as_sampler(""), "'sampler' must be one of")
 })
 
-test_that("the protocols' defaults come from the registry", {
+test_that("the protocols' defaults come from their sampler objects", {
   pd <- bnnmc:::sampler_protocol_default
-  expect_identical(pd("dei", "warmup", 1000L), 100L)
-  expect_identical(pd("nuts", "warmup", 1000L), 1000L)
-  expect_identical(pd("mile", "init", "random"), "ensemble")
-  expect_identical(pd("mclmc", "init", "random"), "random")
-  expect_identical(pd(NA_character_, "init", "random"), "random")
+  s <- bnnmc:::as_sampler
+  expect_identical(pd(s("dei"), "warmup", 1000L), 100L)
+  expect_identical(pd(s("nuts"), "warmup", 1000L), 1000L)
+  expect_identical(pd(s("mile"), "init", "random"), "ensemble")
+  expect_identical(pd(s("mclmc"), "init", "random"), "random")
+  expect_identical(pd(bnn_nuts(), "init", "random"), "random")
+  # a protocol is its sampler with the protocol's class in front
+  expect_s3_class(s("mile"), c("bnn_mile", "bnn_protocol", "bnn_mclmc", "bnn_sampler"),
+                  exact = TRUE)
+  expect_s3_class(s("dei"), c("bnn_dei", "bnn_protocol", "bnn_nuts", "bnn_sampler"),
+                  exact = TRUE)
+  gauss <- bnn_likelihood("gaussian")
+  expect_identical(bnnmc:::sampler_ensemble_preset(s("mile"), gauss),
+                   bnn_optimizer_preset("mile"))
+  expect_identical(bnnmc:::sampler_ensemble_preset(s("mile"), bnn_likelihood("bernoulli")),
+                   bnn_optimizer_preset("mile_class"))
+  expect_identical(bnnmc:::sampler_ensemble_preset(s("dei"), gauss),
+                   bnn_optimizer_preset("dei"))
 })
 
 test_that("resolving a run returns a new sampler object and leaves the given one", {

@@ -1,5 +1,5 @@
-# Stochastic-gradient MCMC: the minibatch target (src/minibatch.c), the
-# SGLD / pSGLD / SGHMC kernels (src/sgld.c, src/sghmc.c) and their settings.
+# Stochastic-gradient MCMC: the minibatch target (src/mcmc/minibatch.c), the
+# SGLD / pSGLD / SGHMC kernels (src/mcmc/sgld.c, src/mcmc/sghmc.c) and their settings.
 
 # The model of the known-answer tests: mpg ~ wt + hp, standardised, a
 # Bayesian linear model with fixed sigma (conjugate: Gaussian posterior).

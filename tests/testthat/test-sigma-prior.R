@@ -1,6 +1,6 @@
 # Priors of a sampled Gaussian sigma, applied on u = log sigma with the
 # Jacobian: half-normal on sigma (default), exponential on sigma, and
-# half-normal on the variance (Wiese et al. 2023 as printed; #13 item 6).
+# half-normal on the variance (Wiese et al. 2023 as printed).
 sigma_part <- function(prior, scale, u) {
   set.seed(1)
   X <- matrix(rnorm(10), 10, 1); y <- rnorm(10)

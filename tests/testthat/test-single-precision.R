@@ -1,4 +1,4 @@
-# bnn_fit(precision = "single") (#24): the network's forward and backward
+# bnn_fit(precision = "single"): the network's forward and backward
 # pass in float32, everything else in double.  The validation figures of
 # ?bnn_fit come from these tests.
 
@@ -168,7 +168,7 @@ test_that("precision is validated and recorded", {
   expect_null(fit$spec$precision)
 })
 
-test_that("bnn_ensemble() trains in single precision; dropout says it cannot", {
+test_that("bnn_fit_ensemble() trains in single precision; dropout says it cannot", {
   e1 <- bnn_fit_ensemble(mpg ~ wt + hp, data = mtcars, members = 2, hidden = 4,
                      optimizer = bnn_optimizer(epochs = 50), seed = 1, progress = FALSE,
                      precision = "single")

@@ -40,11 +40,10 @@ test_that("validation stacking down-weights a chain that predicts badly and beat
 test_that("every predictive function sees the stacked mixture", {
   d <- stack_data()
   fit <- stack_fit(d)
-  one <- fit
-  one$stacking <- list(weights = c(`1` = 1, `2` = 0, `3` = 0), method = "validation",
-                       n_points = 8L, lpd = c(equal = NA, stacked = NA))
+  one <- bnnmc:::bnnfit_with(fit, stacking = list(
+    weights = c(`1` = 1, `2` = 0, `3` = 0), method = "validation", n_points = 8L,
+    lpd = c(equal = NA, stacked = NA)))
   chain1 <- bnnmc:::one_chain_fit(fit, 1L)
-  chain1$stacking <- NULL
   S <- dim(fit$draws)[1]
   # weight 1 on chain 1: its draws repeated (unevenly: 3 draws per draw on
   # average), so means are chain 1's up to that

@@ -95,7 +95,7 @@ test_that("the C canonical map equals the R transcription, ties included", {
       got <- bnn_remove_symmetries(m, sizes = sizes, activation = act)
       ref <- canonical_ref_rows(m, sizes, act)
       expect_identical(got, ref, label = sprintf("%s, %s", paste(sizes, collapse = "-"), act))
-      # an infinite draw was left unchanged, as a whole; now an error (#26)
+      # an infinite draw is an error, not a draw left unchanged as a whole
       m[3, 2] <- Inf
       expect_error(bnn_remove_symmetries(m, sizes = sizes, activation = act),
                    "infinite values")

@@ -177,3 +177,26 @@ test_that("the paper's removal (Algorithms 1-4) gathers equioutput copies into o
   expect_error(bnn_remove_symmetries(draws[, 1:bnn_n_parameters(c(1, 3, 1))], method = "paper",
                                      sizes = c(1, 3, 1), activation = "relu"), "tanh")
 })
+
+test_that("Inf draws are an error for bnn_remove_symmetries()", {
+  sizes <- c(1, 3, 1)
+  th <- matrix(rnorm(5 * bnn_n_parameters(sizes)), 5)
+  expect_silent(bnn_remove_symmetries(th, sizes = sizes, activation = "tanh"))
+  th[2, 3] <- Inf   # before: that draw came back unchanged, without a word
+  expect_error(bnn_remove_symmetries(th, sizes = sizes, activation = "tanh"),
+               "'x' has infinite values")
+  th[2, 3] <- NA
+  expect_error(bnn_remove_symmetries(th, sizes = sizes, activation = "tanh"),
+               "missing \\(NA\\)")
+})
+
+test_that("bnn_rescale_neurons() refuses a c that makes weights infinite", {
+  fit <- suppressWarnings(bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, activation = "relu",
+                                  sampler = bnn_rwm(), chains = 1, warmup = 10, iter = 5,
+                                  seed = 1, progress = FALSE))
+  expect_error(bnn_rescale_neurons(fit, 1, 1, c = 1e-320),
+               "'c' = 1e-320 would make weights of neuron 1 of layer 1 infinite or zero")
+  expect_error(bnn_rescale_neurons(fit, 1, 1, c = c(1e-310)), "infinite or zero")
+  ok <- bnn_rescale_neurons(fit, 1, 1, c = 2)
+  expect_true(all(is.finite(ok$draws)))
+})

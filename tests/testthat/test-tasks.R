@@ -1,4 +1,4 @@
-# The synthetic tasks AF#1-AF#4 of Staber and Da Veiga.
+# The synthetic tasks AF1-AF4 of Staber and Da Veiga.
 
 test_that("the tasks have the paper's sizes, noise, input laws and surrogates", {
   t1 <- bnn_paper_task("AF1"); t2 <- bnn_paper_task("AF2"); t3 <- bnn_paper_task("AF3"); t4 <- bnn_paper_task("AF4")
@@ -14,7 +14,7 @@ test_that("the tasks have the paper's sizes, noise, input laws and surrogates", 
   expect_equal(t2$f(x), 0.1 * x^3)
   expect_equal(bnn_paper_task("AF2", exponent = 2)$f(x), 0.1 * x^2)
   expect_equal(t3$f(x), -(1 + x) * sin(1.2 * x))
-  # AF#4: a 1-100-100-100-1 ReLU network with weights from N(0, I), by hand
+  # AF4: a 1-100-100-100-1 ReLU network with weights from N(0, I), by hand
   w <- bnn_unflatten(t4$w0, c(1, 100, 100, 100, 1))
   relu <- function(z) pmax(z, 0)
   h <- relu(outer(x, w$layer1$W[1, ]) + rep(w$layer1$b, each = 3))

@@ -1,4 +1,4 @@
-# Greedy MMD thinning with the distance-induced kernel (src/mmd_thin.c).
+# Greedy MMD thinning with the distance-induced kernel (src/diag/mmd_thin.c).
 
 # The direct O(T^2) computation: the full kernel matrix and, for every
 # candidate j, MMD^2 between all draws and the selection plus j.

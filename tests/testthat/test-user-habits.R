@@ -1,5 +1,5 @@
-# Habits of rstanarm, brms, posterior and tidymodels users (issue: a default
-# a statistician can trust): one meaning of iter, metrics on the response
+# Habits of rstanarm, brms, posterior and tidymodels users (a default a
+# statistician can trust): one meaning of iter, metrics on the response
 # scale, posterior's measures on a fit, no silent partial matching.
 
 habit_fit <- function(...) suppressWarnings(

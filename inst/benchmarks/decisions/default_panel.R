@@ -1,6 +1,6 @@
 # Which likelihood should bnn_fit() use by default for a numeric response?
-# (issue #23, item 1: the heteroscedastic default's predictive distribution
-# was too wide and heavy-tailed on small/noisy data.)
+# (The heteroscedastic default's predictive distribution was too wide and
+# heavy-tailed on small/noisy data.)
 #
 # Panel: 21 regression data sets of 30 to 1,503 rows (datasets, MASS and the
 # UCI sets of the papers), several random 80/20 splits each (5 for the sets
@@ -40,7 +40,7 @@
 #
 # Run (one process, about an hour of one core):
 #   BNNMC_DATA_DIR=/work/shared/data/uci Rscript inst/benchmarks/decisions/default_panel.R
-# The linear and default rows (2026-11-27) ran with the check's first cap
+# The linear and default rows ran with the check's first cap
 # (2,000 rows), beside protein MILE runs on the same 2 cores; the summary
 # takes the network's (gaussian_fanin's) rows for the sets above 500
 # training rows, where the check is not made now (their default rows of
@@ -57,10 +57,13 @@
 # training log-likelihood and of the predictions (90% quantile over points),
 # outlier chains, and the time.  BNNMC_PANEL_SETS restricts the sets (rows of
 # an earlier run for other sets are kept).
-# The committed default_panel_verdict.csv (2026-11-27, two processes of 11
-# sets each on the 2 cores): 18 of 22 sets pass, all 13 where the check
+# The committed default_panel_verdict.csv (two processes of 11 sets each on
+# 2 cores): 18 of 22 sets pass, all 13 where the check
 # returned the linear model and 5 of the 9 where it kept the network; yacht,
 # energy, concrete and airfoil fail (log-likelihood 1.20-1.70).
+#
+# Internal (bnnmc:::many_ties()): records which likelihood the earlier
+# default rule would have chosen; no exported function says that.
 
 suppressPackageStartupMessages({
   library(bnnmc)

@@ -1,7 +1,7 @@
-# Candidate small-data defaults on the tiny near-linear sets (issue #23,
-# item B), scored as default_panel.R on its split seeds:
+# Candidate small-data defaults on the tiny near-linear sets, scored as
+# default_panel.R on its split seeds:
 #   Rscript default_panel_candidates.R <sets> <splits> "<named list of candidates: bnn_fit args>" out.csv
-# default_panel_candidates.csv (2026-11-26, branch def, under nice):
+# default_panel_candidates.csv (under nice):
 #   ... trees,attitude,cars 1:5 'list(def = list(), lin = list(activation = "identity",
 #       prior = bnn_prior(fan_in = TRUE)), s05 = list(prior = bnn_prior(fan_in = TRUE, scale = 0.5)))'
 # def = the default call (reproduces default_panel.csv.gz's gaussian_fanin rows
@@ -16,7 +16,7 @@
 # 0.05 threshold on trees or attitude; lm's own 90% coverage on attitude is
 # 1.00 on all 5 splits (6 test points each).
 #
-# Exact sampling (2026-11-27, main, beside a protein MILE run, 2 shared cores):
+# Exact sampling (beside a protein MILE run, 2 shared cores):
 #   ... trees,attitude,cars,hills,swiss,LifeCycleSavings 1:10 'list(nuts = list(sampler = "nuts"))'
 #   ... (the same sets and splits) 'list(nlin = list(sampler = "nuts", activation = "identity",
 #       prior = bnn_prior(fan_in = TRUE)))'

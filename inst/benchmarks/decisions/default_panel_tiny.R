@@ -1,4 +1,4 @@
-# More splits for the tiny sets of the default panel (issue #23, item B).
+# More splits for the tiny sets of the default panel.
 #
 # default_panel.R scores each set under 100 rows on 5 random 80/20 splits:
 # on 30-50 rows that is 6-10 test points per split, 30-50 in all, so the
@@ -9,7 +9,7 @@
 # as in default_panel.R) on further splits of the same sets, with the same
 # split seeds (1000 * split + the set's index in default_panel.R), the same
 # scores on the response scale, and appends rows to default_panel_tiny.csv.
-# The thresholds are those of the issue, unchanged.
+# The thresholds are default_panel.R's, unchanged.
 #   Rscript inst/benchmarks/decisions/default_panel_tiny.R <sets> <splits> [out.csv]
 #   e.g. ... default_panel_tiny.R attitude,trees,hills,swiss,cars,LifeCycleSavings 6:20
 # Splits 1-5 of the default are those of default_panel.csv.gz (gaussian_fanin);
@@ -18,7 +18,7 @@
 # per set, splits 1-5 from default_panel.csv.gz (gaussian_fanin and lm rows)
 # with the rows of default_panel_tiny.csv; coverage pooled over test points.
 #
-# Committed run (2026-11-26, branch def, under nice, 2 shared cores):
+# Committed run (under nice, 2 shared cores):
 #   ... default_panel_tiny.R attitude,trees,hills,swiss,cars,LifeCycleSavings 6:20
 # i.e. splits 6-20 of the six sets the default missed in default_panel.csv.gz
 # (PARTIAL: the other 16 sets keep their 3-5 splits).  Over 20 splits
@@ -31,8 +31,8 @@
 # No predictive draw beyond 25 response sds; every fit of splits 6-20
 # passed its convergence verdict; 8-18 s a fit.
 #
-# With the default's check against a linear model (R/fit-choice.R;
-# 2026-11-27, beside a protein MILE run):
+# With the default's check against a linear model (R/fit-choice.R; beside
+# a protein MILE run):
 #   ... default_panel_tiny.R attitude,trees,hills,swiss,cars,LifeCycleSavings 6:20
 # writes default_panel_tiny_choice.csv (column `chosen`), and
 # `Rscript default_panel_tiny.R summary-choice` writes

@@ -1,6 +1,6 @@
 # Why does the default fail its own convergence verdict on yacht, energy,
 # concrete and airfoil (default_verdict.csv)?  One fit per call, on split 1
-# of default_verdict.R (80/20, bnnmc:::with_seed(1, ...)), seed = 1:
+# of default_verdict.R (80/20, with_seed(1, ...)), seed = 1:
 #   Rscript default_verdict_diagnosis.R <uci set> "<bnn_mclmc(...) or empty>" "<list(...) of bnn_fit args>" <tag>
 # An empty sampler argument is the default call; a bnn_mclmc() object runs
 # that MCLMC with MILE's deep-ensemble start (init = "ensemble", the "mile"
@@ -14,8 +14,8 @@
 # and sigma (and with SAVEDRAWS=1 all draws) as <set>_<tag>.rds in
 # BNNMC_DIAG_DIR (default tempdir()).
 #
-# default_verdict_diagnosis.csv: the runs of 2026-11-26 (branch def, 2
-# shared cores, under nice), one fit per row, copied from the printed lines
+# default_verdict_diagnosis.csv: one fit per row (2 shared cores, under
+# nice), copied from the printed lines
 # (per-chain values separated by ";"; tag = the last argument, sampler_arg
 # and fit_args = the 2nd and 3rd).  Single fits: the seed-to-seed spread was
 # not measured.  None of the 16 variants passes the verdict.  What they show:
@@ -55,7 +55,7 @@
 # * a 8-8 network mixes faster on energy (IAT 19-66) but still fails, and
 #   on yacht fails and loses calibration (LPPD -4.90, coverage 0.69).
 #
-# Rows tagged *_s12 (2026-11-27, this script with the start and the first and
+# Rows tagged *_s12 (this script with the start and the first and
 # last tenth of each chain's training log-likelihood, response scale;
 # beside a 100k-row benchmark on the same 2 cores, so times are inflated):
 # * energy base_s12 repeats the base row draw for draw (same verdict, IAT,
@@ -96,15 +96,27 @@
 #   predictions 1.04-1.10, the last just above 1.1); yacht (1.05-1.32) and
 #   energy (1.06-1.78) fail.  Energy's test LPPD is the best of all rows
 #   (-0.144).
+#
+# Internals (bnnmc:::function_draws(), has_sigma()): this script dissects
+# the convergence verdict, so it reads the log-likelihood draws the verdict
+# itself computes.
 suppressPackageStartupMessages(library(bnnmc))
+# expr under set.seed(seed), leaving the script's own random stream as it was
+with_seed <- function(seed, expr) {
+  old <- get0(".Random.seed", envir = globalenv(), inherits = FALSE)
+  on.exit(if (is.null(old)) rm(".Random.seed", envir = globalenv()) else
+    assign(".Random.seed", old, envir = globalenv()))
+  set.seed(seed, kind = "Mersenne-Twister", normal.kind = "Inversion", sample.kind = "Rejection")
+  expr
+}
 `%||%` <- function(a, b) if (is.null(a) || (length(a)==1 && is.na(a))) b else a
 args <- commandArgs(TRUE); nm <- args[1]
 samp <- if (length(args) > 1 && nzchar(args[2])) eval(parse(text = args[2])) else NULL
 extra <- if (length(args) > 2) eval(parse(text = args[3])) else list()
 tag <- if (length(args) > 3) args[4] else "x"
 dir <- Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
-d <- bnnmc:::bnn_uci(nm, dir = dir)
-i <- bnnmc:::with_seed(1, sample(nrow(d), round(0.8 * nrow(d))))
+d <- bnn_read_uci(nm, dir = dir)
+i <- with_seed(1, sample(nrow(d), round(0.8 * nrow(d))))
 train <- d[i, ]; test <- d[-i, ]
 a <- c(list(y ~ ., data = train, seed = 1, progress = FALSE), extra)
 if (!is.null(samp)) { a$sampler <- samp; a$init <- "ensemble"; a$ensemble <- bnn_optimizer_preset("mile") }

@@ -1,4 +1,4 @@
-# Candidate defaults for a first fit (issue #12 item 17): test LPPD
+# Candidate defaults for a first fit: test LPPD
 # (standardised scale, as the papers report), test RMSE (original scale) and
 # CPU and wall time of a few samplers and settings on UCI regression sets
 # (CPU time is the fairer measure on a shared machine), one MILE

@@ -22,7 +22,7 @@
 # (this machine's 2 cores, as the fit's own message suggests), appended to
 # the CSV as "default (100k), 2 workers": the estimate printed at the
 # fit's start, the true wall time and the test metrics.  The committed row
-# (2026-11-27, 2 shared cores): estimated 38.2 min, took 51.6 min; 4 x
+# (2 shared cores): estimated 38.2 min, took 51.6 min; 4 x
 # 120,001 gradients at an estimated 9.5 ms.  The chains' own times were
 # 1,695, 1,742, 1,326 and 1,324 s against 1,140 s estimated: the first two
 # ran beside other benchmarks for about 25 minutes (three processes on two
@@ -31,6 +31,10 @@
 # LPPD is -0.215); the suggested SGLD call took 5.2 s with RMSE 0.311, LPPD
 # -0.287, coverage 0.956.  The chain-wise verdict failed (log-likelihood
 # 1.06-1.17, predictions 1.10-1.13).
+#
+# Internals (bnnmc:::prepare_model(), fit_cost(), announce_cost(),
+# suggest_minibatch()): it measures bnn_fit()'s own cost estimate and
+# advice against the run.
 suppressPackageStartupMessages(library(bnnmc))
 args <- commandArgs(trailingOnly = TRUE)
 full <- identical(args[1], "full")

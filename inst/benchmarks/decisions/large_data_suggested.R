@@ -1,12 +1,15 @@
 # The minibatch call bnn_fit() suggests for the 100,000 rows of
-# large_data.R, run as printed with three seeds: since the tenth session a
-# default call's suggestion keeps the default model (homoscedastic
-# Gaussian, fan-in prior); before, it added likelihood = "gaussian", which
+# large_data.R, run as printed with three seeds: a default call's
+# suggestion keeps the default model (homoscedastic Gaussian, fan-in
+# prior); it once added likelihood = "gaussian", which
 # also switched the prior to Normal(0, 1) (large_data.csv's
 # "suggested SGLD (100k)" row).  Same data as large_data.R.
 #   Rscript inst/benchmarks/decisions/large_data_suggested.R
 # Writes inst/benchmarks/decisions/large_data_suggested.csv (metrics on the
 # response scale, wall seconds with the sequential plan).
+#
+# Internals (bnnmc:::prepare_model(), fit_cost(), announce_cost(),
+# suggest_minibatch()): it runs the call that bnn_fit()'s advice suggests.
 suppressPackageStartupMessages(library(bnnmc))
 set.seed(2)
 n <- 102000

@@ -3,7 +3,7 @@
 #   Rscript inst/benchmarks/decisions/mile_fit.R [data_dir] [double|single]
 # Appends to inst/benchmarks/decisions/mile_fit.csv (with the precision,
 # the chains' seconds summed over chains, and the test RMSE/LPPD
-# on the standardised scale).  Issue #24's target: under 25 s.
+# on the standardised scale).  The target: under 25 s.
 library(bnnmc)
 args <- commandArgs(trailingOnly = TRUE)
 data_dir <- if (length(args)) args[1] else

@@ -1,5 +1,6 @@
 # MILE vs DEI-NUTS on airfoil with the paper's network (16-16 ReLU,
-# heteroscedastic head, N(0, 1) prior), seed 002's protocol (70/10/20 split):
+# heteroscedastic head, N(0, 1) prior), the protocol of MILE's Table 1
+# (70/10/20 split):
 # ensemble time, and per chain the wall time and gradient evaluations of
 # MILE (40k/5k/5k tuning + 10k steps) and of DEI-NUTS (100 warm-up, 1000
 # draws), measured in the same run.  Also the whole 12-chain MILE fit,

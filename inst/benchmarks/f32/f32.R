@@ -1,5 +1,5 @@
 # Not the package's single-precision path: bnn_fit(precision = "single")
-# (#24) runs only the network's forward and backward pass in float32 and
+# runs only the network's forward and backward pass in float32 and
 # keeps the sampler in double.  This replay computes everything (sampler
 # state, energies, tuning) in float32, as MILE's JAX code does, to study
 # MILE's chain failures; it stays for inst/benchmarks/papers/mile/mclmc_failures.R.
@@ -14,6 +14,9 @@
 # f32_chain(sym, spec, init, seed, chain, sampler, lr): runs one chain
 # exactly as bnn_fit() runs chain number `chain` (bnnmc:::.mclmc_chain with
 # the settings of bnnmc:::.mclmc_c_settings), in the build's precision.
+#
+# Internals (bnnmc:::.mclmc_chain(), .mclmc_c_settings(), fit_spec(),
+# C_simd): the replay must reproduce the package's own chains bit for bit.
 
 f32_build <- function(single, repo = ".", flags = "", quiet = TRUE) {
   src <- normalizePath(file.path(repo, "inst", "benchmarks", "f32"), mustWork = TRUE)
@@ -23,7 +26,8 @@ f32_build <- function(single, repo = ".", flags = "", quiet = TRUE) {
   dir.create(dir)
   file.copy(file.path(src, c("f32_core.c", "f32_glue.c", "f32_iface.h")), dir)
   so <- file.path(dir, "f32.so")
-  env <- c(sprintf("PKG_CPPFLAGS='-I%s -DBNNMC_F32=%d'", core, as.integer(single)),
+  inc <- paste0("-I", file.path(core, c("numerics", "simd", "model", "mcmc")), collapse = " ")
+  env <- c(sprintf("PKG_CPPFLAGS='%s -DBNNMC_F32=%d'", inc, as.integer(single)),
            sprintf("PKG_CFLAGS='-Wall -Wextra%s %s'",
                    if (single) " -fsingle-precision-constant" else "", flags))
   owd <- setwd(dir)
@@ -87,11 +91,11 @@ f32_validate <- function(sym_double, data_dir, seed = 4, tol = 1e-10,
                          sym_single = NULL) {
   d <- bnnmc::bnn_read_uci("yacht", dir = data_dir)
   sp <- bnnmc::bnn_split(d, protocol = "mile", rep = 4)
-  ens <- bnnmc::bnn_ensemble(y ~ ., data = sp$train, members = 2, hidden = c(16, 16, 16),
-                             likelihood = "hetero_gaussian",
-                             activation = "relu",
-                             optimizer = bnnmc::bnn_optimizer_preset("mile", lr = 0.01),
-                             valid_data = sp$valid, seed = seed, progress = FALSE)
+  ens <- bnnmc::bnn_fit_ensemble(y ~ ., data = sp$train, members = 2, hidden = c(16, 16, 16),
+                                 likelihood = "hetero_gaussian",
+                                 activation = "relu",
+                                 optimizer = bnnmc::bnn_optimizer_preset("mile", lr = 0.01),
+                                 valid_data = sp$valid, seed = seed, progress = FALSE)
   st <- f32_setup(y ~ ., sp$train, c(16, 16, 16), "relu", 2, ens, seed)
   samplers <- list(
     naive = bnnmc::bnn_mclmc(tuning = "naive", stepsize = 26, n_tune = n_tune,

@@ -9,15 +9,15 @@
  * BNNMC_F32 = 0 nothing is changed and the replay must reproduce the
  * package's draws with the generic kernels (the script checks this).
  *
- * Compiled by the script with R CMD SHLIB, include path -I<repo>/src; not
- * part of the package build.  Single-precision builds also need
- * -fsingle-precision-constant (unsuffixed constants such as 0.5 are float,
+ * Compiled by the script with R CMD SHLIB, include paths
+ * -I<repo>/src/<folder>; not part of the package build.  Single-precision
+ * builds also need -fsingle-precision-constant (unsuffixed constants such as 0.5 are float,
  * as Python scalars are weakly typed in JAX), and <tgmath.h> maps sqrt,
  * exp, log, pow ... to sqrtf, expf, logf, powf.  The random numbers are
  * the package's: rng.c is compiled in double precision and its uniforms
  * and normals are rounded to float, so both precisions consume the same
  * random stream (the polar method's accept/reject decisions are the
- * double ones).  src/vmath_impl.h's exp/tanh use double bit tricks, so
+ * double ones).  src/simd/vmath_impl.h's exp/tanh use double bit tricks, so
  * the float build takes exp and expm1 from the C library (expf and
  * expm1f through tgmath.h; BNNMC_VMATH_LIBM). */
 #include <float.h>
@@ -50,7 +50,7 @@ static inline float bnnf_rng_norm(bnn_rng *r) { return (float)bnn_rng_norm(r); }
 #include "model.c"
 #include "vmath.c"
 #include "gauss_target.c"
-#include "kernels_generic.c"
+#include "simd_generic.c"
 #include "mclmc.c"
 /* its stage-3 ESS and the shared FFT autocovariances, portable kernels
  * only (the AVX2 ones take vectors of double) */
@@ -61,7 +61,7 @@ static inline float bnnf_rng_norm(bnn_rng *r) { return (float)bnn_rng_norm(r); }
 /* the three-stage tuning */
 #include "mclmc_adapt.c"
 
-/* the kernel table: always the generic one (replaces src/kernels.c) */
+/* the kernel table: always the generic one (replaces src/simd/simd.c) */
 const bnn_kernels *bnn_kern(void) { return &bnn_kernels_generic; }
 
 #if BNNMC_F32
@@ -101,7 +101,7 @@ int bnnf_run_chain(int n_layers, const int *sizes, int act, int lik,
                                sigma_prior, (bnnf_real)sigma_prior_scale, prior,
                                prior_scale, n, p, X, y, 1);
   if (!m) return -1;
-  /* the settings as the "mclmc" kernel's parser fills them (src/api_mclmc.c) */
+  /* the settings as the "mclmc" kernel's parser fills them (src/api/api_mclmc.c) */
   bnn_mclmc_settings s;
   memset(&s, 0, sizeof s);
   s.integrator = iset[BNNF_I_INTEGRATOR];
@@ -121,7 +121,7 @@ int bnnf_run_chain(int n_layers, const int *sizes, int act, int lik,
   s.Lfactor = (bnnf_real)dset[BNNF_D_LFACTOR];
   s.shrink = (bnnf_real)dset[BNNF_D_SHRINK];
   s.sqrt_diag_cov = NULL;
-  /* one chain as the driver runs the "mclmc" kernel (src/mclmc_kernel.c):
+  /* one chain as the driver runs the "mclmc" kernel (src/mcmc/mclmc_kernel.c):
    * the RNG seeded from (seed, chain), the kernel started at init, the
    * tuning's steps, then the sampling steps */
   bnn_target target;

@@ -18,7 +18,7 @@ typedef float bnnf_real;
 typedef double bnnf_real;
 #endif
 
-/* integer settings, in this order (as the "mclmc" kernel's parser reads them, src/api_mclmc.c) */
+/* integer settings, in this order (as the "mclmc" kernel's parser reads them, src/api/api_mclmc.c) */
 enum { BNNF_I_INTEGRATOR, BNNF_I_N1, BNNF_I_N2, BNNF_I_N3, BNNF_I_DIAG_PRECOND,
        BNNF_I_FFT_PARAMS, BNNF_I_FFT_SAMPLES, BNNF_I_SAFEGUARD, BNNF_N_ISET };
 /* real settings */

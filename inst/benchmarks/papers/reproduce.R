@@ -1,54 +1,55 @@
 # Reproduce the benchmarks of the source papers (regression and classification).
 #
-#   Rscript inst/benchmarks/papers/reproduce.R --table s002_t1 --datasets airfoil,energy \
+#   Rscript inst/benchmarks/papers/reproduce.R --table mile_t1 --datasets airfoil,energy \
 #       --splits 1,2,3 --workers 2 [--chains 12] [--data DIR] [--out DIR]
 #
 # Tables (protocols as in the papers, see vignette("benchmarks")):
-#   s002_t1  Sommer et al. (2025) Tables 1, 3 and 10: DE vs DEI-NUTS (BDE;
+#   mile_t1  Sommer et al. (2025) Tables 1, 3 and 10: DE vs DEI-NUTS (BDE;
 #            100 warm-up, 1000 draws) vs MILE; 16-16 ReLU, heteroscedastic
 #            head, N(0, 1) prior, 12 members/chains, 70/10/20 splits.
-#   s000_t3  Sommer et al. (2024) Table 3: DEI-MCMC (16-16 ReLU) after 10, 100
+#   dei_t3  Sommer et al. (2024) Table 3: DEI-MCMC (16-16 ReLU) after 10, 100
 #            and 1000 draws per chain vs LM, DNN (average member), DE; 80/20.
-#   s000_t4  Sommer et al. (2024) Table 4: cold-start 16-16 tanh NUTS (chains
+#   dei_t4  Sommer et al. (2024) Table 4: cold-start 16-16 tanh NUTS (chains
 #            better than the LM kept) vs LM, DNN, DE (tanh networks too);
 #            80/20.  The paper's 10,000 warm-up and 8,000 draws do not fit a
 #            2-core machine; the budget used is written in each row
 #            (--warmup, --iter).
-#   s001_t1  Wiese et al. (2023) Table 1: many short chains ("ours", 1274
+#   symmetry_t1  Wiese et al. (2023) Table 1: many short chains ("ours", 1274
 #            chains x 1 draw) vs a single chain vs a 10-member RMSProp deep
 #            ensemble, f1 (1x3 tanh) or f2 (3x16 tanh); see symmetry/many_short_chains.R.
-#   s002_t4  Sommer et al. (2025) Table 4, ionosphere: 16-16 ReLU with 2
+#   mile_t4  Sommer et al. (2025) Table 4, ionosphere: 16-16 ReLU with 2
 #            softmax outputs (d = 850), 12 members trained with MILE's
 #            classification settings (AdamW, lr 0.01, patience 20; preset
 #            mile_class), DE vs BDE (DEI-NUTS, 100 warm-up, 1000 draws) vs
 #            MILE (initial step size 0.01), plus the average member ("avg.
 #            single DNN") and the average single chain; accuracy and LPPD;
 #            70/10/20 splits (--splits, default 1,2,3).
-#   s002_t6  Sommer et al. (2025) Table 6 (PGPS comparison): sonar, wine_red,
+#   mile_t6  Sommer et al. (2025) Table 6 (PGPS comparison): sonar, wine_red,
 #            wine_white, australian, heart, glass (the *_proc files, used as
 #            they are: no further standardisation); one sigmoid hidden layer
 #            of 32, softmax outputs, 12 members/chains, 40/10/50 splits,
 #            5 runs (--splits 1,2,3,4,5); MILE (and the DE it starts from);
 #            accuracy, LPPD and the paper's NLL.
-#   s003_t2  Staber and Da Veiga Table 2 (AF#1): coverage over training sets
+#   coverage_t2  Staber and Da Veiga Table 2 (AF#1): coverage over training sets
 #            (MCP, MAE of CCP), Q^2 and function-space MMD to an HMC
 #            reference for HMC, NUTS, DEI, MILE and deep ensembles; see
 #            coverage/coverage_study.R (--sets, --seed, --jobs, --families).
-#   s003_t4, s003_t5, s003_t6  Tables 4-6 (AF#2-AF#4) with NUTS, MILE and
+#   coverage_t4, coverage_t5, coverage_t6  Tables 4-6 (AF#2-AF#4) with NUTS, MILE and
 #            deep ensembles (coverage/coverage_study.R).
-#   s003_boot the bootstrap coverage study on concrete (coverage/coverage_study.R).
-#   s004_t1  Moslemi et al. (FBNN) Table A1, Boston and Wine (red) rows:
+#   coverage_boot the bootstrap coverage study on concrete (coverage/coverage_study.R).
+#   fbnn_a1  Moslemi et al. (FBNN) Table A1, Boston and Wine (red) rows:
 #            BNN-pCN, FBNN (pCN-pCN), FBNN with NUTS calibration, the SGHMC
 #            rows once bnn_sghmc() exists, MILE; MSE, coverage with and
 #            without noise, time, ESS, min-ESS/s, spdup (see fbnn/ces_table.R).
-# --baselines_only TRUE (s000_t3, s000_t4) writes the LM, DNN and DE rows
-# without running the sampler; --methods (s002_t1, default DE,MILE,BDE)
+# --baselines_only TRUE (dei_t3, dei_t4) writes the LM, DNN and DE rows
+# without running the sampler; --methods (mile_t1, default DE,MILE,BDE)
 # picks the rows of the MILE table to compute (the ensemble that starts
 # MILE and BDE is always trained).
 # One CSV row per (table, dataset, split, method) is appended to
 # <out>/<table>.csv as soon as it is computed, so a partial run is usable;
 # <out> is by default the paper's folder, inst/benchmarks/papers/<paper>/
-# (s000: dei-mcmc, s001: symmetry, s002: mile, s003: coverage, s004: fbnn).
+# (a table id is <paper>_<table>; dei: dei-mcmc, symmetry, mile, coverage,
+# fbnn).
 # The classification tables add the columns accuracy (of the most probable
 # class under the posterior predictive) and nll (MILE's "average negative
 # log-likelihood": minus the mean over draws and test points of
@@ -56,40 +57,40 @@
 # and coverage columns are NA.  --note adds a remark to every row written.
 library(bnnmc)
 
-opt <- list(table = "s002_t1", datasets = "airfoil,concrete,energy,yacht",
+opt <- list(table = "mile_t1", datasets = "airfoil,concrete,energy,yacht",
             splits = "1,2,3", workers = "2", chains = "12", nuts_chains = "", data = "",
             out = "", warmup = "", iter = "",
             baselines_only = "FALSE", methods = "DE,MILE,BDE", note = "")
 a <- commandArgs(trailingOnly = TRUE)
 for (i in seq(1, length(a), by = 2)) opt[[sub("^--", "", a[i])]] <- a[i + 1]
 # each paper's results next to its scripts: inst/benchmarks/papers/<paper>/
-paper_dirs <- c(s000 = "dei-mcmc", s001 = "symmetry", s002 = "mile", s003 = "coverage",
-                s004 = "fbnn")
+paper_dirs <- c(dei = "dei-mcmc", symmetry = "symmetry", mile = "mile", coverage = "coverage",
+                fbnn = "fbnn")
 if (!nzchar(opt$out))
-  opt$out <- file.path("inst", "benchmarks", "papers", paper_dirs[[substr(opt$table, 1, 4)]])
+  opt$out <- file.path("inst", "benchmarks", "papers", paper_dirs[[sub("_.*$", "", opt$table)]])
 data_dir <- if (nzchar(opt$data)) opt$data else
   Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
-classif <- opt$table %in% c("s002_t4", "s002_t6")
+classif <- opt$table %in% c("mile_t4", "mile_t6")
 given <- sub("^--", "", a[seq(1, length(a), by = 2)])
-if (opt$table == "s004_t1") {
+if (opt$table == "fbnn_a1") {
   # Moslemi et al. (FBNN) Table A1, Boston and Wine rows: ces_table.R
   here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1]))
   source(file.path(here, "fbnn", "ces_table.R"))
   opt$given <- given
   if (!"splits" %in% given) opt$splits <- "1"
-  run_s004_t1(opt, data_dir)
+  run_fbnn_a1(opt, data_dir)
   quit(save = "no")
 }
-if (!"datasets" %in% given && opt$table == "s002_t4") opt$datasets <- "ionosphere"
-if (!"datasets" %in% given && opt$table == "s002_t6")
+if (!"datasets" %in% given && opt$table == "mile_t4") opt$datasets <- "ionosphere"
+if (!"datasets" %in% given && opt$table == "mile_t6")
   opt$datasets <- "sonar,wine_red,wine_white,australian,heart,glass"
-if (!"splits" %in% given && opt$table == "s002_t6") opt$splits <- "1,2,3,4,5"
+if (!"splits" %in% given && opt$table == "mile_t6") opt$splits <- "1,2,3,4,5"
 datasets <- strsplit(opt$datasets, ",")[[1]]
 splits <- as.integer(strsplit(opt$splits, ",")[[1]])
 chains <- as.integer(opt$chains)
 # NUTS chains (BDE, DEI-MCMC, cold start) may be fewer than the ensemble's
 # members on a small machine: the first nuts_chains members are used (0:
-# no BDE in s002_t1)
+# no BDE in mile_t1)
 nuts_chains <- if (nzchar(opt$nuts_chains)) as.integer(opt$nuts_chains) else chains
 workers <- as.integer(opt$workers)
 baselines_only <- as.logical(opt$baselines_only)
@@ -102,7 +103,7 @@ if (workers > 1 && requireNamespace("future", quietly = TRUE)) {
   on.exit(future::plan(oplan), add = TRUE)
 }
 `%||%` <- function(a, b) if (is.null(a) || length(a) == 0) b else a
-if (opt$table %in% c("s003_t2", "s003_t4", "s003_t5", "s003_t6", "s003_boot")) {
+if (opt$table %in% c("coverage_t2", "coverage_t4", "coverage_t5", "coverage_t6", "coverage_boot")) {
   # Staber and Da Veiga's coverage study: its own script, next to this one
   here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1]))
   source(file.path(here, "coverage", "coverage_study.R"))
@@ -110,7 +111,7 @@ if (opt$table %in% c("s003_t2", "s003_t4", "s003_t5", "s003_t6", "s003_boot")) {
 }
 
 # Wiese et al. (2023), Table 1 (symmetry paper): its own script
-if (opt$table == "s001_t1") {
+if (opt$table == "symmetry_t1") {
   `%||%` <- function(a, b) if (is.null(a) || length(a) == 0) b else a
   here <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
   source(file.path(dirname(here), "symmetry", "many_short_chains.R"), local = TRUE)
@@ -179,14 +180,14 @@ for (ds in datasets) {
   d <- read_data(ds)
   ds <- sub("_proc$", "", ds)
   for (s in splits) {
-    proto <- if (opt$table %in% c("s002_t1", "s002_t4", "s002_t6")) "mile" else "dei"
+    proto <- if (opt$table %in% c("mile_t1", "mile_t4", "mile_t6")) "mile" else "dei"
     sp <- bnn_split(d, protocol = proto, rep = s,
-                    prop = if (opt$table == "s002_t6") c(0.4, 0.1, 0.5))
+                    prop = if (opt$table == "mile_t6") c(0.4, 0.1, 0.5))
     test <- sp$test
     if (classif) {
       # MILE's classification settings: softmax outputs (2 for binary tasks),
       # ensemble lr 0.01 and patience 20, initial MCLMC step size 0.01 (= lr)
-      t6 <- opt$table == "s002_t6"
+      t6 <- opt$table == "mile_t6"
       hidden <- if (t6) 32 else c(16, 16)
       act <- if (t6) "sigmoid" else "relu"
       de <- elapsed(bnn_fit_ensemble(y ~ ., data = sp$train, members = chains, hidden = hidden,
@@ -223,7 +224,7 @@ for (ds in datasets) {
                          bde$seconds / nuts_chains, grads = stats::median(bde$value$n_grad),
                          draws = 1000, chains_used = 1, note = nuts_note))
       }
-    } else if (opt$table == "s002_t1") {
+    } else if (opt$table == "mile_t1") {
       # the DE baseline (de.yaml: lr 0.01, patience 20) ...
       if ("DE" %in% methods) {
         base <- elapsed(bnn_fit_ensemble(y ~ ., data = sp$train, members = chains,
@@ -262,11 +263,11 @@ for (ds in datasets) {
                          note = if (nuts_chains < chains)
                            sprintf("%d of the %d members (machine budget)", nuts_chains, chains) else ""))
       }
-    } else if (opt$table %in% c("s000_t3", "s000_t4")) {
+    } else if (opt$table %in% c("dei_t3", "dei_t4")) {
       write_row(row_of(ds, s, "LM", lm_metrics(sp$train, test), NA))
       # the networks of each table: ReLU in Table 3, tanh in Table 4 ("all
       # networks" of its caption, the DNN and DE columns included)
-      act <- if (opt$table == "s000_t4") "tanh" else "relu"
+      act <- if (opt$table == "dei_t4") "tanh" else "relu"
       de <- elapsed(bnn_fit_ensemble(y ~ ., data = sp$train, members = chains,
                                  likelihood = "hetero_gaussian",
                                  hidden = c(16, 16), activation = act,
@@ -279,7 +280,7 @@ for (ds in datasets) {
                        chains_used = chains))
       if (baselines_only) {
         # --baselines_only TRUE: LM, DNN and DE rows only
-      } else if (opt$table == "s000_t3") {
+      } else if (opt$table == "dei_t3") {
         fit <- elapsed(suppressWarnings(
           bnn_fit(y ~ ., data = sp$train, hidden = c(16, 16), activation = "relu",
                   likelihood = "hetero_gaussian",

@@ -39,7 +39,7 @@ if (!is.na(match("--worker", args))) {
   # warmup and iter NULL: MCLMC's own (n_tune, n_samples)
   fit <- function(sampler, init, ...)
     suppressWarnings(bnn_fit(y ~ ., data = d, hidden = c(16, 16), activation = "tanh",
-                             likelihood = "hetero_gaussian",   # the default before #23
+                             likelihood = "hetero_gaussian",   # the papers' model
                              sampler = sampler, chains = 1, seed = 3, init = init,
                              progress = FALSE, ...))
   dim <- (5 * 16 + 16) + (16 * 16 + 16) + (16 * 2 + 2)

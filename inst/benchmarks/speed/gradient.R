@@ -6,6 +6,10 @@
 # Run from the repository's top folder after installing the package:
 #   Rscript inst/benchmarks/speed/gradient.R [data_dir]
 # Appends to inst/benchmarks/speed/gradient.csv.
+#
+# Internals (bnnmc:::make_spec(), spec_dim(), C_model_grad_loop,
+# C_model_logpost, C_simd): it measures the gradient in a C loop, without R
+# in between.
 library(bnnmc)
 args <- commandArgs(trailingOnly = TRUE)
 data_dir <- if (length(args)) args[1] else

@@ -1,6 +1,6 @@
 # NUTS cost per leapfrog step against the gradient alone, on the symmetry
 # paper's f1 (1-3-1 tanh, Gaussian likelihood with a half-normal sigma
-# prior) on D_S (sinusoidal, its 120 training rows): issue #24 asks for
+# prior) on D_S (sinusoidal, its 120 training rows); the target is
 # NUTS <= 1.2 x the gradient.  Per build, in a fresh R process each rep
 # (builds alternate): 16 chains x (1024 + 1) NUTS iterations run
 # sequentially, the time inside the chains (fit$timing) divided by the
@@ -10,14 +10,18 @@
 # elapsed seconds (medians over reps; ratios from the same process).
 #   BNNMC_DATA_DIR=/work/shared/data/uci Rscript inst/benchmarks/speed/nuts_overhead.R \
 #     --base /work/lib-main --new /work/lib-nuts [--reps 5] [--out ...csv]
+#
+# Internals (bnnmc:::fit_spec(), C_model_grad_loop): NUTS's cost per step
+# is divided by the gradient's alone, timed in a C loop.
+
 # the script's path, for ab_builds.R and its workers
 bench_script <- function() normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)))
 source(file.path(dirname(bench_script()), "ab_builds.R"))
 if (!is.na(match("--worker", args))) {
   suppressMessages(library(bnnmc))
   dir <- Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
-  dd <- bnn_uci("sinusoidal", dir = dir)
-  sp <- bnn_uci_splits("sinusoidal", dir = dir)
+  dd <- bnn_read_uci("sinusoidal", dir = dir)
+  sp <- bnn_paper_uci_splits("sinusoidal", dir = dir)
   train <- bnn_standardize(dd[sp$train, ], test = dd[sp$test, ], stats = "full")$train
   lik <- bnn_likelihood("gaussian", sigma_prior = "half_normal", sigma_prior_scale = 1)
   future::plan(future::sequential)

@@ -23,6 +23,10 @@
 # Run from the repository's top folder after installing the package:
 #   nice -n 10 Rscript inst/benchmarks/speed/sgmcmc.R [data_dir] [reps]
 # Writes inst/benchmarks/speed/sgmcmc.csv.
+#
+# Internals (bnnmc:::make_spec(), spec_dim(), .bnn_optimize(),
+# C_kchain_*, C_model_grad_loop, C_minibatch_grad_loop, C_simd): it
+# measures gradients and single steps below bnn_fit().
 library(bnnmc)
 args <- commandArgs(trailingOnly = TRUE)
 data_dir <- if (length(args) >= 1L) args[1] else

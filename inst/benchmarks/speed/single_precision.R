@@ -1,4 +1,4 @@
-# Single against double precision (#24, bnn_fit(precision = "single")), in
+# Single against double precision (bnn_fit(precision = "single")), in
 # the same run, precisions alternating rep by rep (the first of each pair
 # alternates too), medians over the reps and ratios double / single:
 #
@@ -31,16 +31,16 @@
 #     single 0.2032 (0.017); LPPD double 0.7275 (0.008), single 0.7300
 #     (0.034); paired by seed the LPPD differences are +0.042, +0.003,
 #     -0.005, +0.017, -0.044: no loss beyond the seed-to-seed spread.
-# Re-run 2026-11-27 (session 11; the committed CSV), after the single
-# Gaussian likelihood's four partial sums and since the default became the
-# homoscedastic Gaussian with the fan-in prior (#23), 3 reps each:
+# Re-run (the committed CSV), after the single Gaussian likelihood's four
+# partial sums and since the default became the homoscedastic Gaussian
+# with the fan-in prior, 3 reps each:
 #   gradient airfoil double 103.5 us, single 49.8 us: 2.08x; protein
 #     3390 us, 1579 us: 2.15x; default fit CPU double 56.5 s, single 29.4
 #     s: 1.92x; test RMSE double 0.2088 (sd 0.006), single 0.2092 (0.003);
 #     LPPD double 0.206 (0.037), single 0.197 (0.018) (the default model,
 #     not the heteroscedastic one above, so the LPPD is not comparable).
-#   bnn_metrics() now asks for the standardised scale (its default became
-#   the response scale in #23).
+#   bnn_metrics() now asks for the standardised scale (its default is the
+#   response scale).
 #
 # Decision: keep double the default for every n and recommend
 # precision = "single" in ?bnn_fit for large data.  The measurements
@@ -55,6 +55,10 @@
 # sqrt(n) rows' rounding), which a user should choose knowingly.  Revisit
 # as a default above n = 10,000 once MILE's tuning has been validated in
 # single precision on the large UCI sets (protein, bikesharing).
+#
+# Internals (bnnmc:::make_spec(), spec_dim(), spec_set_precision(),
+# C_model_grad_loop, C_simd): the gradient part is timed in a C loop,
+# without R in between.
 args <- commandArgs(TRUE)
 opt <- function(name, default = NULL) {
   i <- match(paste0("--", name), args)

@@ -1,5 +1,5 @@
 # Speed of the symmetry tools (vignette("symmetry")) at the sizes of the
-# paper's experiments, against the speed criteria of issue #13:
+# paper's experiments, against these speed criteria:
 #   1. canonicalising 1274 chains x 1000 draws of a 3 x 16 tanh network
 #      (bnn_remove_symmetries(), a [1000, 1274, 594] array, 6 GB): < 2 s;
 #   2. 1274 chains x (1024 warm-up + 1) NUTS iterations of f1 (1 x 3 tanh)
@@ -94,7 +94,7 @@ if (do("nuts")) {
   }
   future::plan(future::multicore, workers = 2)
   # the paper's protocol (double precision), then the same fit in single
-  # precision (issue #24: the float32 network kernels)
+  # precision (the float32 network kernels)
   for (prec in c("double", "single")) {
     t <- timed(f1_fit(1024L, prec))
     fit <- t$value

@@ -1,18 +1,18 @@
 # Staber and Da Veiga's Table 2 (AF#1) with the samplers of bnnmc: coverage
 # over many training sets (MCP with its Monte Carlo SE, MAE of CCP), Q^2,
 # function-space MMD^2 to a per-set HMC reference, and cost.  Sourced by
-# reproduce.R for --table s003_t2 (and s003_t4, s003_t5, s003_t6: the
+# reproduce.R for --table coverage_t2 (and coverage_t4, coverage_t5, coverage_t6: the
 # paper's Tables 4-6, AF#2-AF#4, with NUTS, MILE and deep ensembles):
 #
-#   nice -n 10 Rscript inst/benchmarks/papers/reproduce.R --table s003_t2 --sets 50 \
+#   nice -n 10 Rscript inst/benchmarks/papers/reproduce.R --table coverage_t2 --sets 50 \
 #       --workers 1 [--jobs DIR] [--seed 2022] [--families exact,sg,approx] [--note TEXT]
 #
 # Every finished (set, method) job is saved in --jobs (default
-# s003_t2_jobs/ in the working directory), so an interrupted run resumes and
-# a larger --sets adds training sets.  Writes <out>/s003_t2.csv (one row per
+# coverage_t2_jobs/ in the working directory), so an interrupted run resumes and
+# a larger --sets adds training sets.  Writes <out>/coverage_t2.csv (one row per
 # method configuration and per method family's best configuration, beside
-# the paper's values), <out>/s003_t2_mcp.csv (MCP against the level) and
-# <out>/s003_t2_points.csv.gz (PICP per set and CCP per test point at 0.95).
+# the paper's values), <out>/coverage_t2_mcp.csv (MCP against the level) and
+# <out>/coverage_t2_points.csv.gz (PICP per set and CCP per test point at 0.95).
 #
 # Budget actually run (a 2-core machine shared with other jobs; the paper
 # used 500 sets and 10^5-iteration runs): see the `note` column.
@@ -35,18 +35,26 @@
 #            exact,sg,approx picks the groups; the HMC reference is always
 #            included; a study directory can be extended by a group later)
 #
-# --table s003_boot: the bootstrap version on real data that the paper
+# --table coverage_boot: the bootstrap version on real data that the paper
 # recommends, on concrete (16-16 ReLU, heteroscedastic Gaussian head,
 # standardised data): 700 random rows, the first 500 resampled with
 # replacement for each training set, the other 200 held out as the test
 # set; a deep ensemble (5 members, MILE's preset) and MILE (4 chains, 2000
-# tuning and 1000 sampling steps thinned by 10).  Writes <out>/s003_boot.csv.
+# tuning and 1000 sampling steps thinned by 10).  Writes <out>/coverage_boot.csv.
 library(bnnmc)
+# expr under set.seed(seed), leaving the script's own random stream as it was
+with_seed <- function(seed, expr) {
+  old <- get0(".Random.seed", envir = globalenv(), inherits = FALSE)
+  on.exit(if (is.null(old)) rm(".Random.seed", envir = globalenv()) else
+    assign(".Random.seed", old, envir = globalenv()))
+  set.seed(seed, kind = "Mersenne-Twister", normal.kind = "Inversion", sample.kind = "Rejection")
+  expr
+}
 n_sets <- as.integer(opt$sets %||% "10")
-if (opt$table == "s003_boot") {
+if (opt$table == "coverage_boot") {
   seed <- as.integer(opt$seed %||% "1")
   conc <- bnn_read_uci("concrete", dir = data_dir)
-  i <- bnnmc:::with_seed(seed, sample(nrow(conc), 700))
+  i <- with_seed(seed, sample(nrow(conc), 700))
   # iter is the number of draws kept per chain: MILE runs 1000 sampling
   # steps thinned by 10 (as in the committed tables)
   methods <- list(
@@ -55,10 +63,10 @@ if (opt$table == "s003_boot") {
   st <- bnn_coverage_study(conc[i[1:500], ], methods, n_sets = n_sets, formula = y ~ .,
                            test = conc[i[501:700], ],
                            model = list(hidden = c(16, 16), likelihood = "hetero_gaussian"),
-                           seed = seed, dir = opt$jobs %||% "s003_boot_jobs", progress = TRUE)
+                           seed = seed, dir = opt$jobs %||% "coverage_boot_jobs", progress = TRUE)
   print(st)
   s <- summary(st)
-  s <- cbind(table = "s003_boot", dataset = "concrete", s,
+  s <- cbind(table = "coverage_boot", dataset = "concrete", s,
              note = sprintf("%d bootstrap resamples of 500 rows, 200 held-out test rows%s", n_sets,
                             if (nzchar(opt$note)) paste0("; ", opt$note) else ""),
              date = format(Sys.Date()))
@@ -67,7 +75,7 @@ if (opt$table == "s003_boot") {
 }
 seed <- as.integer(opt$seed %||% "2022")
 jobs_dir <- opt$jobs %||% paste0(opt$table, "_jobs")
-af <- c(s003_t2 = "AF1", s003_t4 = "AF2", s003_t5 = "AF3", s003_t6 = "AF4")[[opt$table]]
+af <- c(coverage_t2 = "AF1", coverage_t4 = "AF2", coverage_t5 = "AF3", coverage_t6 = "AF4")[[opt$table]]
 task <- bnn_paper_task(af)
 # Tables 4-6 (AF#2-AF#4): NUTS, MILE and deep ensembles over every third
 # value of the learning-rate grid, no HMC reference (no MMD column), unless

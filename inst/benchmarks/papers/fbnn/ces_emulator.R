@@ -5,11 +5,11 @@
 #
 #   BNNMC_DATA_DIR=... Rscript inst/benchmarks/papers/fbnn/ces_emulator.R [OUT_DIR]
 #
-# writes OUT_DIR/s004_emulator.csv (default inst/benchmarks/papers/fbnn).
+# writes OUT_DIR/fbnn_emulator.csv (default inst/benchmarks/papers/fbnn).
 # Starts: "uniform(-2,2)" is bnn_fit()'s init = "random"; "fan-in" is
-# PyTorch's nn.Linear default U(-1/sqrt(fan_in), 1/sqrt(fan_in)) (s004_init()
+# PyTorch's nn.Linear default U(-1/sqrt(fan_in), 1/sqrt(fan_in)) (fbnn_init()
 # of ces_table.R).  Calibration: bnn_sghmc(stepsize = 5e-6), 200 iterations,
-# no burn-in, as in s004_t1.  Emulators: the paper's Table 2 widths for
+# no burn-in, as in fbnn_a1.  Emulators: the paper's Table 2 widths for
 # Boston (3, 32; ReLU; 1000 epochs) with
 #   table2_both  dropout 0.7 on the inputs and the first hidden layer, Adam
 #                lr 1e-3, batches of 32 (the package's earlier default)
@@ -24,6 +24,10 @@
 # MSE, the mean emulated minus true log-likelihood at 50 sampled draws
 # (sampled_bias) and pCN's step beta after warm-up (1 = independent prior
 # draws).
+#
+# Internals (bnnmc:::train_emulator(), emulated_spec(), fit_spec(),
+# C_model_forward, C_ces_emulate): it measures the CES emulator on its own,
+# outside a fit.
 suppressMessages(library(bnnmc))
 args <- commandArgs(trailingOnly = TRUE)
 out_dir <- if (length(args)) args[1] else file.path("inst", "benchmarks", "papers", "fbnn")
@@ -36,7 +40,7 @@ sp <- bnn_split(d, protocol = "dei", rep = 1)
 tr <- sp$train
 te <- sp$test
 sizes <- c(13L, 64L, 32L, 1L)
-starts <- list("uniform(-2,2)" = "random", "fan-in" = s004_init(sizes, 1000))
+starts <- list("uniform(-2,2)" = "random", "fan-in" = fbnn_init(sizes, 1000))
 opt_old <- bnn_optimizer("adam", lr = 1e-3, weight_decay = 0, epochs = 1000, batch_size = 32)
 opt_full <- bnn_optimizer("adam", lr = 1e-2, weight_decay = 0, epochs = 1000)
 emulators <- list(
@@ -102,5 +106,5 @@ rows <- lapply(rows, function(r) { r[setdiff(all_cols, names(r))] <- NA; r[all_c
 res <- do.call(rbind, rows)
 res$date <- format(Sys.Date())
 dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
-utils::write.csv(res, file.path(out_dir, "s004_emulator.csv"), row.names = FALSE)
+utils::write.csv(res, file.path(out_dir, "fbnn_emulator.csv"), row.names = FALSE)
 print(res)

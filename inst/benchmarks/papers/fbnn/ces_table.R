@@ -1,8 +1,8 @@
-# Moslemi et al. (FBNN, seed 004), Table A1: the Boston and Wine (red)
+# Moslemi et al. (FBNN), Table A1: the Boston and Wine (red)
 # regression rows and a smaller simulated row.  Sourced by reproduce.R for
-# --table s004_t1:
+# --table fbnn_a1:
 #
-#   Rscript inst/benchmarks/papers/reproduce.R --table s004_t1 [--datasets boston,wine,simulation]
+#   Rscript inst/benchmarks/papers/reproduce.R --table fbnn_a1 [--datasets boston,wine,simulation]
 #       [--splits 1] [--iter 2000] [--methods ...] [--out DIR]
 #
 # Protocol (what the paper leaves open is chosen and written here):
@@ -16,8 +16,8 @@
 #   response standardised with the training statistics.  Simulation:
 #   bnn_paper_make_regression(40000, 400, n_informative = 10, noise = 60), network
 #   400-128-64-1 (59,649 parameters); BNN-SGHMC, first 200 and FBNN
-#   (SGHMC-pCN) only (see s004_data() and run_s004_t1() for its settings).
-# * Every chain starts from PyTorch's default initialisation (s004_init()),
+#   (SGHMC-pCN) only (see fbnn_data() and run_fbnn_a1() for its settings).
+# * Every chain starts from PyTorch's default initialisation (fbnn_init()),
 #   not bnn_fit()'s uniform(-2, 2), from which BNN-SGHMC on Boston was still
 #   in its transient after 2000 iterations (test MSE 29; 17 from this
 #   start).
@@ -57,8 +57,11 @@
 #   minus true log-likelihood (sampled_bias) and the correlation at 50
 #   draws of the sampling stage, and microseconds per exact and emulated
 #   log-likelihood evaluation (exact_us, emulated_us) at the fit's draws.
+#
+# Internals (bnnmc:::emulated_spec(), fit_spec(), C_ces_time): the table's
+# speed-up column times the emulated target against the exact one.
 
-paper_s004 <- list(
+paper_fbnn <- list(
   boston = data.frame(
     method = c("BNN-SGHMC", "BNN-SGHMC (first 200)", "BNN-pCN", "FBNN (pCN-SGHMC)",
                "FBNN (pCN-pCN)", "FBNN (SGHMC-SGHMC)", "FBNN (SGHMC-pCN)"),
@@ -79,14 +82,14 @@ paper_s004 <- list(
     paper_spdup = c(1.00, 0.91, 0.69, 5.95, 6.86, 4.78, 7.33)))
 
 # the paper's simulated regression block (5,000,000 x 1,000; ours is smaller)
-paper_s004$simulation <- data.frame(
+paper_fbnn$simulation <- data.frame(
   method = c("BNN-SGHMC", "BNN-SGHMC (first 200)", "FBNN (SGHMC-pCN)"),
   paper_mse = c(0.79, 4.48, 0.74), paper_cp = c(91.6, 92.8, 92.2),
   paper_time = c(41281, 3970, 4312),
   paper_ess = c("(109, 829, 1642)", "(21, 66, 162)", "(186, 912, 1606)"),
   paper_spdup = c(1.00, 2.01, 16.33))
 
-s004_data <- function(ds, data_dir) {
+fbnn_data <- function(ds, data_dir) {
   if (ds == "boston") {
     if (!requireNamespace("MASS", quietly = TRUE)) stop("Boston needs the MASS package.")
     d <- MASS::Boston
@@ -107,12 +110,12 @@ s004_data <- function(ds, data_dir) {
     d <- bnnmc::bnn_paper_make_regression(40000, 400, n_informative = 10, noise = 60, seed = 2026)
     return(list(data = d, hidden = c(128, 64)))
   }
-  stop("s004_t1 knows the data sets boston, wine and simulation, not ", ds)
+  stop("fbnn_a1 knows the data sets boston, wine and simulation, not ", ds)
 }
 
 # The first k draws of a fit, with the time of warm-up plus k / iter of the
 # sampling time (the paper's "first 200" row).
-s004_first <- function(fit, k) {
+fbnn_first <- function(fit, k) {
   n <- dim(fit$draws)[1]
   f <- fit
   f$draws <- fit$draws[seq_len(min(k, n)), , , drop = FALSE]
@@ -121,7 +124,7 @@ s004_first <- function(fit, k) {
   f
 }
 
-s004_metrics <- function(fit, test) {
+fbnn_metrics <- function(fit, test) {
   ytest <- test$y
   iv <- predict(fit, newdata = test, type = "interval", level = 0.95)
   md <- predict(fit, newdata = test, type = "mean_draws")
@@ -133,7 +136,7 @@ s004_metrics <- function(fit, test) {
 
 # microseconds of processor time per log-likelihood evaluation (what pCN
 # evaluates), exact and emulated, at 200 of the draws of a CES fit
-s004_eval_speed <- function(fit, n = 200, reps = 10) {
+fbnn_eval_speed <- function(fit, n = 200, reps = 10) {
   spec <- bnnmc:::fit_spec(fit)
   d <- matrix(fit$draws[, 1, ], ncol = dim(fit$draws)[3])
   th <- bnn_unconstrain(fit, t(d[unique(round(seq(1, nrow(d), length.out = n))), , drop = FALSE]))
@@ -150,7 +153,7 @@ sghmc <- function() bnnmc::bnn_sghmc(stepsize = 5e-6)
 # coordinate, puts a 13-64-32-1 tanh network so far from the data that
 # 2000 SGHMC iterations at step 5e-6 do not get out of the transient
 # (test MSE 29 on Boston; 13.5 from this start).
-s004_init <- function(sizes, seed) {
+fbnn_init <- function(sizes, seed) {
   force(sizes)
   function(cid) bnnmc:::with_seed(seed + cid, {
     th <- unlist(lapply(seq_len(length(sizes) - 1L), function(l) {
@@ -161,7 +164,7 @@ s004_init <- function(sizes, seed) {
   })
 }
 
-run_s004_t1 <- function(opt, data_dir) {
+run_fbnn_a1 <- function(opt, data_dir) {
   datasets <- if ("datasets" %in% opt$given) strsplit(opt$datasets, ",")[[1]] else
     c("boston", "wine", "simulation")
   splits <- as.integer(strsplit(opt$splits, ",")[[1]])
@@ -172,11 +175,11 @@ run_s004_t1 <- function(opt, data_dir) {
                    "FBNN (pCN-SGHMC)", "MILE")
   methods <- if ("methods" %in% opt$given) strsplit(opt$methods, ",")[[1]] else all_methods
   has_sghmc <- exists("bnn_sghmc", envir = asNamespace("bnnmc"), mode = "function")
-  out_file <- file.path(opt$out, "s004_t1.csv")
+  out_file <- file.path(opt$out, "fbnn_a1.csv")
   dir.create(opt$out, showWarnings = FALSE, recursive = TRUE)
   for (ds in datasets) {
-    dd <- s004_data(ds, data_dir)
-    paper <- paper_s004[[ds]]
+    dd <- fbnn_data(ds, data_dir)
+    paper <- paper_fbnn[[ds]]
     for (s in splits) {
       sp <- bnn_split(dd$data, protocol = "dei", rep = s)
       train <- sp$train
@@ -186,7 +189,7 @@ run_s004_t1 <- function(opt, data_dir) {
       sizes <- c(ncol(train) - 1L, dd$hidden, 1L)
       common <- list(formula = y ~ ., data = train, hidden = dd$hidden, activation = "tanh",
                      likelihood = "gaussian", chains = 1, seed = s, progress = FALSE,
-                     init = s004_init(sizes, 1000 * s))
+                     init = fbnn_init(sizes, 1000 * s))
       sim <- ds == "simulation"
       emu <- bnn_emulator(preset = ds, holdout = 0.2)
       if (sim) {
@@ -197,7 +200,7 @@ run_s004_t1 <- function(opt, data_dir) {
         # epochs against 47 s for BNN-SGHMC at N = 8,000, d = 17,089)
         emu$optimizer$epochs <- 100L
         # and no input dropout: on Boston it tripled the training time
-        # without raising the held-out R^2 (s004_emulator.csv)
+        # without raising the held-out R^2 (fbnn_emulator.csv)
         emu$input_dropout <- 0
         # metrics on 2,000 of the 8,000 test rows (each is a forward pass
         # per draw)
@@ -239,7 +242,7 @@ run_s004_t1 <- function(opt, data_dir) {
       if (has_sghmc) {
         run("BNN-SGHMC", base(list(sampler = sghmc(), warmup = 0, iter = iter)))
         if (!is.null(fits[["BNN-SGHMC"]]) && "BNN-SGHMC (first 200)" %in% methods) {
-          fits[["BNN-SGHMC (first 200)"]] <- s004_first(fits[["BNN-SGHMC"]], 200)
+          fits[["BNN-SGHMC (first 200)"]] <- fbnn_first(fits[["BNN-SGHMC"]], 200)
           rows[["BNN-SGHMC (first 200)"]] <- list(note = "first 200 draws of the BNN-SGHMC run")
         }
       }
@@ -268,7 +271,7 @@ run_s004_t1 <- function(opt, data_dir) {
       for (label in names(rows)) {
         f <- fits[[label]]
         pm <- paper[match(label, paper$method), ]
-        row <- data.frame(table = "s004_t1", dataset = ds, split = s, method = label,
+        row <- data.frame(table = "fbnn_a1", dataset = ds, split = s, method = label,
                           mse = NA_real_, cp_noise = NA_real_, cp_mean = NA_real_,
                           time = NA_real_, ess_min = NA_real_, ess_median = NA_real_,
                           ess_max = NA_real_, min_ess_per_s = NA_real_, spdup = NA_real_,
@@ -285,7 +288,7 @@ run_s004_t1 <- function(opt, data_dir) {
                           draws = NA_integer_, date = format(Sys.Date()),
                           note = rows[[label]]$note, stringsAsFactors = FALSE)
         if (!is.null(f)) {
-          m <- s004_metrics(f, test)
+          m <- fbnn_metrics(f, test)
           e <- eff[eff$fit == label, ]
           row[c("mse", "cp_noise", "cp_mean")] <- m[c("mse", "cp_noise", "cp_mean")]
           row[c("time", "ess_min", "ess_median", "ess_max", "min_ess_per_s", "spdup",
@@ -301,8 +304,8 @@ run_s004_t1 <- function(opt, data_dir) {
             row$emulator_cor <- f$ces$check$cor
             row$sampled_bias <- f$ces$check_sampled$bias
             row$sampled_cor <- f$ces$check_sampled$cor
-            row[c("exact_us", "emulated_us")] <- if (sim) s004_eval_speed(f, n = 20, reps = 2) else
-              s004_eval_speed(f)
+            row[c("exact_us", "emulated_us")] <- if (sim) fbnn_eval_speed(f, n = 20, reps = 2) else
+              fbnn_eval_speed(f)
           }
         }
         new <- !file.exists(out_file)

@@ -37,7 +37,7 @@
 # its step size NaN in tuning stages 1-2 (BlackJAX never recovers from that);
 # see ?bnn_mclmc.  Chains run one after another in this process.
 #
-# One row per (dataset, method) is appended to <out>/s002_t5.csv: chains,
+# One row per (dataset, method) is appended to <out>/mile_t5.csv: chains,
 # failed chains, failure rate (%), the paper's rate, where the chains failed
 # (phase:count), and for the chains that did not fail: how many are stuck
 # (tuned step size below 1e-8), the median of their tuned step sizes and
@@ -61,7 +61,7 @@
 # --precision single|both: a real single-precision replay.  Every chain of
 # naive MCLMC and of MILE is also run (single: only) by the package's own
 # numerical core compiled with `double` meaning `float`
-# (inst/benchmarks/f32: src/model.c with the generic kernels, src/mclmc.c,
+# (inst/benchmarks/f32: src/model/model.c with the generic kernels, src/mcmc/mclmc.c,
 # the same tuning and BlackJAX safeguard, unsuffixed constants in float,
 # float libm; the random numbers are the package's, computed in double and
 # rounded), from the same starts, seed and chain numbers as the double
@@ -79,13 +79,17 @@
 # gradients, median lp__, seconds; for the replay also the energy error,
 # step size, L and log density of the last tuning step, i.e. the failing
 # one of a chain that failed in tuning; with the replay, the energy error of
-# the first tuning step in both precisions) goes to <out>/s002_t5_chains.csv.
+# the first tuning step in both precisions) goes to <out>/mile_t5_chains.csv.
 #
 # --init ensemble (default, as in the paper): chains start from deep-
 # ensemble members; random / prior: from bnn_fit()'s init = "random"
 # (uniform(-2, 2)) or "prior" draws (no ensemble is trained; MILE's initial
 # step size is then bnnmc's default 1e-3).  The init is recorded in the
 # settings column.
+#
+# Internals (bnnmc:::C_kchain_*, sampler_kernel(), mclmc_tune_steps(),
+# fit_spec(), C_model_logpost): it runs and inspects chains one at a time,
+# below bnn_fit(), to see where each chain fails.
 library(bnnmc)
 
 opt <- list(datasets = "yacht,energy,concrete,airfoil", chains = "100", mile_chains = "",
@@ -116,8 +120,8 @@ if (f32_only && (run_single || init_kind != "ensemble"))
 hidden <- c(16, 16, 16)
 paper <- c(airfoil = 86, concrete = 80, energy = 78, yacht = 85)
 dir.create(opt$out, showWarnings = FALSE, recursive = TRUE)
-out_file <- file.path(opt$out, "s002_t5.csv")
-chain_file <- file.path(opt$out, "s002_t5_chains.csv")
+out_file <- file.path(opt$out, "mile_t5.csv")
+chain_file <- file.path(opt$out, "mile_t5_chains.csv")
 
 if (run_single) {
   source(file.path("inst", "benchmarks", "f32", "f32.R"))
@@ -192,7 +196,7 @@ row_of <- function(ds, method, fit, t, paper_rate, settings, reduced) {
   failed <- fit$chain_status != "ok"
   where <- failed_in(fit$failed_at$phase[failed])
   note <- row_note(reduced)
-  data.frame(table = "s002_t5", dataset = ds, method = method, chains = fit$chains,
+  data.frame(table = "mile_t5", dataset = ds, method = method, chains = fit$chains,
              failed = sum(failed), failure_rate = 100 * mean(failed),
              paper_rate = paper_rate, failed_in = where,
              stuck = sum(!failed & fit$stepsize < 1e-8),
@@ -282,7 +286,7 @@ replay_single <- function(ds, method, sampler, k, setup, paper_rate, settings, r
   failed <- per$status != "ok"
   where <- failed_in(per$fail_phase[failed])
   note <- row_note(reduced)
-  row <- data.frame(table = "s002_t5", dataset = ds, method = method, chains = k,
+  row <- data.frame(table = "mile_t5", dataset = ds, method = method, chains = k,
                     failed = sum(failed), failure_rate = 100 * mean(failed),
                     paper_rate = paper_rate, failed_in = where,
                     stuck = sum(!failed & per$stepsize < 1e-8),

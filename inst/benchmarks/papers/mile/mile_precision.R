@@ -1,22 +1,22 @@
 # MILE's Table 1 protocol on one data set and split in a chosen precision
-# (#24: "MILE, 12 chains, protein: under the paper's 19.5 minutes on this
-# 2-core machine (single precision allowed), each split's test LPPD within
-# the paper's SD"; "explain the bikesharing gap or close it"): 16-16 ReLU,
+# (the targets: MILE, 12 chains, protein under the paper's 19.5 minutes on
+# a 2-core machine (single precision allowed), each split's test LPPD
+# within the paper's SD; and the bikesharing gap explained): 16-16 ReLU,
 # heteroscedastic head, N(0, 1) priors, 12 members and chains, 70/10/20
-# split, 2 multisession workers, as reproduce.R --table s002_t1 runs MILE.
+# split, 2 multisession workers, as reproduce.R --table mile_t1 runs MILE.
 #   BNNMC_DATA_DIR=/path/uci Rscript inst/benchmarks/papers/mile/mile_precision.R \
 #     protein 1 single [drop]
 # `drop`: input columns to leave out, comma-separated (e.g. x1: the row
 # index `instant` that our bikesharing.data carries as its first column
 # and the MILE authors' copy does not).
 # Appends a row to inst/benchmarks/papers/mile/mile_precision.csv.
-# Results (2026-11-27, 2 cores, AVX-512, kernels avx512):
+# Results (2 cores, AVX-512, kernels avx512):
 #   protein, single: 16.9 / 16.3 / 16.5 min (splits 1-3; paper 19.5 min),
 #     test LPPD -0.765 / -0.763 / -0.776 (paper -0.750 +- 0.018);
-#   protein, double (the paper's protocol; 2026-11-27, beside the default
+#   protein, double (the paper's protocol; beside the default
 #     panel on the same 2 cores, so its minutes are inflated): split 2
 #     54.7 min, LPPD -0.759; split 3 58.3 min, LPPD -0.769 (split 1 is
-#     Table 1's run, s002_t1.csv: 34.1 min, -0.763).  Split 3's script
+#     Table 1's run, mile_t1.csv: 34.1 min, -0.763).  Split 3's script
 #     stopped with a syntax error after writing its row: this header was
 #     edited while it ran (R reads a script as it goes); the row is the
 #     fit's;

@@ -1,7 +1,7 @@
 # Shared by mile_precision.R and bikesharing_gap.R: MILE's Table 1
 # protocol on one data set and split (16-16 ReLU, heteroscedastic head,
 # N(0, 1) priors, 12 members and chains, 70/10/20 split, 2 multisession
-# workers, as reproduce.R --table s002_t1 runs MILE), and appending a
+# workers, as reproduce.R --table mile_t1 runs MILE), and appending a
 # result row to a CSV.  Sourced from the scripts' own folder.
 
 # Fit; `drop`: input columns left out; `ensemble`: the members' optimiser

@@ -4,7 +4,7 @@
 # approximation of the paper's Table 3, for f1 (one hidden layer of 3 tanh) or
 # f2 (three of 16), test LPPD on the full-data z-scored scale.
 #
-#   Rscript inst/benchmarks/papers/reproduce.R --table s001_t1 \
+#   Rscript inst/benchmarks/papers/reproduce.R --table symmetry_t1 \
 #       --datasets sinusoidal,izmailov,airfoil,concrete,energy,yacht \
 #       [--net f1] [--chains 1274] [--methods ours,sc,de,la] [--workers 2]
 #
@@ -36,8 +36,11 @@
 # are done, the row is written for the chains done so far, labelled PARTIAL
 # with the p their number guarantees; "seconds" is then the sum of the
 # pieces' elapsed times.
+#
+# Internal (bnnmc:::predictive_params()): the per-draw predictive means and
+# sds the reference code's moment matching and density averaging need.
 
-s001 <- local({
+symmetry_t1 <- local({
   net <- if (nzchar(opt$net %||% "")) opt$net else "f1"
   hidden <- switch(net, f1 = 3L, f2 = c(16L, 16L, 16L), stop("--net must be f1 or f2"))
   G <- if ("chains" %in% given) as.integer(opt$chains) else 1274L
@@ -100,7 +103,7 @@ yacht,f2,3.31,0.21,0.15,0.09,-2.18,0.03,-2.69,0.00")
     legacy <- legacy_note(lp)
     note <- paste(c(if (nzchar(note)) note, if (nzchar(legacy)) legacy), collapse = "; ")
     pr <- paper_of(ds, method)
-    data.frame(table = "s001_t1", net = net, dataset = ds, method = method,
+    data.frame(table = "symmetry_t1", net = net, dataset = ds, method = method,
                chains = chains_used, draws = draws, lppd = mean(lp),
                lppd_se = sqrt(mean((lp - mean(lp))^2)) / sqrt(length(lp)),
                rmse = sqrt(mean((y - mu_mean)^2)), paper_lppd = pr[1], paper_se = pr[2],
@@ -138,7 +141,7 @@ yacht,f2,3.31,0.21,0.15,0.09,-2.18,0.03,-2.69,0.00")
         n_new <- 0L
         for (a in starts) {
           ids <- a:min(G, a + chunk - 1L)
-          f <- file.path(chunk_dir, sprintf("s001_t1_%s_%s_w%d_%d-%d.rds", net, ds, warm,
+          f <- file.path(chunk_dir, sprintf("symmetry_t1_%s_%s_w%d_%d-%d.rds", net, ds, warm,
                                             ids[1], ids[length(ids)]))
           if (file.exists(f)) {
             pieces[[length(pieces) + 1L]] <- readRDS(f)
@@ -173,7 +176,7 @@ yacht,f2,3.31,0.21,0.15,0.09,-2.18,0.03,-2.69,0.00")
       write1(out_row(ds, "ours", lp, y, colMeans(pp$mu), secs, ok, nrow(pp$mu),
                      mean(fit$n_grad), note))
       saveRDS(list(draws = fit$draws, chain_status = fit$chain_status, stepsize = fit$stepsize),
-              file.path(opt$out, sprintf("s001_t1_%s_%s_ours_draws.rds", net, ds)))
+              file.path(opt$out, sprintf("symmetry_t1_%s_%s_ours_draws.rds", net, ds)))
     }
     if ("sc" %in% meth) {
       t0 <- proc.time()[["elapsed"]]

@@ -1,0 +1,655 @@
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "model.h"
+#include "simd.h"
+#include "vmath.h"
+
+#define LOG_SD_MIN (-13.815510557964274)   /* log(1e-6) */
+#define LOG_SD_MAX (13.815510557964274)    /* log(1e6)  */
+#define HALF_LOG_2PI 0.91893853320467274178
+
+/* ---------------------------------------------------------------- setup -- */
+
+bnn_model *bnn_model_new(int n_layers, const int *sizes, int act, int lik,
+                         double sigma_fixed, int sigma_prior,
+                         double sigma_prior_scale, int prior,
+                         const double *prior_scale, int n, int p,
+                         const double *X, const double *y, int copy_data) {
+  bnn_model *m = calloc(1, sizeof *m);
+  if (!m) return NULL;
+  m->n_layers = n_layers;
+  m->sizes = malloc(sizeof(int) * (size_t)(n_layers + 1));
+  m->w_off = malloc(sizeof(int) * (size_t)n_layers);
+  m->b_off = malloc(sizeof(int) * (size_t)n_layers);
+  if (!m->sizes || !m->w_off || !m->b_off) goto fail;
+  memcpy(m->sizes, sizes, sizeof(int) * (size_t)(n_layers + 1));
+  int off = 0, maxw = 0, zsize = 0;
+  for (int l = 0; l < n_layers; l++) {
+    m->w_off[l] = off;
+    off += sizes[l] * sizes[l + 1];
+    m->b_off[l] = off;
+    off += sizes[l + 1];
+    if (sizes[l + 1] > maxw) maxw = sizes[l + 1];
+    if (sizes[l] > maxw) maxw = sizes[l];
+    zsize += sizes[l + 1];
+  }
+  m->n_net = off;
+  m->act = act;
+  m->lik = lik;
+  m->dim = off + (lik == BNN_LIK_GAUSS ? 1 : 0);
+  m->max_width = maxw;
+  m->sigma_fixed = sigma_fixed;
+  m->sigma_prior = sigma_prior;
+  m->sigma_prior_scale = sigma_prior_scale;
+  m->prior = prior;
+  m->prior_scale = malloc(sizeof(double) * (size_t)(off > 0 ? off : 1));
+  if (!m->prior_scale) goto fail;
+  memcpy(m->prior_scale, prior_scale, sizeof(double) * (size_t)off);
+  m->prior_logc = malloc(sizeof(double) * (size_t)(off > 0 ? off : 1));
+  if (!m->prior_logc) goto fail;
+  for (int i = 0; i < off; i++)
+    m->prior_logc[i] = prior == BNN_PRIOR_NORMAL ? log(prior_scale[i]) : log(2.0 * prior_scale[i]);
+  m->n = n;
+  m->p = p;
+  m->lik_scale = 1.0;
+  m->y_cols = lik == BNN_LIK_MGAUSS ? sizes[n_layers] : 1;
+  /* owned only when copied: with no rows nothing is copied and X, y keep
+   * the caller's pointers (R's REAL() of empty vectors), which must never
+   * reach free() (that would abort R at the next gc) */
+  m->owns_data = copy_data && n > 0;
+  if (m->owns_data) {
+    m->X = malloc(sizeof(double) * (size_t)n * (size_t)(p > 0 ? p : 1));
+    m->y = malloc(sizeof(double) * (size_t)n * (size_t)m->y_cols);
+    if (!m->X || !m->y) goto fail;
+    memcpy(m->X, X, sizeof(double) * (size_t)n * (size_t)p);
+    memcpy(m->y, y, sizeof(double) * (size_t)n * (size_t)m->y_cols);
+  } else {
+    m->X = (double *)X;
+    m->y = (double *)y;
+  }
+  m->z = malloc(sizeof(double) * (size_t)BNN_CHUNK * (size_t)zsize);
+  m->a = malloc(sizeof(double) * (size_t)BNN_CHUNK * (size_t)zsize);
+  m->delta = malloc(sizeof(double) * (size_t)BNN_CHUNK * (size_t)maxw);
+  m->delta2 = malloc(sizeof(double) * (size_t)BNN_CHUNK * (size_t)maxw);
+  m->out_tmp = malloc(sizeof(double) * (size_t)BNN_CHUNK * (size_t)maxw);
+  if (!m->z || !m->a || !m->delta || !m->delta2 || !m->out_tmp) goto fail;
+  return m;
+fail:
+  bnn_model_free(m);
+  return NULL;
+}
+
+void bnn_model_free(bnn_model *m) {
+  if (!m) return;
+  free(m->sizes);
+  free(m->w_off);
+  free(m->b_off);
+  free(m->prior_scale);
+  free(m->prior_logc);
+  if (m->owns_data) {
+    free(m->X);
+    free(m->y);
+  }
+  free(m->z);
+  free(m->a);
+  free(m->delta);
+  free(m->delta2);
+  free(m->out_tmp);
+  if (m->owns_w) free(m->w);
+  free(m->f_X);
+  free(m->f_x);
+  free(m->f_z);
+  free(m->f_a);
+  free(m->f_d);
+  free(m->f_d2);
+  free(m->f_theta);
+  free(m->f_tmp);
+  free(m);
+}
+
+void bnn_model_sync_single(bnn_model *m) {
+  if (!m->f_X) return;
+  size_t len = (size_t)m->n * (size_t)m->p;
+  for (size_t i = 0; i < len; i++) m->f_X[i] = (float)m->X[i];
+}
+
+int bnn_model_set_single(bnn_model *m, int copy_x) {
+  if (m->single) return 0;
+  if (copy_x && m->X && m->n > 0 && m->p > 0) {
+    /* half the memory traffic of reading the double X per evaluation (for
+     * protein's 32,000 x 9 the X stream is a fifth of the float pass) */
+    m->f_X = malloc(sizeof(float) * (size_t)m->n * (size_t)m->p);
+    if (!m->f_X) return -1;
+    bnn_model_sync_single(m);
+  }
+  size_t zsize = 0;
+  for (int l = 0; l < m->n_layers; l++) zsize += (size_t)m->sizes[l + 1];
+  size_t wide = (size_t)BNN_CHUNK * (size_t)m->max_width;
+  m->f_x = malloc(sizeof(float) * wide);
+  m->f_z = malloc(sizeof(float) * (size_t)BNN_CHUNK * zsize);
+  m->f_a = malloc(sizeof(float) * (size_t)BNN_CHUNK * zsize);
+  m->f_d = malloc(sizeof(float) * wide);
+  m->f_d2 = malloc(sizeof(float) * wide);
+  m->f_theta = malloc(sizeof(float) * (size_t)(m->n_net > 0 ? m->n_net : 1));
+  m->f_tmp = malloc(sizeof(double) * 3 * (size_t)BNN_CHUNK);
+  if (!m->f_x || !m->f_z || !m->f_a || !m->f_d || !m->f_d2 || !m->f_theta || !m->f_tmp)
+    return -1;
+  m->single = 1;
+  return 0;
+}
+
+int bnn_model_n_out(const bnn_model *m) { return m->sizes[m->n_layers]; }
+
+/* ---------------------------------------------------------- activations -- */
+
+double bnn_act_apply1(int act, double x) {
+  switch (act) {
+  case BNN_ACT_TANH: return tanh(x);
+  case BNN_ACT_RELU: return x > 0 ? x : 0.0;
+  case BNN_ACT_LEAKY_RELU: return x > 0 ? x : 0.01 * x;
+  case BNN_ACT_SILU: return x / (1.0 + exp(-x));
+  case BNN_ACT_SIGMOID: return 1.0 / (1.0 + exp(-x));
+  case BNN_ACT_SOFTPLUS: return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x));
+  case BNN_ACT_GELU: return 0.5 * x * (1.0 + erf(x * M_SQRT1_2));
+  case BNN_ACT_TRUNC_RELU: return x < 0 ? 0.0 : (x > 1 ? 1.0 : x);
+  default: return x;
+  }
+}
+
+/* ---------------------------------------------------------- likelihood -- */
+
+/* The homoscedastic Gaussian's log sd (sampled or fixed), and its
+ * log-likelihood of mrows rows from their sum of squared residuals ss
+ * (adding the gradient in log sd to *g_extra when sigma is sampled): one
+ * formula for lik_chunk and the single-precision pass. */
+static inline double gauss_log_sd(const bnn_model *m, const double *theta) {
+  return m->lik == BNN_LIK_GAUSS ? theta[m->n_net] : log(m->sigma_fixed);
+}
+static inline double gauss_ll(const bnn_model *m, int mrows, double ls, double prec,
+                              double ss, double *g_extra) {
+  if (g_extra && m->lik == BNN_LIK_GAUSS) *g_extra += -mrows + ss * prec;
+  return -mrows * (HALF_LOG_2PI + ls) - 0.5 * ss * prec;
+}
+
+/* Log-likelihood of rows [r0, r0 + m) from outputs o (BNN_CHUNK x n_out);
+ * when d is not NULL, d <- dll/do and *g_extra accumulates the gradient of
+ * the likelihood's own parameter. */
+static double lik_chunk(bnn_model *m, const double *theta,
+                        const double *o, const double *y, int mrows,
+                        double *d, double *g_extra) {
+  double ll = 0.0;
+  int i;
+  switch (m->lik) {
+  case BNN_LIK_HETERO: {
+    const double *mu = o, *lsd = o + BNN_CHUNK;
+    double *prec = m->out_tmp;
+    for (i = 0; i < mrows; i++) {
+      double ls = lsd[i];
+      ls = ls < LOG_SD_MIN ? LOG_SD_MIN : (ls > LOG_SD_MAX ? LOG_SD_MAX : ls);
+      prec[i] = -2.0 * ls;
+    }
+    bnn_vexp(prec, prec, mrows);
+    for (i = 0; i < mrows; i++) {
+      double ls = lsd[i];
+      int clipped = !(ls > LOG_SD_MIN && ls < LOG_SD_MAX);
+      ls = ls < LOG_SD_MIN ? LOG_SD_MIN : (ls > LOG_SD_MAX ? LOG_SD_MAX : ls);
+      if (lsd[i] != lsd[i]) ls = lsd[i]; /* keep NaN visible */
+      double r = y[i] - mu[i];
+      double r2p = r * r * prec[i];
+      ll += -HALF_LOG_2PI - ls - 0.5 * r2p;
+      if (d) {
+        d[i] = r * prec[i];
+        d[i + BNN_CHUNK] = clipped ? 0.0 : (r2p - 1.0);
+      }
+    }
+    break;
+  }
+  case BNN_LIK_GAUSS:
+  case BNN_LIK_GAUSS_FIXED: {
+    double ls = gauss_log_sd(m, theta);
+    double prec = exp(-2.0 * ls);
+    double ss = 0.0;
+    for (i = 0; i < mrows; i++) {
+      double r = y[i] - o[i];
+      ss += r * r;
+      if (d) d[i] = r * prec;
+    }
+    ll = gauss_ll(m, mrows, ls, prec, ss, g_extra);
+    break;
+  }
+  case BNN_LIK_BERNOULLI:
+    for (i = 0; i < mrows; i++) {
+      double eta = o[i];
+      /* log(1 + exp(eta)) computed stably */
+      double sp = eta > 0 ? eta + log1p(exp(-eta)) : log1p(exp(eta));
+      ll += y[i] * eta - sp;
+      if (d) {
+        double s = eta >= 0 ? 1.0 / (1.0 + exp(-eta))
+                            : exp(eta) / (1.0 + exp(eta));
+        d[i] = y[i] - s;
+      }
+    }
+    break;
+  case BNN_LIK_CATEGORICAL: {
+    int K = bnn_model_n_out(m);
+    for (i = 0; i < mrows; i++) {
+      double mx = o[i];
+      for (int k = 1; k < K; k++)
+        if (o[i + k * BNN_CHUNK] > mx) mx = o[i + k * BNN_CHUNK];
+      double se = 0.0;
+      for (int k = 0; k < K; k++) se += exp(o[i + k * BNN_CHUNK] - mx);
+      double lse = mx + log(se);
+      int yi = (int)y[i];
+      ll += o[i + yi * BNN_CHUNK] - lse;
+      if (d) {
+        for (int k = 0; k < K; k++)
+          d[i + k * BNN_CHUNK] = (k == yi ? 1.0 : 0.0) - exp(o[i + k * BNN_CHUNK] - lse);
+      }
+    }
+    break;
+  }
+  case BNN_LIK_MGAUSS: {
+    /* y points at row r0 of column 0; column k is m->n further on */
+    int K = bnn_model_n_out(m);
+    double ls = log(m->sigma_fixed), prec = exp(-2.0 * ls), ss = 0.0;
+    for (int k = 0; k < K; k++) {
+      const double *yk = y + (size_t)k * m->n, *ok = o + (size_t)k * BNN_CHUNK;
+      for (i = 0; i < mrows; i++) {
+        double r = yk[i] - ok[i];
+        ss += r * r;
+        if (d) d[i + k * BNN_CHUNK] = r * prec;
+      }
+    }
+    ll = -(double)mrows * K * (HALF_LOG_2PI + ls) - 0.5 * ss * prec;
+    break;
+  }
+  default:
+    ll = NAN;
+  }
+  return ll;
+}
+
+/* The weighted likelihood (a separate path, so unweighted models run the
+ * code above unchanged): row i contributes w_i * log p(y_i | theta), and its
+ * output gradients are scaled by w_i.  Rows go one at a time through
+ * lik_chunk (its outputs and gradients are strided by BNN_CHUNK, so o + i
+ * and d + i address row i). */
+static double lik_chunk_weighted(bnn_model *m, const double *theta,
+                                 const double *o, const double *y,
+                                 const double *w, int mrows, double *d,
+                                 double *g_extra) {
+  int K = bnn_model_n_out(m);
+  double ll = 0.0;
+  for (int i = 0; i < mrows; i++) {
+    if (w[i] == 0.0) {
+      if (d)
+        for (int k = 0; k < K; k++) d[i + k * BNN_CHUNK] = 0.0;
+      continue;
+    }
+    double ge = 0.0;
+    double li = lik_chunk(m, theta, o + i, y + i, 1, d ? d + i : NULL, &ge);
+    ll += w[i] * li;
+    if (d)
+      for (int k = 0; k < K; k++) d[i + k * BNN_CHUNK] *= w[i];
+    if (g_extra) *g_extra += w[i] * ge;
+  }
+  return ll;
+}
+
+/* The log-likelihood of the chunk's rows [r0, r0 + mrows) from its outputs
+ * o, weighted or not (d, g_extra as lik_chunk). */
+static inline double lik_rows(bnn_model *m, const double *theta, const double *o, int r0,
+                              int mrows, int weighted, double *d, double *g_extra) {
+  return weighted ? lik_chunk_weighted(m, theta, o, m->y + r0, m->w + r0, mrows, d, g_extra)
+                  : lik_chunk(m, theta, o, m->y + r0, mrows, d, g_extra);
+}
+
+/* -------------------------------------------------- forward / backward -- */
+
+static inline int layer_off(const bnn_model *m, int l) {
+  int off = 0;
+  for (int k = 0; k < l; k++) off += BNN_CHUNK * m->sizes[k + 1];
+  return off;
+}
+
+/* Forward pass of one chunk; returns the pointer to the outputs.  With a
+ * pass, its input hook may replace each layer's input; the inputs used are
+ * recorded for the backward pass. */
+static double *forward_chunk(bnn_model *m, const double *theta,
+                             const double *X, int ldx, int r0, int mrows,
+                             bnn_pass *pass) {
+  const double *ain = X + r0;
+  int lda = ldx;
+  int L = m->n_layers, off = 0;
+  double *z = m->z;
+  for (int l = 0; l < L; l++) {
+    int fin = m->sizes[l], fout = m->sizes[l + 1];
+    if (pass) {
+      if (pass->input) ain = pass->input(pass, m, l, ain, &lda, r0, mrows);
+      pass->in[l] = ain;
+      pass->ld[l] = lda;
+    }
+    z = m->z + off;
+    bnn_kern()->dense(ain, lda, mrows, fin, fout, theta + m->w_off[l], 1, fin,
+                      theta + m->b_off[l], z, BNN_CHUNK);
+    if (l < L - 1) {
+      double *a = m->a + off;
+      for (int j = 0; j < fout; j++)
+        bnn_kern()->act_forward(m->act, z + (size_t)j * BNN_CHUNK, a + (size_t)j * BNN_CHUNK, mrows);
+      ain = a;
+      lda = BNN_CHUNK;
+    }
+    off += BNN_CHUNK * fout;
+  }
+  return z;
+}
+
+/* Backward pass of one chunk from the outputs' delta in m->delta. */
+static void backward_chunk(bnn_model *m, const double *theta, const double *X,
+                           int ldx, int r0, int mrows, double *grad,
+                           bnn_pass *pass) {
+  int L = m->n_layers;
+  double *dcur = m->delta, *dnext = m->delta2;
+  for (int l = L - 1; l >= 0; l--) {
+    int fin = m->sizes[l], fout = m->sizes[l + 1];
+    const double *ain;
+    int lda;
+    if (pass) {
+      ain = pass->in[l];
+      lda = pass->ld[l];
+    } else if (l == 0) {
+      ain = X + r0;
+      lda = ldx;
+    } else {
+      ain = m->a + layer_off(m, l - 1);
+      lda = BNN_CHUNK;
+    }
+    if (pass && pass->layer_delta) {
+      pass->layer_delta(pass, m, l, ain, lda, dcur, mrows);
+    } else {
+      double *gW = grad + m->w_off[l], *gb = grad + m->b_off[l];
+      bnn_kern()->grad_w(ain, lda, dcur, BNN_CHUNK, mrows, fin, fout, gW, gb);
+    }
+    if (l > 0) {
+      /* delta of the layer below: D W^T, times the activation's slope */
+      bnn_kern()->dense(dcur, BNN_CHUNK, mrows, fout, fin, theta + m->w_off[l],
+                        fin, 1, NULL, dnext, BNN_CHUNK);
+      int zo = layer_off(m, l - 1);
+      for (int k = 0; k < fin; k++) {
+        double *dk = dnext + (size_t)k * BNN_CHUNK;
+        if (pass && pass->unit_delta) pass->unit_delta(pass, m, l - 1, k, dk, mrows);
+        bnn_kern()->act_backward(m->act, m->z + zo + k * BNN_CHUNK, m->a + zo + k * BNN_CHUNK,
+                                 dk, m->out_tmp, mrows);
+      }
+      double *t = dcur;
+      dcur = dnext;
+      dnext = t;
+    }
+  }
+}
+
+double *bnn_model_forward_chunk(bnn_model *m, const double *theta, int r0,
+                                int mrows, bnn_pass *pass) {
+  return forward_chunk(m, theta, m->X, m->n, r0, mrows, pass);
+}
+
+void bnn_model_backward_chunk(bnn_model *m, const double *theta, int r0,
+                              int mrows, double *grad, bnn_pass *pass) {
+  backward_chunk(m, theta, m->X, m->n, r0, mrows, grad, pass);
+}
+
+static double loglik_rows(bnn_model *m, const double *theta, double *grad,
+                          int row_begin, int row_end, bnn_pass *pass,
+                          int weighted) {
+  double ll = 0.0, g_extra = 0.0;
+  if (grad) memset(grad, 0, sizeof(double) * (size_t)m->dim);
+  for (int r0 = row_begin; r0 < row_end; r0 += BNN_CHUNK) {
+    int mrows = row_end - r0 < BNN_CHUNK ? row_end - r0 : BNN_CHUNK;
+    double *o = forward_chunk(m, theta, m->X, m->n, r0, mrows, pass);
+    ll += lik_rows(m, theta, o, r0, mrows, weighted, grad ? m->delta : NULL, &g_extra);
+    if (!grad) continue;
+    backward_chunk(m, theta, m->X, m->n, r0, mrows, grad, pass);
+  }
+  if (grad && m->lik == BNN_LIK_GAUSS) grad[m->n_net] = g_extra;
+  if (m->lik_scale != 1.0) {
+    ll *= m->lik_scale;
+    if (grad)
+      for (int i = 0; i < m->dim; i++) grad[i] *= m->lik_scale;
+  }
+  return ll;
+}
+
+
+/* ------------------------------------------------- single precision -- */
+
+/* a[i] = act(z[i]) in float: tanh, relu and identity natively, the other
+ * activations through the double kernel (converted both ways) */
+static void act_forward_f32(bnn_model *m, const float *z, float *a, int n) {
+  const bnn_kernels *K = bnn_kern();
+  int i;
+  switch (m->act) {
+  case BNN_ACT_TANH: K->tanh_f32(z, a, n); break;
+  case BNN_ACT_RELU: K->relu_f32(z, a, n); break;
+  case BNN_ACT_IDENTITY: for (i = 0; i < n; i++) a[i] = z[i]; break;
+  default: {
+    double *zd = m->f_tmp, *ad = m->f_tmp + BNN_CHUNK;
+    for (i = 0; i < n; i++) zd[i] = (double)z[i];
+    K->act_forward(m->act, zd, ad, n);
+    for (i = 0; i < n; i++) a[i] = (float)ad[i];
+  }
+  }
+}
+
+/* d[i] *= act'(z[i]) given a = act(z), in float (others as above) */
+static void act_backward_f32(bnn_model *m, const float *z, const float *a,
+                             float *d, int n) {
+  int i;
+  switch (m->act) {
+  case BNN_ACT_TANH:
+  case BNN_ACT_RELU: bnn_kern()->act_backward_f32(m->act, z, a, d, n); break;
+  case BNN_ACT_IDENTITY: break;
+  default: {
+    double *zd = m->f_tmp, *ad = m->f_tmp + BNN_CHUNK, *dd = m->f_tmp + 2 * BNN_CHUNK;
+    for (i = 0; i < n; i++) {
+      zd[i] = (double)z[i];
+      ad[i] = (double)a[i];
+      dd[i] = (double)d[i];
+    }
+    /* m->out_tmp: BNN_CHUNK x max_width doubles, free during the backward pass */
+    bnn_kern()->act_backward(m->act, zd, ad, dd, m->out_tmp, n);
+    for (i = 0; i < n; i++) d[i] = (float)dd[i];
+  }
+  }
+}
+
+/* loglik_rows() with the network in float: X's rows come from the float
+ * copy, or are converted per chunk (minibatch models), the outputs come back to double for lik_chunk (the
+ * double code), whose output deltas go to float for the backward pass;
+ * grad_w_f32 adds each chunk's float sums to the double gradient. */
+static double loglik_rows_f32(bnn_model *m, const double *theta, double *grad,
+                              int row_begin, int row_end, int weighted) {
+  const bnn_kernels *K = bnn_kern();
+  int L = m->n_layers, p = m->p, nout = bnn_model_n_out(m);
+  float *th = m->f_theta;
+  for (int i = 0; i < m->n_net; i++) th[i] = (float)theta[i];
+  double ll = 0.0, g_extra = 0.0;
+  if (grad) memset(grad, 0, sizeof(double) * (size_t)m->dim);
+  for (int r0 = row_begin; r0 < row_end; r0 += BNN_CHUNK) {
+    int mrows = row_end - r0 < BNN_CHUNK ? row_end - r0 : BNN_CHUNK;
+    const float *xin = m->f_X ? m->f_X + r0 : m->f_x;
+    int ldx = m->f_X ? m->n : BNN_CHUNK;
+    if (!m->f_X)
+      for (int k = 0; k < p; k++) {
+        const double *src = m->X + (size_t)k * m->n + r0;
+        float *dst = m->f_x + (size_t)k * BNN_CHUNK;
+        for (int i = 0; i < mrows; i++) dst[i] = (float)src[i];
+      }
+    /* forward */
+    const float *ain = xin;
+    int lda = ldx;
+    float *z = m->f_z;
+    int off = 0;
+    for (int l = 0; l < L; l++) {
+      int fin = m->sizes[l], fout = m->sizes[l + 1];
+      z = m->f_z + off;
+      K->dense_f32(ain, lda, mrows, fin, fout, th + m->w_off[l], 1, fin,
+                   th + m->b_off[l], z, BNN_CHUNK);
+      if (l < L - 1) {
+        float *a = m->f_a + off;
+        for (int j = 0; j < fout; j++)
+          act_forward_f32(m, z + (size_t)j * BNN_CHUNK, a + (size_t)j * BNN_CHUNK, mrows);
+        ain = a;
+        lda = BNN_CHUNK;
+      }
+      off += BNN_CHUNK * fout;
+    }
+    float *dcur = m->f_d, *dnext = m->f_d2;
+    if (!weighted && (m->lik == BNN_LIK_GAUSS || m->lik == BNN_LIK_GAUSS_FIXED)) {
+      /* lik_chunk's Gaussian case read straight from the float outputs,
+       * its deltas written straight to float (no passes converting the
+       * chunk to double and back), and the sum of squares in four partial
+       * sums: one serial sum of 120 rows was a fifth of a gradient of
+       * the symmetry paper's 1-3-1 network, waiting on the latency of
+       * each addition.  Still accumulated in double. */
+      double ls = gauss_log_sd(m, theta);
+      double prec = exp(-2.0 * ls);
+      double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+      const double *y = m->y + r0;
+      int i = 0;
+      for (; i + 4 <= mrows; i += 4) {
+        double e0 = y[i] - (double)z[i], e1 = y[i + 1] - (double)z[i + 1];
+        double e2 = y[i + 2] - (double)z[i + 2], e3 = y[i + 3] - (double)z[i + 3];
+        s0 += e0 * e0;
+        s1 += e1 * e1;
+        s2 += e2 * e2;
+        s3 += e3 * e3;
+        if (grad) {
+          dcur[i] = (float)(e0 * prec);
+          dcur[i + 1] = (float)(e1 * prec);
+          dcur[i + 2] = (float)(e2 * prec);
+          dcur[i + 3] = (float)(e3 * prec);
+        }
+      }
+      for (; i < mrows; i++) {
+        double e = y[i] - (double)z[i];
+        s0 += e * e;
+        if (grad) dcur[i] = (float)(e * prec);
+      }
+      ll += gauss_ll(m, mrows, ls, prec, (s0 + s1) + (s2 + s3), &g_extra);
+      if (!grad) continue;
+    } else {
+      double *o = m->z;   /* BNN_CHUNK x n_out doubles */
+      for (int k = 0; k < nout; k++)
+        for (int i = 0; i < mrows; i++)
+          o[(size_t)k * BNN_CHUNK + i] = (double)z[(size_t)k * BNN_CHUNK + i];
+      ll += lik_rows(m, theta, o, r0, mrows, weighted, grad ? m->delta : NULL, &g_extra);
+      if (!grad) continue;
+      for (int k = 0; k < nout; k++)
+        for (int i = 0; i < mrows; i++)
+          dcur[(size_t)k * BNN_CHUNK + i] = (float)m->delta[(size_t)k * BNN_CHUNK + i];
+    }
+    /* backward */
+    for (int l = L - 1; l >= 0; l--) {
+      int fin = m->sizes[l], fout = m->sizes[l + 1];
+      const float *a = l == 0 ? xin : m->f_a + layer_off(m, l - 1);
+      K->grad_w_f32(a, l == 0 ? ldx : BNN_CHUNK, dcur, BNN_CHUNK, mrows, fin, fout,
+                    grad + m->w_off[l], grad + m->b_off[l]);
+      if (l > 0) {
+        K->dense_f32(dcur, BNN_CHUNK, mrows, fout, fin, th + m->w_off[l], fin, 1,
+                     NULL, dnext, BNN_CHUNK);
+        int zo = layer_off(m, l - 1);
+        for (int k = 0; k < fin; k++)
+          act_backward_f32(m, m->f_z + zo + k * BNN_CHUNK, m->f_a + zo + k * BNN_CHUNK,
+                           dnext + (size_t)k * BNN_CHUNK, mrows);
+        float *t = dcur;
+        dcur = dnext;
+        dnext = t;
+      }
+    }
+  }
+  if (grad && m->lik == BNN_LIK_GAUSS) grad[m->n_net] = g_extra;
+  if (m->lik_scale != 1.0) {
+    ll *= m->lik_scale;
+    if (grad)
+      for (int i = 0; i < m->dim; i++) grad[i] *= m->lik_scale;
+  }
+  return ll;
+}
+
+double bnn_model_loglik(bnn_model *m, const double *theta, double *grad,
+                        int row_begin, int row_end) {
+  if (m->single)
+    return loglik_rows_f32(m, theta, grad, row_begin, row_end, m->w != NULL);
+  return loglik_rows(m, theta, grad, row_begin, row_end, NULL, m->w != NULL);
+}
+
+double bnn_model_loglik_pass(bnn_model *m, const double *theta, double *grad,
+                             int row_begin, int row_end, bnn_pass *pass) {
+  return loglik_rows(m, theta, grad, row_begin, row_end, pass, 0);
+}
+
+double bnn_model_logprior(const bnn_model *m, const double *theta, double *grad) {
+  double lp = 0.0;
+  const double *s = m->prior_scale, *c = m->prior_logc;
+  int i, n = m->n_net;
+  if (m->prior == BNN_PRIOR_NORMAL) {
+    for (i = 0; i < n; i++) {
+      double u = theta[i] / s[i];
+      lp -= 0.5 * u * u + c[i];
+      if (grad) grad[i] -= u / s[i];
+    }
+    lp -= n * HALF_LOG_2PI;
+  } else {
+    for (i = 0; i < n; i++) {
+      lp -= fabs(theta[i]) / s[i] + c[i];
+      if (grad) grad[i] -= (theta[i] > 0 ? 1.0 : (theta[i] < 0 ? -1.0 : 0.0)) / s[i];
+    }
+  }
+  if (m->lik == BNN_LIK_GAUSS) {
+    /* sigma = exp(u); log p(sigma) + log |d sigma / d u| */
+    lp += bnn_sigma_logprior(m->sigma_prior, m->sigma_prior_scale, theta[m->n_net],
+                             grad ? grad + m->n_net : NULL);
+  }
+  return lp;
+}
+
+double bnn_model_logpost(void *ctx, const double *theta, double *grad) {
+  bnn_model *m = ctx;
+  double ll = bnn_model_loglik(m, theta, grad, 0, m->n);
+  double lp = bnn_model_logprior(m, theta, grad);
+  return ll + lp;
+}
+
+void bnn_model_forward(bnn_model *m, const double *theta, const double *X,
+                       int nx, double *out) {
+  int K = bnn_model_n_out(m);
+  for (int r0 = 0; r0 < nx; r0 += BNN_CHUNK) {
+    int mrows = nx - r0 < BNN_CHUNK ? nx - r0 : BNN_CHUNK;
+    double *o = forward_chunk(m, theta, X, nx, r0, mrows, NULL);
+    for (int k = 0; k < K; k++)
+      memcpy(out + (size_t)k * nx + r0, o + (size_t)k * BNN_CHUNK,
+             sizeof(double) * (size_t)mrows);
+  }
+}
+
+double bnn_model_loglik_outputs(bnn_model *m, const double *theta,
+                                const double *out, double *dout,
+                                double *g_extra) {
+  int K = bnn_model_n_out(m), n = m->n;
+  double ll = 0.0;
+  double *o = m->a;   /* BNN_CHUNK x (sum of layer widths) >= BNN_CHUNK x K */
+  for (int r0 = 0; r0 < n; r0 += BNN_CHUNK) {
+    int mrows = n - r0 < BNN_CHUNK ? n - r0 : BNN_CHUNK;
+    for (int k = 0; k < K; k++)
+      memcpy(o + (size_t)k * BNN_CHUNK, out + (size_t)k * n + r0,
+             sizeof(double) * (size_t)mrows);
+    /* as bnn_model_loglik: the weighted path for weighted models */
+    ll += lik_rows(m, theta, o, r0, mrows, m->w != NULL, dout ? m->delta : NULL, g_extra);
+    if (dout)
+      for (int k = 0; k < K; k++)
+        memcpy(dout + (size_t)k * n + r0, m->delta + (size_t)k * BNN_CHUNK,
+               sizeof(double) * (size_t)mrows);
+  }
+  return ll;
+}

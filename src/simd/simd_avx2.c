@@ -1,0 +1,189 @@
+/* AVX2 + FMA kernels, compiled for that instruction set by a target pragma
+ * and used only when the CPU reports both (see simd.c). */
+#include <stddef.h>
+#include "simd.h"
+#include "sg_update.h"
+
+#ifdef BNNMC_HAVE_AVX2_KERNELS
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+#pragma GCC optimize("O3", "no-trapping-math")
+#endif
+#include <immintrin.h>
+
+#define KSUF(name) name##_avx2
+#include "vmath_impl.h"
+#include "prior_impl.h"
+#include "sg_update_impl.h"
+#include "simd_f32_impl.h"
+
+/* z = b + A W for a block of rows: 8 rows x 4 outputs in 8 accumulators */
+static void dense_avx2(const double *a, int lda, int m, int fin, int fout,
+                       const double *W, int wk, int wj, const double *b,
+                       double *z, int ldz) {
+  int i0 = 0;
+  for (; i0 + 8 <= m; i0 += 8) {
+    int j = 0;
+    for (; j + 4 <= fout; j += 4) {
+      __m256d c00, c01, c10, c11, c20, c21, c30, c31;
+      c00 = c01 = _mm256_set1_pd(b ? b[j] : 0.0);
+      c10 = c11 = _mm256_set1_pd(b ? b[j + 1] : 0.0);
+      c20 = c21 = _mm256_set1_pd(b ? b[j + 2] : 0.0);
+      c30 = c31 = _mm256_set1_pd(b ? b[j + 3] : 0.0);
+      const double *w = W + (size_t)j * wj;
+      for (int k = 0; k < fin; k++) {
+        const double *ak = a + (size_t)k * lda + i0;
+        __m256d x0 = _mm256_loadu_pd(ak), x1 = _mm256_loadu_pd(ak + 4);
+        const double *wkp = w + (size_t)k * wk;
+        __m256d w0 = _mm256_broadcast_sd(wkp);
+        __m256d w1 = _mm256_broadcast_sd(wkp + wj);
+        __m256d w2 = _mm256_broadcast_sd(wkp + 2 * (size_t)wj);
+        __m256d w3 = _mm256_broadcast_sd(wkp + 3 * (size_t)wj);
+        c00 = _mm256_fmadd_pd(w0, x0, c00);
+        c01 = _mm256_fmadd_pd(w0, x1, c01);
+        c10 = _mm256_fmadd_pd(w1, x0, c10);
+        c11 = _mm256_fmadd_pd(w1, x1, c11);
+        c20 = _mm256_fmadd_pd(w2, x0, c20);
+        c21 = _mm256_fmadd_pd(w2, x1, c21);
+        c30 = _mm256_fmadd_pd(w3, x0, c30);
+        c31 = _mm256_fmadd_pd(w3, x1, c31);
+      }
+      double *zj = z + (size_t)j * ldz + i0;
+      _mm256_storeu_pd(zj, c00);
+      _mm256_storeu_pd(zj + 4, c01);
+      _mm256_storeu_pd(zj + ldz, c10);
+      _mm256_storeu_pd(zj + ldz + 4, c11);
+      _mm256_storeu_pd(zj + 2 * (size_t)ldz, c20);
+      _mm256_storeu_pd(zj + 2 * (size_t)ldz + 4, c21);
+      _mm256_storeu_pd(zj + 3 * (size_t)ldz, c30);
+      _mm256_storeu_pd(zj + 3 * (size_t)ldz + 4, c31);
+    }
+    for (; j < fout; j++) {
+      __m256d c0 = _mm256_set1_pd(b ? b[j] : 0.0), c1 = c0;
+      for (int k = 0; k < fin; k++) {
+        const double *ak = a + (size_t)k * lda + i0;
+        __m256d wv = _mm256_broadcast_sd(W + (size_t)k * wk + (size_t)j * wj);
+        c0 = _mm256_fmadd_pd(wv, _mm256_loadu_pd(ak), c0);
+        c1 = _mm256_fmadd_pd(wv, _mm256_loadu_pd(ak + 4), c1);
+      }
+      _mm256_storeu_pd(z + (size_t)j * ldz + i0, c0);
+      _mm256_storeu_pd(z + (size_t)j * ldz + i0 + 4, c1);
+    }
+  }
+  /* remaining rows */
+  for (int j = 0; j < fout; j++) {
+    double *zj = z + (size_t)j * ldz;
+    for (int i = i0; i < m; i++) {
+      double s = b ? b[j] : 0.0;
+      for (int k = 0; k < fin; k++)
+        s = __builtin_fma(W[(size_t)k * wk + (size_t)j * wj], a[(size_t)k * lda + i], s);
+      zj[i] = s;
+    }
+  }
+}
+
+static inline double hsum(__m256d v) {
+  __m128d lo = _mm256_castpd256_pd128(v), hi = _mm256_extractf128_pd(v, 1);
+  lo = _mm_add_pd(lo, hi);
+  return _mm_cvtsd_f64(_mm_add_sd(lo, _mm_unpackhi_pd(lo, lo)));
+}
+
+/* gW += A^T D: blocks of 2 inputs x 4 outputs, 8 vector accumulators */
+static void grad_w_avx2(const double *a, int lda, const double *d, int ldd,
+                        int m, int fin, int fout, double *gW, double *gb) {
+  int m4 = m & ~3;
+  for (int j = 0; j < fout; j++) {
+    const double *dj = d + (size_t)j * ldd;
+    __m256d s = _mm256_setzero_pd();
+    for (int i = 0; i < m4; i += 4) s = _mm256_add_pd(s, _mm256_loadu_pd(dj + i));
+    double t = hsum(s);
+    for (int i = m4; i < m; i++) t += dj[i];
+    gb[j] += t;
+  }
+  int j = 0;
+  for (; j + 4 <= fout; j += 4) {
+    const double *d0 = d + (size_t)j * ldd, *d1 = d0 + ldd, *d2 = d1 + ldd, *d3 = d2 + ldd;
+    int k = 0;
+    for (; k + 2 <= fin; k += 2) {
+      const double *a0 = a + (size_t)k * lda, *a1 = a0 + lda;
+      __m256d s00 = _mm256_setzero_pd(), s01 = s00, s02 = s00, s03 = s00;
+      __m256d s10 = s00, s11 = s00, s12 = s00, s13 = s00;
+      for (int i = 0; i < m4; i += 4) {
+        __m256d x0 = _mm256_loadu_pd(a0 + i), x1 = _mm256_loadu_pd(a1 + i);
+        __m256d y0 = _mm256_loadu_pd(d0 + i), y1 = _mm256_loadu_pd(d1 + i);
+        __m256d y2 = _mm256_loadu_pd(d2 + i), y3 = _mm256_loadu_pd(d3 + i);
+        s00 = _mm256_fmadd_pd(x0, y0, s00);
+        s01 = _mm256_fmadd_pd(x0, y1, s01);
+        s02 = _mm256_fmadd_pd(x0, y2, s02);
+        s03 = _mm256_fmadd_pd(x0, y3, s03);
+        s10 = _mm256_fmadd_pd(x1, y0, s10);
+        s11 = _mm256_fmadd_pd(x1, y1, s11);
+        s12 = _mm256_fmadd_pd(x1, y2, s12);
+        s13 = _mm256_fmadd_pd(x1, y3, s13);
+      }
+      double r[8] = {hsum(s00), hsum(s01), hsum(s02), hsum(s03),
+                     hsum(s10), hsum(s11), hsum(s12), hsum(s13)};
+      for (int i = m4; i < m; i++) {
+        r[0] += a0[i] * d0[i]; r[1] += a0[i] * d1[i];
+        r[2] += a0[i] * d2[i]; r[3] += a0[i] * d3[i];
+        r[4] += a1[i] * d0[i]; r[5] += a1[i] * d1[i];
+        r[6] += a1[i] * d2[i]; r[7] += a1[i] * d3[i];
+      }
+      for (int q = 0; q < 4; q++) {
+        gW[k + (size_t)(j + q) * fin] += r[q];
+        gW[k + 1 + (size_t)(j + q) * fin] += r[4 + q];
+      }
+    }
+    for (; k < fin; k++) {
+      const double *a0 = a + (size_t)k * lda;
+      __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
+      for (int i = 0; i < m4; i += 4) {
+        __m256d x0 = _mm256_loadu_pd(a0 + i);
+        s0 = _mm256_fmadd_pd(x0, _mm256_loadu_pd(d0 + i), s0);
+        s1 = _mm256_fmadd_pd(x0, _mm256_loadu_pd(d1 + i), s1);
+        s2 = _mm256_fmadd_pd(x0, _mm256_loadu_pd(d2 + i), s2);
+        s3 = _mm256_fmadd_pd(x0, _mm256_loadu_pd(d3 + i), s3);
+      }
+      double r[4] = {hsum(s0), hsum(s1), hsum(s2), hsum(s3)};
+      for (int i = m4; i < m; i++) {
+        r[0] += a0[i] * d0[i]; r[1] += a0[i] * d1[i];
+        r[2] += a0[i] * d2[i]; r[3] += a0[i] * d3[i];
+      }
+      for (int q = 0; q < 4; q++) gW[k + (size_t)(j + q) * fin] += r[q];
+    }
+  }
+  for (; j < fout; j++) {
+    const double *d0 = d + (size_t)j * ldd;
+    for (int k = 0; k < fin; k++) {
+      const double *a0 = a + (size_t)k * lda;
+      __m256d s0 = _mm256_setzero_pd();
+      for (int i = 0; i < m4; i += 4)
+        s0 = _mm256_fmadd_pd(_mm256_loadu_pd(a0 + i), _mm256_loadu_pd(d0 + i), s0);
+      double r = hsum(s0);
+      for (int i = m4; i < m; i++) r += a0[i] * d0[i];
+      gW[k + (size_t)j * fin] += r;
+    }
+  }
+}
+
+const bnn_kernels bnn_kernels_avx2 = {
+  "avx2+fma", vexp_avx2, vtanh_avx2, vsigmoid_avx2,
+  act_forward_avx2, act_backward_avx2, dense_avx2, grad_w_avx2, KSUF(prior_normal),
+  KSUF(dense_f32), KSUF(grad_w_f32), KSUF(tanh_f32),
+  KSUF(relu_f32), KSUF(act_backward_f32)};
+
+const bnn_sg_updates bnn_sg_updates_avx2 = {
+  "avx2+fma", KSUF(sgld_update), KSUF(sghmc_update)};
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#else
+/* not x86-64: nothing to compile here */
+typedef int bnnmc_no_avx2_kernels;
+#endif
