@@ -60,11 +60,15 @@ test_that("every predictive function sees the stacked mixture", {
 test_that("PSIS-LOO stacking keeps equal weights where the leave-one-out estimate is unreliable", {
   d <- stack_data()
   fit <- stack_fit(d)
-  expect_warning(st <- bnn_stack_chains(fit, k_threshold = 1e-6), class = "bnnmc_stacking_unreliable")
+  expect_warning(st <- bnn_stack_chains(fit, method = "loo", k_threshold = 1e-6),
+                 class = "bnnmc_stacking_unreliable")
   expect_null(st$stacking)
-  st2 <- suppressWarnings(bnn_stack_chains(fit, k_threshold = 100))
+  # without a validation set stacking is not made unless asked for by name
+  expect_error(bnn_stack_chains(fit), "'newdata' must be a validation set")
+  st2 <- suppressWarnings(bnn_stack_chains(fit, method = "loo", k_threshold = 100))
   expect_identical(st2$stacking$method, "loo")
   expect_equal(sum(st2$stacking$weights), 1)
   expect_error(bnn_stack_chains(fit, method = "validation"), "'newdata' must be a validation set")
-  expect_error(bnn_stack_chains(bnnmc:::one_chain_fit(fit, 1L)), "at least two chains")
+  expect_error(bnn_stack_chains(bnnmc:::one_chain_fit(fit, 1L), newdata = d$valid),
+               "at least two chains")
 })
