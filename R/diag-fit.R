@@ -46,10 +46,37 @@ bnn_diagnostics <- function(object, kappa = 4, symmetries = c("keep", "remove"))
   warn_short_chains(object)
   s <- bnn_summarize_draws(ok_draws(object), chainwise = TRUE, kappa = kappa)
   lay <- parameter_layers(s$variable)
-  data.frame(variable = s$variable, layer = lay$layer, role = lay$role,
-             mean = s$mean, sd = s$sd, rhat = s$rhat, cw_rhat_mean = s$cw_rhat_mean,
-             cw_rhat_max = s$cw_rhat_max, ess_bulk = s$ess_bulk, ess_tail = s$ess_tail,
-             stringsAsFactors = FALSE)
+  out <- data.frame(variable = s$variable, layer = lay$layer, role = lay$role,
+                    mean = s$mean, sd = s$sd, rhat = s$rhat, cw_rhat_mean = s$cw_rhat_mean,
+                    cw_rhat_max = s$cw_rhat_max, ess_bulk = s$ess_bulk, ess_tail = s$ess_tail,
+                    stringsAsFactors = FALSE)
+  if (has_hidden_units(object)) class(out) <- c("bnn_diagnostics", class(out))
+  out
+}
+
+#' @export
+print.bnn_diagnostics <- function(x, ...) {
+  print(structure(x, class = setdiff(class(x), "bnn_diagnostics")), ...)
+  cat(strwrap(raw_rhat_note, width = 78), sep = "\n")
+  invisible(x)
+}
+
+# Does the fit's network have a hidden layer (whose units make the raw
+# weights unidentified)?  A linear model's coefficients are identified.
+has_hidden_units <- function(object) {
+  h <- object$hidden
+  length(h) > 0L && any(h > 0L)
+}
+
+# Said once per session where posterior's generics show raw R-hat or ESS of
+# a network's weights.
+inform_raw_rhat <- function(object) {
+  if (has_hidden_units(object) && !isTRUE(getOption("bnnmc.raw_rhat_informed")) &&
+      !isFALSE(getOption("bnnmc.raw_rhat_note"))) {
+    options(bnnmc.raw_rhat_informed = TRUE)
+    message(raw_rhat_note, " (Said once per session.)")
+  }
+  invisible()
 }
 
 #' R-hat in function space
@@ -111,6 +138,13 @@ warn_short_chains <- function(object) {
   invisible(n)
 }
 
+# The one line said wherever raw parameter R-hat or ESS of a network is
+# shown: they measure its symmetries, not convergence.
+raw_rhat_note <- paste0(
+  "For a network, R-hat and ESS of raw weights measure the permutation and sign ",
+  "symmetries of its hidden units, not convergence: see the function-space verdict ",
+  "(bnn_convergence(fit)).")
+
 # Plain-words verdicts on a fit's sampler and diagnostics, for summary().
 fit_verdicts <- function(object, diag, layers) {
   out <- character(0)
@@ -131,22 +165,29 @@ fit_verdicts <- function(object, diag, layers) {
                           paste(which(object$chain_status == "ok")[eps < 1e-3 * stats::median(eps)], collapse = ", ")))
   cv <- fit_convergence(object)
   if (!is.null(cv)) {
-    if (isFALSE(cv$converged))
-      out <- c(out, sprintf("Not converged in function space: %s. Run %s.",
-                            paste(cv$reasons, collapse = "; "), cv$remedy))
-    else if (is.na(cv$converged))
+    if (isFALSE(cv$predictions$reliable))
+      out <- c(out, sprintf("The predictions are not reliable yet: %s. What to do: %s.",
+                            paste(cv$predictions$reasons, collapse = "; "), cv$remedy))
+    if (isFALSE(cv$fit_level$stationary))
+      out <- c(out, sprintf(paste0(
+        "The fit level is not stationary: %s. The chains have not settled at one level of fit ",
+        "to the training data; %s"), paste(cv$fit_level$reasons, collapse = "; "),
+        if (isTRUE(cv$predictions$reliable))
+          "the pooled predictions are stable all the same (see the predictions' line), so the answer can be used, with the spread between chains as part of its uncertainty."
+        else "with unreliable predictions, see the note above."))
+    if (is.na(cv$converged) && is.null(cv$chains))
       out <- c(out, sprintf("Convergence cannot be judged: %s.", paste(cv$reasons, collapse = "; ")))
   }
   cw <- diag$cw_rhat_max
   if (any(is.finite(cw))) {
     bad <- mean(cw > 1.1, na.rm = TRUE)
     if (bad > 0.1)
-      out <- c(out, sprintf("Parameter space (raw weights): chain-wise R-hat exceeds 1.1 for %.0f%% of the parameters in at least one chain. Weights are not identified, so this alone does not mean the predictions have not converged; the verdict above is in function space.", 100 * bad))
+      out <- c(out, sprintf("Parameter space (raw weights): chain-wise R-hat exceeds 1.1 for %.0f%% of the parameters in at least one chain. %s", 100 * bad, raw_rhat_note))
   }
   if (sum(object$chain_status == "ok") > 1 && any(is.finite(diag$rhat))) {
     hi <- mean(diag$rhat > 1.1, na.rm = TRUE)
     if (hi > 0.5)
-      out <- c(out, sprintf("Parameter space (raw weights): R-hat across chains exceeds 1.1 for %.0f%% of the parameters. For BNNs this is expected (chains sit in different, equivalent modes) and alone does not make the fit unusable.", 100 * hi))
+      out <- c(out, sprintf("Parameter space (raw weights): R-hat across chains exceeds 1.1 for %.0f%% of the parameters. %s", 100 * hi, raw_rhat_note))
   }
   out
 }

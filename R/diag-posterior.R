@@ -11,6 +11,7 @@ draws_measure <- function(x, measure, ...) {
   if (!requireNamespace("posterior", quietly = TRUE))
     stop("Package 'posterior' is needed for this function; install it with ",
          "install.packages(\"posterior\").", call. = FALSE)
+  inform_raw_rhat(x)
   d <- posterior::as_draws_array(x)
   vars <- posterior::variables(d)
   vals <- lapply(vars, function(v) measure(posterior::extract_variable_matrix(d, v), ...))
@@ -83,3 +84,27 @@ mcse_sd.bnnfit <- function(x, ...) draws_measure(x, posterior::mcse_sd, ...)
 #' @exportS3Method posterior::mcse_quantile
 mcse_quantile.bnnfit <- function(x, probs = c(0.05, 0.95), ...)
   draws_measure(x, posterior::mcse_quantile, probs = probs, ...)
+
+#' Summaries of a fit's draws with posterior
+#'
+#' `posterior::summarise_draws(fit)` (and `summarize_draws()`) summarise the
+#' draws of the chains that did not fail, as for `as_draws(fit)`.  For a
+#' network it says once per session that R-hat and ESS of raw weights
+#' measure the symmetries of its hidden units, not convergence, and points
+#' to the function-space verdict ([bnn_convergence()]);
+#' `options(bnnmc.raw_rhat_note = FALSE)` keeps it quiet.
+#'
+#' @param .x A `bnnfit`.
+#' @param ... Passed to `posterior::summarise_draws()` (summary functions,
+#'   `.args`, `.num_args`, `.cores`).
+#' @return A `draws_summary` data frame, as `posterior::summarise_draws()`.
+#' @exportS3Method posterior::summarise_draws
+#' @examples
+#' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 2, warmup = 150,
+#'                iter = 150, seed = 1, progress = FALSE, sampler = "nuts")
+#' if (requireNamespace("posterior", quietly = TRUE))
+#'   head(posterior::summarise_draws(fit))
+summarise_draws.bnnfit <- function(.x, ...) {
+  inform_raw_rhat(.x)
+  posterior::summarise_draws(posterior::as_draws_array(.x), ...)
+}

@@ -57,9 +57,9 @@ print.bnnfit <- function(x, digits = 3, ...) {
                 sprintf("; estimated %s", format_duration(x$cost_estimate)) else ""))
   if (!is.null(x$ces)) cat(format_ces_record(x$ces), sep = "\n")
   cat(" observations:", nobs(x), "\n")
-  cv <- fit_convergence(x)
-  if (!is.null(cv))
-    cat(strwrap(format(cv), width = 78, initial = " convergence:  ", exdent = 14), sep = "\n")
+  stk <- format_stacking(x$stacking)
+  if (!is.null(stk)) cat(strwrap(stk, width = 78, initial = " stacking:     ", exdent = 14), sep = "\n")
+  print_convergence_lines(fit_convergence(x))
   invisible(x)
 }
 

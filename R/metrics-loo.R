@@ -9,6 +9,9 @@ fit_relative_eff <- function(x, ll, cores = 1) {
   chain_id <- draw_chain_ids(x)
   if (length(chain_id) != nrow(ll))
     stop("The pointwise log-likelihood does not have one row per kept draw.", call. = FALSE)
+  # a stacked fit's chains contribute unequal numbers of draws, which
+  # loo::relative_eff() cannot take: its draws count as independent
+  if (!is.null(x$stacking)) return(rep(1, ncol(ll)))
   lik <- exp(sweep(ll, 2L, apply(ll, 2L, max), "-"))
   loo::relative_eff(lik, chain_id = chain_id, cores = cores)
 }

@@ -307,5 +307,7 @@ predictive_error.bnnfit <- function(object, newdata = NULL, ndraws = NULL, seed 
 # the [draw, observation] matrices above when all draws are used.
 draw_chain_ids <- function(object) {
   n_ok <- sum(object$chain_status == "ok")
-  rep(seq_len(n_ok), each = dim(object$draws)[1])
+  ids <- rep(seq_len(n_ok), each = dim(object$draws)[1])
+  if (!is.null(object$stacking)) ids <- ids[stacked_rows(object)]
+  ids
 }

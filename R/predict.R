@@ -7,6 +7,7 @@ draws_matrix <- function(object, ndraws = NULL) {
   ok <- which(object$chain_status == "ok")
   if (!length(ok)) stop("All chains of this fit failed; there are no draws.", call. = FALSE)
   m <- matrix(d[, ok, , drop = FALSE], ncol = dim(d)[3])
+  if (!is.null(object$stacking)) m <- m[stacked_rows(object), , drop = FALSE]
   m <- m[stats::complete.cases(m), , drop = FALSE]
   if (!is.null(ndraws)) {
     ndraws <- check_count(ndraws, "ndraws", 1L)
@@ -14,6 +15,25 @@ draws_matrix <- function(object, ndraws = NULL) {
   }
   colnames(m) <- dimnames(d)[[3]]
   bnn_unconstrain(object, t(m))
+}
+
+# The rows of the pooled draws (chain after chain) that make a stacked fit's
+# predictive distribution: the same number of draws as the chains that did
+# not fail have, shared among them in proportion to their stacking weights
+# (largest remainders), each chain's share evenly spaced over its run (so
+# a chain of weight 0 contributes nothing and one of weight 1 every draw).
+stacked_rows <- function(object) {
+  S <- dim(object$draws)[1]
+  w <- object$stacking$weights
+  K <- length(w)
+  total <- S * K
+  raw <- w * total
+  n <- floor(raw)
+  short <- total - sum(n)
+  if (short > 0) n[order(raw - n, decreasing = TRUE)[seq_len(short)]] <-
+    n[order(raw - n, decreasing = TRUE)[seq_len(short)]] + 1
+  unlist(lapply(seq_len(K), function(k) if (n[k] > 0)
+    (k - 1L) * S + round(seq(1, S, length.out = n[k]))))
 }
 
 # Network outputs for every draw: list(mu, sd) as [draw, observation]

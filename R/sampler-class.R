@@ -29,8 +29,6 @@
 #   sampler_fit_warnings()     its own warnings about a fit            nuts (tree depth)
 #   sampler_minibatch()        gradients from minibatches?             sgmcmc
 #   sampler_stepsize_note()    how print() describes the step size     mclmc
-#   sampler_longer_run_caveat() what the convergence remedy adds       mclmc
-#                              (generic in R/diag-convergence.R)
 #   chain_gradients()          gradients per chain (R/run-cost.R)      mclmc, sgmcmc, sghmc, nuts, hmc
 #   bytes_per_parameter()      memory per parameter of a fit          ces
 #   format()                   one line for print()                    every class

@@ -365,21 +365,6 @@ sampler_units.bnn_mclmc <- function(sampler) list(warmup = "tuning steps", phase
 
 sampler_stepsize_note.bnn_mclmc <- function(sampler, warmup) ""
 
-# MCLMC (MILE's chains): on some data the training fit wanders with an
-# autocorrelation time of hundreds of kept draws, and ten times the steps
-# still fail (energy, yacht: inst/benchmarks/decisions/
-# default_verdict_diagnosis.csv), so a longer run is not promised to help.
-sampler_longer_run_caveat.bnn_mclmc <- function(sampler) {
-  # decisions/default_verdict_diagnosis.csv: 10 times the sampling steps,
-  # a longer-trained ensemble and DEI-NUTS (8 times the time) all still
-  # drift on energy
-  paste0("; if the chains still drift, they mix slowly on these data, as MCLMC's ",
-         "and NUTS's chains both do on some data sets (vignette(\"benchmarks\"), ",
-         "\"The default and its own convergence verdict\"): check the predictions on ",
-         "held-out data (bnn_metrics(fit, newdata)) and treat the spread between chains ",
-         "as part of the uncertainty")
-}
-
 sampler_kernel.bnn_mclmc <- function(sampler, warmup, iter, dim = NULL, lr = NULL) {
   list(name = "mclmc",
        settings = c(.mclmc_c_settings(sampler, dim, lr),

@@ -73,6 +73,7 @@ approx        | list       | optional | an approximation's own results (method, 
 convergence   | list       | optional | the convergence verdict of bnn_convergence() made at the end of the fit
 model_choice  | data.frame | optional | the default model's check: the elpds of the network and the linear model compared
 symmetries    | character  | optional | the method whose symmetries were removed from the draws (bnn_remove_symmetries())
+stacking      | list       | optional | bnn_stack_chains(): the chains' weights in the predictive distribution, how they were computed
 ")
 
 # Does `x` have the type `type` of the field table?  Cheap checks only
@@ -175,7 +176,8 @@ bnnfit_subset_chains <- function(fit, chains = seq_len(dim(fit$draws)[2L]),
               n_reverted = at(fit$n_reverted), chain_status = at(fit$chain_status),
               chain_id = at(fit$chain_id), inits = at(fit$inits),
               inv_metric = rows(fit$inv_metric), timing = rows(fit$timing),
-              failed_at = rows(fit$failed_at), chains = length(chains))
+              failed_at = rows(fit$failed_at), chains = length(chains),
+              stacking = NULL)                  # its weights were the chains'
 }
 
 bnnfit_build <- function(fields, class, strict) {

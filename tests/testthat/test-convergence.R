@@ -4,21 +4,28 @@ conv_fit <- function(...) suppressWarnings(
   bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 3, warmup = 300,
           iter = 200, seed = 5, progress = FALSE, sampler = "nuts", ...))
 
-test_that("a well-mixed fit passes, and print() and summary() show the verdict", {
+test_that("a well-mixed fit passes both parts, and print() and summary() show them", {
   fit <- conv_fit(likelihood = "gaussian")
   cv <- fit$convergence
   expect_s3_class(cv, "bnn_convergence")
   expect_true(cv$converged)
+  expect_true(cv$predictions$reliable)
+  expect_true(cv$fit_level$stationary)
+  expect_lte(cv$predictions$mc_error, 0.1)
+  expect_lte(cv$predictions$drift, 0.2)
+  expect_true(cv$predictions$loo_coverage >= cv$predictions$coverage_band[1] &&
+                cv$predictions$loo_coverage <= cv$predictions$coverage_band[2])
   expect_identical(nrow(cv$chains), 3L)
   expect_true(all(cv$chains$rhat_loglik < 1.1))
   expect_identical(cv, bnn_convergence(fit))        # the stored verdict is the verdict
-  expect_output(print(fit), "convergence:  converged in function space")
+  out <- capture.output(print(fit))
+  expect_true(any(grepl("^ predictions:  reliable", out)))
+  expect_true(any(grepl("^ fit level:    stationary", out)))
   out <- capture.output(print(summary(fit)))
-  expect_false(any(grepl("run longer", out)))
-  expect_true(any(grepl("converged in function space", out)))
+  expect_false(any(grepl("run longer|not reliable|not stationary", out)))
 })
 
-test_that("a chain that drifts fails the verdict, and bnn_fit()'s check warns with the remedy", {
+test_that("a chain that drifts fails both parts, and bnn_fit()'s check warns with what to do", {
   fit <- conv_fit(likelihood = "gaussian")
   drift <- fit
   S <- dim(fit$draws)[1]
@@ -27,22 +34,20 @@ test_that("a chain that drifts fails the verdict, and bnn_fit()'s check warns wi
   drift$convergence <- NULL
   cv <- bnn_convergence(drift)
   expect_false(cv$converged)
+  expect_false(cv$fit_level$stationary)
+  expect_false(cv$predictions$reliable)
   expect_false(cv$chains$stationary[2])
-  expect_match(paste(cv$reasons, collapse = " "), "chain\\(s\\) 2.* not stationary")
-  expect_identical(cv$remedy, "update(fit, iter = 1000)")
-  # for MCLMC chains the remedy does not promise that a longer run is enough
-  # (decisions/default_verdict_diagnosis.csv: 10x the steps, and NUTS, still fail)
-  drift_mclmc <- drift
-  drift_mclmc$sampler <- bnn_mclmc()
-  rem <- bnn_convergence(drift_mclmc)$remedy
-  expect_match(rem, "^update\\(fit, iter = 1000\\); if the chains still drift")
-  expect_match(rem, "MCLMC's and NUTS's chains both", fixed = TRUE)
-  expect_match(rem, "bnn_metrics(fit, newdata)", fixed = TRUE)
-  expect_warning(bnnmc:::check_convergence(drift), class = "bnnmc_not_converged")
-  expect_output(print(drift), "NOT converged in function space")
-  # summary() says so, in function space
+  expect_match(paste(cv$fit_level$reasons, collapse = " "), "chain\\(s\\) 2 ")
+  expect_match(paste(cv$predictions$reasons, collapse = " "), "moved during the run")
+  # 200 draws per chain: a longer run is offered, once
+  expect_match(cv$remedy, "update(fit, iter = 2000)", fixed = TRUE)
+  expect_warning(bnnmc:::check_convergence(drift), class = "bnnmc_unreliable_predictions")
+  out <- capture.output(print(drift))
+  expect_true(any(grepl("^ predictions:  NOT reliable", out)))
+  expect_true(any(grepl("^ fit level:    still moving", out)))
   out <- capture.output(print(summary(drift)))
-  expect_true(any(grepl("Not converged in function space", out)))
+  expect_true(any(grepl("The predictions are not reliable yet", out)))
+  expect_true(any(grepl("The fit level is not stationary", out)))
 })
 
 test_that("a chain stuck in a much worse mode is an outlier", {
@@ -61,7 +66,8 @@ test_that("too short a run cannot be judged and says how to run longer", {
   fit <- suppressWarnings(bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 2, warmup = 50,
                                   iter = 50, seed = 1, progress = FALSE, sampler = "nuts"))
   expect_true(is.na(fit$convergence$converged))
-  expect_output(print(fit), "cannot be judged")
+  expect_output(print(fit), "convergence:  cannot be judged")
+  expect_identical(fit$convergence$remedy, "update(fit, iter = 1000)")
   expect_error(bnn_convergence(fit, threshold = 0.9), "'threshold' must be at least 1")
 })
 

@@ -1,0 +1,114 @@
+# The two-part verdict (R/diag-convergence.R): what a user is told, and
+# that following its advice once never leads to the same advice again.
+
+advice_fit <- function() suppressWarnings(
+  bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 3, warmup = 300,
+          iter = 200, seed = 5, progress = FALSE, sampler = "nuts", likelihood = "gaussian"))
+
+# chain `k` of `fit` walks away: its weights grow by the factor `to` over the run
+drifting <- function(fit, k = 2, to = 3) {
+  S <- dim(fit$draws)[1]
+  fit$draws[, k, ] <- fit$draws[, k, ] * seq(1, to, length.out = S)
+  fit$convergence <- NULL
+  fit
+}
+
+# `fit` with its draws repeated `times` times along the iterations (a fit
+# that, as far as the verdict can tell, ran `times` times longer)
+longer <- function(fit, times) {
+  S <- dim(fit$draws)[1]
+  idx <- rep(seq_len(S), each = times)
+  fit$draws <- fit$draws[idx, , , drop = FALSE]
+  fit$sampler_stats <- fit$sampler_stats[idx, , , drop = FALSE]
+  fit$convergence <- NULL
+  fit
+}
+
+# `fit` with its chains repeated `times` times (more chains in the same modes)
+more_chains <- function(fit, times) {
+  K <- dim(fit$draws)[2]
+  idx <- rep(seq_len(K), times)
+  fit$draws <- fit$draws[, idx, , drop = FALSE]
+  fit$sampler_stats <- fit$sampler_stats[, idx, , drop = FALSE]
+  fit$chain_status <- fit$chain_status[idx]
+  fit$chain_id <- seq_along(idx)
+  fit$chains <- length(idx)
+  fit$convergence <- NULL
+  fit
+}
+
+test_that("a longer run is advised once; a fit that ran longer gets the next step instead", {
+  fit <- advice_fit()
+  cv1 <- bnn_convergence(drifting(fit))
+  expect_false(cv1$predictions$reliable)
+  expect_match(cv1$remedy, "update(fit, iter = 2000)", fixed = TRUE)
+  # the same drift over 2,000 draws per chain: the user followed the advice
+  cv2 <- bnn_convergence(drifting(longer(fit, 10)))
+  expect_false(cv2$predictions$reliable)
+  expect_false(grepl("update(fit, iter", cv2$remedy, fixed = TRUE))
+  expect_match(cv2$remedy, "a longer run did not settle the predictions")
+  expect_match(cv2$remedy, "bnn_metrics(fit, newdata)", fixed = TRUE)
+})
+
+test_that("more chains are advised once, with a number from the Monte Carlo error", {
+  fit <- advice_fit()
+  # chain 3 sits in a mode that predicts differently (shifted output bias)
+  apart <- fit
+  b <- grep("^b2", dimnames(fit$draws)[[3]])     # the output bias of a 1-hidden-layer net
+  apart$draws[, 3, b] <- apart$draws[, 3, b] + 0.3
+  apart$convergence <- NULL
+  cv1 <- bnn_convergence(apart)
+  expect_gt(cv1$predictions$mc_error, 0.1)
+  m <- regmatches(cv1$remedy, regexpr("update\\(fit, chains = [0-9]+\\)", cv1$remedy))
+  expect_length(m, 1L)
+  need <- as.integer(sub(".*= ([0-9]+)\\)", "\\1", m))
+  expect_identical(need, as.integer(ceiling(3 * (cv1$predictions$mc_error / 0.1)^2)))
+  # with the chains multiplied, their spread is the same and the error falls
+  # with the square root of their number, as the advice promised
+  cv2 <- bnn_convergence(more_chains(apart, 4))
+  expect_equal(cv2$predictions$mc_error, cv1$predictions$mc_error * sqrt(3 / 12),
+               tolerance = 0.15)
+  # a fit that already has more chains than the default is not told to add more
+  cv3 <- bnn_convergence(more_chains(apart, 2))
+  if (cv3$predictions$mc_error > 0.1) {
+    expect_false(grepl("update(fit, chains", cv3$remedy, fixed = TRUE))
+    expect_match(cv3$remedy, "would be needed")
+  }
+})
+
+test_that("print() never calls one fit both failed and not a failure", {
+  fit <- advice_fit()
+  apart <- fit
+  b <- grep("^b2", dimnames(fit$draws)[[3]])     # the output bias of a 1-hidden-layer net
+  apart$draws[, 3, b] <- apart$draws[, 3, b] + 0.3
+  apart$convergence <- NULL
+  for (f in list(fit, drifting(fit), apart)) {
+    out <- paste(capture.output(print(f)), collapse = " ")
+    expect_false(grepl("NOT converged", out))
+    expect_false(grepl("not a failure", out))
+    expect_true(grepl("predictions:", out) && grepl("fit level:", out))
+  }
+})
+
+test_that("raw parameter R-hat and ESS say that they measure symmetries", {
+  fit <- advice_fit()
+  out <- capture.output(print(bnn_diagnostics(fit)))
+  expect_true(any(grepl("symmetries", out)))
+  expect_true(any(grepl("bnn_convergence(fit)", out, fixed = TRUE)))
+  s <- capture.output(print(summary(fit)))
+  # the summary's notes explain any parameter-space alarm where they give it
+  if (any(grepl("Parameter space \\(raw weights\\)", s)))
+    expect_true(any(grepl("not convergence", s)))
+  skip_if_not_installed("posterior")
+  old <- options(bnnmc.raw_rhat_informed = NULL)
+  on.exit(options(old))
+  expect_message(sm <- posterior::summarise_draws(fit), "measure the permutation and sign symmetries")
+  expect_s3_class(sm, "draws_summary")
+  expect_equal(sm$rhat, unname(posterior::summarise_draws(posterior::as_draws_array(fit))$rhat))
+  expect_silent(posterior::summarise_draws(fit))     # once per session
+  # a linear model's coefficients are identified: no such note
+  lin <- suppressWarnings(bnn_fit(mpg ~ wt, data = mtcars, hidden = integer(0), chains = 2,
+                                  warmup = 200, iter = 200, seed = 1, progress = FALSE,
+                                  sampler = "nuts"))
+  expect_false(any(grepl("symmetries", capture.output(print(bnn_diagnostics(lin))))))
+})
