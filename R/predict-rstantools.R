@@ -75,6 +75,7 @@ response_values <- function(object, newdata = NULL) {
     return(k)
   }
   if (!is.numeric(y)) stop("'newdata' has a non-numeric response.", call. = FALSE)
+  if (is.matrix(y)) return(matrix(as.double(y), nrow(y)))   # cbind(successes, failures)
   as.double(y)
 }
 
@@ -267,8 +268,8 @@ pointwise_loglik_unweighted <- function(object, newdata = NULL, ndraws = NULL, p
   if (!is_classification(object)) {
     # `pp`: predictive_params(object, newdata, ndraws) when the caller has it
     if (is.null(pp)) pp <- predictive_params(object, newdata, ndraws)
-    Y <- matrix(y, nrow(pp$mu), ncol(pp$mu), byrow = TRUE)
-    out <- stats::dnorm(Y, pp$mu, pp$sd, log = TRUE)
+    out <- if (!is.null(pp$family)) family_log_density(pp, y) else
+      stats::dnorm(matrix(y, nrow(pp$mu), ncol(pp$mu), byrow = TRUE), pp$mu, pp$sd, log = TRUE)
   } else {
     eta <- network_outputs(object, newdata, ndraws)
     S <- dim(eta)[1]
