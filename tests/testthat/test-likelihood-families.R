@@ -262,3 +262,18 @@ test_that("the count likelihoods refuse responses that are not counts", {
   expect_error(bnn_likelihood("poisson", nu = 3), "'nu'")
   expect_error(bnn_likelihood("negbinomial", phi_prior = c(1, -1)), "'phi_prior'")
 })
+
+test_that("count fits follow loo(), family() and pp_check() as bars", {
+  fit <- bnn_fit(breaks ~ wool + tension, data = warpbreaks, family = "negbinomial",
+                 hidden = 2, sampler = "nuts", chains = 2, warmup = 150, iter = 60,
+                 seed = 3, progress = FALSE)
+  lo <- suppressWarnings(loo::loo(fit))
+  expect_equal(dim(lo$pointwise)[1], nrow(warpbreaks))
+  expect_true(is.finite(lo$estimates["elpd_loo", "Estimate"]))
+  expect_equal(family(fit)$link, "log")
+  p <- bayesplot::pp_check(fit, seed = 1)
+  expect_s3_class(p, "ggplot")
+  expect_true(any(vapply(p$layers, function(l) inherits(l$geom, "GeomBar") ||
+                           inherits(l$geom, "GeomRect") || inherits(l$geom, "GeomCol"),
+                         logical(1))))
+})
