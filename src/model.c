@@ -312,19 +312,51 @@ static double lik_chunk(bnn_model *m, const double *theta,
     break;
   }
   case BNN_LIK_NEGBIN: {
+    /* in r = mu / phi, so that a large phi (the Poisson limit) loses no
+     * digits: log(mu + phi) = u + log1p(r) */
     const double *off = y + m->n, *lfact = y + 2 * (size_t)m->n;
     double u = theta[m->n_net], phi = exp(u);
     double lg_phi = lgamma(phi), dg_phi = g_extra ? digamma_pos(phi) : 0.0;
     double ge = 0.0;
+    double *rr = m->out_tmp;
+    for (i = 0; i < mrows; i++) rr[i] = o[i] + off[i] - u;
+    bnn_vexp(rr, rr, mrows);
     for (i = 0; i < mrows; i++) {
-      double eta = o[i] + off[i];
-      double lmp = log_add_exp(eta, u);          /* log(mu + phi) */
-      ll += lgamma(y[i] + phi) - lg_phi - lfact[i] + phi * (u - lmp) + y[i] * (eta - lmp);
-      double q = exp(eta - lmp);                 /* mu / (mu + phi) */
-      if (d) d[i] = y[i] - (y[i] + phi) * q;
-      if (g_extra)
-        /* 1 / (mu + phi) = (1 - q) / phi */
-        ge += digamma_pos(y[i] + phi) - dg_phi + u + 1.0 - lmp - (phi + y[i]) * (1.0 - q) / phi;
+      double eta = o[i] + off[i], yi = y[i], r = rr[i];
+      double l1 = log1p(r);
+      /* q = mu / (mu + phi); c = (mu - y) / (mu + phi) */
+      double q, c;
+      if (r > 1.0) {
+        q = 1.0 / (1.0 + 1.0 / r);
+        c = (1.0 - yi / (phi * r)) * q;
+      } else {
+        q = r / (1.0 + r);
+        c = (r - yi / phi) / (1.0 + r);
+      }
+      /* lgamma(y + phi) - lgamma(phi) and digamma(y + phi) - digamma(phi):
+       * small counts by the recurrence (a product and a sum over k < y of
+       * phi + k, cheaper than lgamma and digamma per row), a large phi by
+       * the difference of the asymptotic series, else directly */
+      double lgd, dgd = 0.0;
+      if (yi < 16.0 && phi < 1e15) {
+        double pr = 1.0;
+        for (int k = 0; k < (int)yi; k++) {
+          pr *= phi + k;
+          if (g_extra) dgd += 1.0 / (phi + k);
+        }
+        lgd = log(pr);
+      } else if (phi > 1e7) {
+        double t = yi / phi, a = 1.0 / (phi + yi), b = 1.0 / phi;
+        lgd = yi * u + (phi + yi - 0.5) * log1p(t) - yi + (a - b) / 12.0 -
+              (a * a * a - b * b * b) / 360.0;
+        if (g_extra) dgd = log1p(t) - 0.5 * (a - b) - (a * a - b * b) / 12.0;
+      } else {
+        lgd = lgamma(yi + phi) - lg_phi;
+        if (g_extra) dgd = digamma_pos(yi + phi) - dg_phi;
+      }
+      ll += lgd - lfact[i] - phi * l1 + yi * (eta - u - l1);
+      if (d) d[i] = yi - (yi + phi) * q;
+      if (g_extra) ge += dgd + c - l1;
     }
     if (g_extra) g_extra[0] += phi * ge;
     break;
@@ -355,12 +387,15 @@ static double lik_chunk(bnn_model *m, const double *theta,
   }
   case BNN_LIK_BINOMIAL: {
     const double *tr = y + m->n, *off = y + 2 * (size_t)m->n, *lch = y + 3 * (size_t)m->n;
+    double *e = m->out_tmp;                      /* exp(-|eta|), one exp per row */
+    for (i = 0; i < mrows; i++) e[i] = -fabs(o[i] + off[i]);
+    bnn_vexp(e, e, mrows);
     for (i = 0; i < mrows; i++) {
       double eta = o[i] + off[i];
-      double sp = eta > 0 ? eta + log1p(exp(-eta)) : log1p(exp(eta));
+      double sp = (eta > 0 ? eta : 0.0) + log1p(e[i]);   /* log(1 + exp(eta)) */
       ll += lch[i] + y[i] * eta - tr[i] * sp;
       if (d) {
-        double s = eta >= 0 ? 1.0 / (1.0 + exp(-eta)) : exp(eta) / (1.0 + exp(eta));
+        double s = eta >= 0 ? 1.0 / (1.0 + e[i]) : e[i] / (1.0 + e[i]);
         d[i] = y[i] - tr[i] * s;
       }
     }

@@ -105,6 +105,24 @@ test_that("the new likelihoods' log density equals R's dpois, dnbinom, dt and db
   }
 })
 
+test_that("the negative binomial is exact for large counts and a large phi too", {
+  lik <- bnn_likelihood("negbinomial")
+  s <- fam_spec(lik, n = 60, hidden = 3)
+  set.seed(6)
+  y <- rnbinom(60, size = 2, mu = 40)   # most counts >= 16: lgamma and digamma per row
+  s$y <- y
+  s$ym <- bnnmc:::encode_count_response(y, lik, s$off)$y
+  s$spec$y <- as.double(s$ym)
+  # phi = exp(17) and exp(40): the asymptotic series (beyond exp(40) the
+  # prior's -0.01 phi swamps finite differences of the log posterior)
+  for (lphi in c(-1, 2, 17, 40)) {
+    theta <- c(rnorm(bnn_n_parameters(s$sizes), 0, 0.5), lphi)
+    ll <- .Call(C_model_logpost, s$spec, matrix(theta))$loglik
+    expect_equal(ll, ref_loglik(s, lik, theta), tolerance = 1e-8)
+    if (lphi < 30) expect_lt(fam_fd(s$spec, theta), 1e-6)
+  }
+})
+
 test_that("the priors of phi and nu are gamma densities with the log-scale Jacobian", {
   lik <- bnn_likelihood("negbinomial", phi_prior = c(2, 0.5))
   s <- fam_spec(lik, n = 10, hidden = integer(0))
