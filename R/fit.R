@@ -386,7 +386,9 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   # what of the model, sampler and starts the user gave: with none of them,
   # the default model is checked against a linear one (R/fit-choice.R)
   given_model <- c(hidden = !missing(hidden), activation = !missing(activation),
-                   likelihood = !is.null(likelihood), prior = !is.null(prior),
+                   # a count or Student-t likelihood still has its linear check
+                   likelihood = !is.null(likelihood) && !is_new_family(likelihood),
+                   prior = !is.null(prior),
                    sampler = !missing(sampler), init = given[["init"]],
                    ensemble = !is.null(ensemble), valid_data = !is.null(valid_data),
                    chain_id = !is.null(chain_id), waves = inherits(chains, "bnn_waves"))

@@ -316,3 +316,11 @@ family_predict <- function(pp, type, level, seed) {
     },
     stop(sprintf("type = \"%s\" is not available for this fit.", type), call. = FALSE))
 }
+
+# Is likelihood (a likelihood or family = after family_likelihood()) one of
+# the count or Student-t likelihoods?  Their fits keep the default's check
+# against the linear model of the same likelihood (R/fit-choice.R).
+is_new_family <- function(likelihood) {
+  isTRUE(tryCatch(as_likelihood(likelihood)$family %in% c(.count_families, "student"),
+                  error = function(e) FALSE))
+}

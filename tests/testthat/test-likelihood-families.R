@@ -295,3 +295,21 @@ test_that("count fits follow loo(), family() and pp_check() as bars", {
                            inherits(l$geom, "GeomRect") || inherits(l$geom, "GeomCol"),
                          logical(1))))
 })
+
+test_that("a count likelihood keeps the default's check against its linear (GLM) model", {
+  fit <- suppressWarnings(suppressMessages(
+    bnn_fit(breaks ~ wool + tension, data = warpbreaks, family = negbinomial(), chains = 2,
+            iter = 200, seed = 1, progress = FALSE)))
+  mc <- fit$model_choice
+  expect_s3_class(mc, "data.frame")
+  expect_equal(mc$model, c("network", "linear"))
+  expect_equal(mc$network[2], "3-1")
+  expect_true(all(is.finite(mc$elpd_loo)))
+  expect_equal(fit$likelihood$family, "negbinomial")
+  # a model given beyond the family: no check
+  fit2 <- suppressWarnings(bnn_fit(breaks ~ wool + tension, data = warpbreaks,
+                                   family = negbinomial(), hidden = 2, sampler = "nuts",
+                                   chains = 1, warmup = 100, iter = 30, seed = 1,
+                                   progress = FALSE))
+  expect_null(fit2$model_choice)
+})
