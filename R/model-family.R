@@ -324,3 +324,13 @@ is_new_family <- function(likelihood) {
   isTRUE(tryCatch(as_likelihood(likelihood)$family %in% c(.count_families, "student"),
                   error = function(e) FALSE))
 }
+
+# Methods not (yet) built for the count and Student-t likelihoods say so.
+refuse_new_family <- function(model, what) {
+  fam <- model$likelihood$family
+  if (fam %in% c(.count_families, "student"))
+    stop(sprintf(paste0("%s is not available for the %s likelihood; use bnn_fit() with ",
+                        "sampler = \"mile\" (the default), \"nuts\" or an SG-MCMC sampler."),
+                 what, fam), call. = FALSE)
+  invisible(TRUE)
+}

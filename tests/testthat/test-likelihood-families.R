@@ -313,3 +313,12 @@ test_that("a count likelihood keeps the default's check against its linear (GLM)
                                    progress = FALSE))
   expect_null(fit2$model_choice)
 })
+
+test_that("CES and the Laplace approximation refuse the new likelihoods by name", {
+  d <- data.frame(x = rnorm(30), y = rpois(30, 3))
+  expect_error(bnn_fit_laplace(y ~ x, d, likelihood = "poisson", hidden = 2),
+               "bnn_fit_laplace\\(\\) is not available for the poisson likelihood")
+  expect_error(bnn_fit(y ~ x, d, family = "negbinomial", hidden = 2, sampler = bnn_ces(),
+                       chains = 1, progress = FALSE),
+               "bnn_ces\\(\\) is not available for the negbinomial likelihood")
+})
