@@ -235,7 +235,9 @@ layer_sizes <- function(p, hidden, lik, n_class = 2L) {
 #' layer l = 1, ..., L the weight matrix `W<l>` (inputs x units, column-major:
 #' `W<l>[i,j]` connects input i to unit j), then the biases `b<l>[j]`; last
 #' the likelihood's own parameter `sigma` (sampled homoscedastic Gaussian
-#' only, reported on its natural scale).  With the heteroscedastic head, unit
+#' only, reported on its natural scale; a fit's draws add `phi` for the
+#' negative binomial and `sigma`, `nu` for the Student-t, see
+#' [bnn_likelihood()]).  With the heteroscedastic head, unit
 #' 1 of the output layer is the mean and unit 2 the log standard deviation.
 #'
 #' @param sizes Layer sizes: number of inputs, hidden widths, outputs.
@@ -389,7 +391,8 @@ spec_par_names <- function(spec) c(bnn_parameter_names(spec$sizes), lik_par_name
 #' Evaluates the log posterior (up to a constant; the log-likelihood plus the
 #' log prior, Jacobian of `log sigma` included) of a fitted model's
 #' specification at parameter vectors on the sampler's unconstrained scale
-#' (`log sigma` in place of `sigma`), with the gradient computed by
+#' (`log sigma` in place of `sigma`, likewise `log phi` and `log nu`), with
+#' the gradient computed by
 #' backpropagation in C.  Useful for checking, and for plugging the model
 #' into other samplers.
 #'
@@ -415,7 +418,8 @@ bnn_log_posterior <- function(object, theta) {
 }
 
 #' @rdname bnn_log_posterior
-#' @param draws Parameter vector(s) on the natural scale (`sigma`).
+#' @param draws Parameter vector(s) on the natural scale (`sigma`, `phi`,
+#'   `nu`).
 #' @export
 bnn_unconstrain <- function(object, draws) {
   k <- length(lik_par_names(object$spec))

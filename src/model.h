@@ -4,7 +4,8 @@
  * Flat parameter layout (documented for users in ?bnn_parameters):
  *   for each weight layer l = 1..L: W_l (fan_in x fan_out, column-major),
  *   then b_l (fan_out); last, the likelihood's own unconstrained parameters
- *   (log sigma for the homoscedastic Gaussian with sampled sd). */
+ *   (log sigma for the homoscedastic Gaussian with sampled sd, log phi for
+ *   the negative binomial, log sigma then log nu for the Student-t). */
 #ifndef BNNMC_MODEL_H
 #define BNNMC_MODEL_H
 #include <math.h>

@@ -289,6 +289,10 @@ test_that("count fits follow loo(), family() and pp_check() as bars", {
   expect_equal(dim(lo$pointwise)[1], nrow(warpbreaks))
   expect_true(is.finite(lo$estimates["elpd_loo", "Estimate"]))
   expect_equal(family(fit)$link, "log")
+  # the draws' phi back on the sampler's log scale, and the log posterior there
+  th <- bnn_unconstrain(fit, coef(fit))
+  expect_equal(unname(th[length(th)]), log(unname(coef(fit)["phi"])))
+  expect_true(is.finite(bnn_log_posterior(fit, th)$lp))
   p <- bayesplot::pp_check(fit, seed = 1)
   expect_s3_class(p, "ggplot")
   expect_true(any(vapply(p$layers, function(l) inherits(l$geom, "GeomBar") ||
