@@ -216,6 +216,13 @@ posterior_linpred.bnnfit <- function(object, transform = FALSE, newdata = NULL,
   newdata <- check_dots(list(...), "posterior_linpred", newdata)
   if (!is.logical(transform) || length(transform) != 1L || is.na(transform))
     stop("'transform' must be TRUE or FALSE.", call. = FALSE)
+  if (is_family_lik(object) && !transform) {
+    # counts and binomial: the linear predictor (log mean, logit), offset included
+    pp <- predictive_params(object, newdata, ndraws)
+    out <- pp$eta %||% pp$mu
+    dimnames(out) <- list(NULL, obs_names(object, newdata))
+    return(out)
+  }
   if (!is_classification(object) || transform)
     return(posterior_epred.bnnfit(object, newdata = newdata, ndraws = ndraws))
   eta <- network_outputs(object, newdata, ndraws)

@@ -211,6 +211,9 @@ test_that("a Poisson fit by NUTS predicts integer counts >= 0, expected counts a
   expect_true(all(yr >= 0 & yr == round(yr)))
   mu <- predict(fit)
   expect_true(all(mu > 0))
+  # the linear predictor is the log of the expected count, draw by draw
+  expect_equal(exp(posterior_linpred(fit)), posterior_epred(fit), ignore_attr = TRUE)
+  expect_equal(colMeans(posterior_epred(fit)), mu, ignore_attr = TRUE)
   # the expected counts are near the group means (the data's scale, not a standardised one)
   gm <- ave(warpbreaks$breaks, warpbreaks$wool, warpbreaks$tension)
   expect_lt(mean(abs(mu - gm) / gm), 0.2)
