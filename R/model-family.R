@@ -334,3 +334,15 @@ refuse_new_family <- function(model, what) {
                  what, fam), call. = FALSE)
   invisible(TRUE)
 }
+
+# The model's y columns (as encode_count_response() builds them, with the
+# fit's centre of the linear predictor) of counts or successes/failures yv
+# with offset off (NULL: none): e.g. validation data of a deep ensemble.
+count_model_y <- function(object, yv, off) {
+  lik <- object$likelihood
+  enc <- encode_count_response(yv, lik, off)
+  ccol <- if (lik$family == "binomial") 3L else 2L
+  ym <- enc$y
+  ym[, ccol] <- ym[, ccol] - enc$eta_center + lik$eta_center   # the fit's centre
+  ym
+}

@@ -329,3 +329,19 @@ test_that("CES and the Laplace approximation refuse the new likelihoods by name"
                        chains = 1, progress = FALSE),
                "bnn_ces\\(\\) is not available for the negbinomial likelihood")
 })
+
+test_that("a count model's validation data carry the fit's centre and offset", {
+  set.seed(7)
+  d <- data.frame(x = rnorm(40), e = runif(40, 1, 3))
+  d$y <- rpois(40, d$e * exp(d$x / 2))
+  m <- bnnmc:::prepare_model(quote(stats::model.frame(formula = y ~ x + offset(log(e)), data = d)),
+                             environment(), y ~ x + offset(log(e)), d, 2L, "tanh", "poisson",
+                             NULL, TRUE)
+  vy <- bnnmc:::model_response(m, d[1:5, ], offset = TRUE)
+  expect_equal(vy, m$y_model[1:5, ])
+  expect_equal(bnnmc:::model_response(m, d[1:5, ]), d$y[1:5], ignore_attr = TRUE)
+  # and a deep ensemble with early stopping on them runs
+  ens <- bnn_fit_ensemble(y ~ x + offset(log(e)), data = d[1:30, ], likelihood = "poisson",
+                          members = 2, valid_data = d[31:40, ], seed = 1)
+  expect_true(all(is.finite(ens$draws)))
+})
