@@ -26,7 +26,7 @@
 #' student(nu = 4)
 #' fit <- bnn_fit(breaks ~ wool + tension, data = warpbreaks, family = negbinomial(),
 #'                hidden = integer(0), sampler = "nuts", chains = 1, warmup = 100,
-#'                iter = 50, seed = 1)
+#'                iter = 100, seed = 1, progress = FALSE)
 #' head(predict(fit))
 negbinomial <- function(link = "log", ...) {
   check_link(link, "log", "negbinomial")
