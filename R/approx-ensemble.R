@@ -92,11 +92,12 @@ train_ensemble <- function(model, members, optimizer, valid_data, weights, seed,
     })
   }
   elapsed <- proc.time()[[3]] - t0
-  pars <- bnn_parameter_names(spec$sizes, sigma = has_sigma(spec))
+  pars <- spec_par_names(spec)
   draws <- array(NA_real_, c(1L, members, dim),
                  dimnames = list(iteration = NULL, chain = NULL, variable = pars))
   for (k in seq_len(members)) draws[1, k, ] <- fits[[k]]$par
-  if (has_sigma(spec)) draws[, , dim] <- exp(draws[, , dim])
+  n_lik <- length(lik_par_names(spec))   # sigma, phi, nu: natural scale
+  for (j in dim - n_lik + seq_len(n_lik)) draws[, , j] <- exp(draws[, , j])
   status <- vapply(fits, function(f) f$status, character(1))
   ens <- c(model[setdiff(names(model), "spec")], list(
     draws = draws,

@@ -14,13 +14,14 @@
 approx_fit <- function(model, theta, method, approx, elapsed, n_grad, seed, call) {
   spec <- model$spec
   dim <- spec_dim(spec)
-  pars <- bnn_parameter_names(spec$sizes, sigma = has_sigma(spec))
+  pars <- spec_par_names(spec)
   theta <- matrix(as.double(theta), ncol = dim)
   S <- nrow(theta)
   lp <- .Call(C_model_logpost, spec, t(theta))$lp
   draws <- array(theta, c(S, 1L, dim),
                  dimnames = list(iteration = NULL, chain = NULL, variable = pars))
-  if (has_sigma(spec)) draws[, , dim] <- exp(draws[, , dim])
+  n_lik <- length(lik_par_names(spec))   # sigma, phi, nu: natural scale
+  for (j in dim - n_lik + seq_len(n_lik)) draws[, , j] <- exp(draws[, , j])
   stats <- array(lp, c(S, 1L, 1L),
                  dimnames = list(iteration = NULL, chain = NULL, variable = "lp__"))
   chains <- list(

@@ -190,6 +190,7 @@ bnn_fit_laplace <- function(formula, data, hidden = c(16, 16), activation = "tan
   mf <- mf[c(1L, m)]
   model <- prepare_model(mf, parent.frame(), formula, data, hidden, activation,
                          likelihood, prior, standardize)
+  refuse_new_family(model, "bnn_fit_laplace()")
   if (is.null(seed)) seed <- new_seed()
   seed <- check_count(seed, "seed", 0L)
   spec <- model$spec

@@ -23,6 +23,7 @@ fit_engine.bnn_ces <- function(model, ces, chains, warmup, iter, thin, init, see
                                call, given_init = FALSE, precision = "double", ...) {
   spec <- model$spec
   lik <- model$likelihood
+  refuse_new_family(model, "sampler = bnn_ces()")
   dim <- spec_dim(spec)
   n_net <- bnn_n_parameters(spec$sizes)
   check_sampler_model(ces$sampler, model$prior)

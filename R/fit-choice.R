@@ -22,7 +22,10 @@
 # options(bnnmc.linear_check = FALSE).
 linear_check_applies <- function(given, model) {
   isTRUE(getOption("bnnmc.linear_check", TRUE)) && !any(given) &&
-    identical(model$likelihood$family, "gaussian") && is.null(model$weights) &&
+    # the Gaussian default, and the count and Student-t likelihoods (their
+    # linear model is the GLM counterpart: Poisson or NB log-linear, ...)
+    model$likelihood$family %in% c("gaussian", "poisson", "negbinomial", "student", "binomial") &&
+    is.null(model$weights) &&
     ncol(model$X) >= 1L && nrow(model$X) <= .linear_check_max_rows
 }
 

@@ -58,7 +58,7 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
   sampler <- prep$sampler
   inits <- prep$inits
 
-  pars <- bnn_parameter_names(spec$sizes, sigma = has_sigma(spec))
+  pars <- spec_par_names(spec)
   phases <- stats::setNames(c(warmup, iter), c(sampler_units(sampler)$phase, "sampling"))
   lr <- if (!is.null(ens)) ens$optimizer$lr else NULL
   render <- isTRUE(progress %||% interactive())
@@ -131,7 +131,7 @@ make_inits <- function(init, chains, dim, spec, prior, seed) {
           s <- spec$prior_scale
           net <- if (prior$family == "normal") stats::rnorm(length(s), 0, s) else
             s * (stats::rexp(length(s)) - stats::rexp(length(s)))
-          if (dim > length(s)) c(net, stats::runif(1, -2, 2)) else net
+          if (dim > length(s)) c(net, stats::runif(dim - length(s), -2, 2)) else net
         }
         if (finite_lp(th)) return(th)
       }

@@ -17,6 +17,18 @@
 #' @param hidden Widths of the hidden layers, e.g. `c(16, 16)` (the papers'
 #'   default); `integer(0)` gives a (Bayesian) linear model.
 #' @param activation Activation of the hidden layers; see [bnn_activations()].
+#' @param family The likelihood as glm and brms users write it:
+#'   [stats::gaussian()], [stats::poisson()], [stats::binomial()] (a
+#'   Bernoulli for a factor, logical or 0/1 response; successes out of trials
+#'   for `cbind(successes, failures)`), [negbinomial()], [student()], or
+#'   their names (`"negbinomial"`, `"student"`, ...); see [negbinomial()].
+#'   Only the canonical links (log, logit, identity) are available.  Give
+#'   `family` or `likelihood`, not both.  A numeric response with only the
+#'   values 0 and 1 and neither argument is fitted by a Bernoulli model
+#'   (with a message), as glm's binomial family and brms's bernoulli take
+#'   such a response: a Gaussian would give "probabilities" outside
+#'   \[0, 1\]; `family = gaussian()` still fits one.  Counts under the
+#'   default Gaussian get a message that the count families exist.
 #' @param likelihood A likelihood name or [bnn_likelihood()] object.  Numeric
 #'   responses default to the homoscedastic `"gaussian"` (one sampled
 #'   `sigma`), factors to `"bernoulli"` or `"categorical"`; the papers'
@@ -356,7 +368,7 @@
 #' mile$chain_status
 #' }
 bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
-                    likelihood = NULL, prior = NULL, sampler = "mile",
+                    likelihood = NULL, family = NULL, prior = NULL, sampler = "mile",
                     chains = 4, warmup = NULL, iter = 1000, thin = NULL,
                     init = "random", seed = NULL, subset, na.action,
                     standardize = TRUE, ensemble = NULL, valid_data = NULL,
@@ -364,13 +376,21 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
                     precision = c("double", "single")) {
   call <- match.call()
   env <- parent.frame()
+  # family = as glm and brms users write it, mapped to the likelihood
+  if (!is.null(family)) {
+    if (!is.null(likelihood))
+      stop("Give 'family' or 'likelihood', not both.", call. = FALSE)
+    likelihood <- family_likelihood(family)
+  }
   # which settings the user gave (missing() is FALSE once reassigned)
   given <- c(warmup = !is.null(warmup), iter = !missing(iter),
              thin = !is.null(thin), init = !missing(init))
   # what of the model, sampler and starts the user gave: with none of them,
   # the default model is checked against a linear one (R/fit-choice.R)
   given_model <- c(hidden = !missing(hidden), activation = !missing(activation),
-                   likelihood = !is.null(likelihood), prior = !is.null(prior),
+                   # a count or Student-t likelihood still has its linear check
+                   likelihood = !is.null(likelihood) && !is_new_family(likelihood),
+                   prior = !is.null(prior),
                    sampler = !missing(sampler), init = given[["init"]],
                    ensemble = !is.null(ensemble), valid_data = !is.null(valid_data),
                    chain_id = !is.null(chain_id), waves = inherits(chains, "bnn_waves"))
@@ -449,7 +469,7 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   # layer), sampled by NUTS, its call saying so (update() and kfold() refit it)
   fit_lin <- function() {
     lin <- prepare_model(mf, env, formula, data, integer(0), activation, likelihood, prior,
-                         standardize)
+                         standardize, notes = FALSE)
     lin$spec <- spec_set_precision(lin$spec, precision)
     nuts <- as_sampler("nuts")
     lrun <- sampler_resolve_run(nuts, sampler_protocol_default(nuts, "warmup", 1000L),

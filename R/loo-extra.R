@@ -10,6 +10,12 @@ loglik_at <- function(object, th, X, y, w = NULL) {
   fam <- object$likelihood$family
   n <- dim(out)[1]
   S <- dim(out)[3]
+  if (is_family_lik(object)) {   # counts, binomial, Student-t (R/model-family.R)
+    tr <- if (is.matrix(y)) y[, 1L] + y[, 2L] else NULL
+    ll <- family_log_density(family_params(object, out, th, X, tr), y)
+    if (!is.null(w)) ll <- sweep(ll, 2L, w, "*")
+    return(ll)
+  }
   if (is_classification(object)) {
     lp <- class_log_probs(out, fam)                     # S x n x K
     ll <- matrix(lp[cbind(rep(seq_len(S), n), rep(seq_len(n), each = S),

@@ -141,6 +141,8 @@ neff_ratio.bnnfit <- function(object, pars = NULL, ...) {
 pp_check.bnnfit <- function(object, type = "dens_overlay", ndraws = NULL, newdata = NULL,
                             seed = NULL, ...) {
   need_pkg("bayesplot", "pp_check()")
+  # counts: bars of observed and predicted counts (bayesplot's ppc_bars)
+  if (missing(type) && isTRUE(object$likelihood$family %in% .count_families)) type <- "bars"
   if (!is.character(type) || length(type) != 1L || is.na(type))
     stop("'type' must be the name of a bayesplot ppc_ function, e.g. \"dens_overlay\".",
          call. = FALSE)
@@ -155,6 +157,7 @@ pp_check.bnnfit <- function(object, type = "dens_overlay", ndraws = NULL, newdat
   }
   y <- response_values(object, newdata)
   if (identical(object$likelihood$family, "bernoulli")) y <- y - 1
+  if (is.matrix(y)) y <- y[, 1L]   # binomial: the successes
   fun <- get(fun_name, envir = ns)
   if (grepl("^loo_", type)) {
     # LOO-PIT plots need the PSIS log weights of the very draws in yrep: all

@@ -177,8 +177,11 @@ family.bnnfit <- function(object, ...) {
   switch(lik$family,
     gaussian = stats::gaussian(),
     bernoulli = stats::binomial(),
+    poisson = stats::poisson(),
+    binomial = stats::binomial(),
     structure(list(family = lik$family,
-                   link = if (lik$family == "categorical") "softmax" else "identity (mean), log (sd)"),
+                   link = switch(lik$family, categorical = "softmax", negbinomial = "log",
+                                 student = "identity", "identity (mean), log (sd)")),
               class = "family"))
 }
 

@@ -84,6 +84,7 @@ bnn_metrics.bnnfit <- function(object, newdata, scale = c("response", "standardi
     m$n_draws <- cs$n_draws
     return(m)
   }
+  if (is_family_lik(object)) return(family_metrics(object, newdata, ndraws, levels))
   pp <- predictive_params(object, newdata, ndraws)
   ys <- if (scale == "response") 1 else object$y_scale
   yc <- if (scale == "response") 0 else object$y_center

@@ -43,7 +43,10 @@ default_numeric_likelihood <- function(y) "gaussian"
 # Default prior (prior = NULL): fan-in scaled for a numeric response whose
 # likelihood is the default, Normal(0, 1) otherwise (an explicit likelihood,
 # e.g. the papers' "hetero_gaussian", or a factor response).
-default_prior <- function(y, likelihood) {
+default_prior <- function(y, likelihood, lik = NULL) {
   numeric_y <- is.numeric(y) && !is.matrix(y)
-  if (is.null(likelihood) && numeric_y) bnn_prior(fan_in = TRUE) else bnn_prior()
+  # the count and Student-t likelihoods are not the papers' models: they get
+  # the default's fan-in prior however they were asked for
+  new_family <- !is.null(lik) && lik$family %in% c(.count_families, "student")
+  if ((is.null(likelihood) && numeric_y) || new_family) bnn_prior(fan_in = TRUE) else bnn_prior()
 }

@@ -7,7 +7,7 @@
 # bnn_fit_ensemble().  mf is the matched call reduced to formula/data/subset/
 # na.action; env is the caller's frame.
 prepare_model <- function(mf, env, formula, data, hidden, activation, likelihood,
-                          prior, standardize, per_par = NULL) {
+                          prior, standardize, per_par = NULL, notes = TRUE) {
   if (missing(formula) || !inherits(formula, "formula"))
     stop("'formula' must be a formula such as y ~ x1 + x2.", call. = FALSE)
   if (missing(data) || !is.data.frame(data))
@@ -26,9 +26,12 @@ prepare_model <- function(mf, env, formula, data, hidden, activation, likelihood
     stop("Cannot build the model frame from 'formula' and 'data': ", msg, call. = FALSE)
   })
   design <- design_from_frame(mf, standardize)
-  y <- design$y
+  # a 0/1 response is a Bernoulli, binomial() resolved (R/model-family.R)
+  fr <- family_response(design$y, likelihood, notes)
+  y <- fr$y
+  likelihood <- fr$likelihood
   lik <- response_likelihood(y, likelihood)
-  prior <- prior %||% default_prior(y, likelihood)   # R/model-defaults.R
+  prior <- prior %||% default_prior(y, likelihood, lik)   # R/model-defaults.R
   w <- frame_weights(mf)
   off <- stats::model.offset(mf)
   if (!is.null(off)) {
@@ -39,8 +42,11 @@ prepare_model <- function(mf, env, formula, data, hidden, activation, likelihood
     off <- as.double(off)
   }
   # an offset enters the mean on the response's scale, y = f(x) + offset, so
-  # the network models y - offset (exactly the same Gaussian likelihood)
-  yinfo <- encode_response(if (is.null(off)) y else y - off, lik, standardize)
+  # the network models y - offset (exactly the same Gaussian likelihood);
+  # the count likelihoods take it on the scale of their link
+  yinfo <- if (lik$family %in% .count_families) encode_count_response(y, lik, off) else
+    encode_response(if (is.null(off)) y else y - off, lik, standardize)
+  if (!is.null(yinfo$eta_center)) lik$eta_center <- yinfo$eta_center
   sizes <- layer_sizes(ncol(design$X), hidden, lik, n_class = yinfo$n_class)
   check_model_size(sizes, per_par)
   spec <- make_spec(sizes, activation, lik, prior, X = design$X, y = yinfo$y)
@@ -111,12 +117,24 @@ response_likelihood <- function(y, likelihood) {
            call. = FALSE)
     return(lik)
   }
+  if (is.numeric(y) && is.matrix(y) && ncol(y) == 2L) {
+    # cbind(successes, failures), as glm's binomial
+    lik <- as_likelihood(likelihood %||% "binomial")
+    if (lik$family != "binomial")
+      stop(sprintf(paste0("A cbind(successes, failures) response needs family = binomial() ",
+                          "(likelihood \"binomial\"), not \"%s\"."), lik$family), call. = FALSE)
+    return(lik)
+  }
   if (!is.numeric(y) || is.matrix(y))
-    stop("The response must be a numeric vector (regression) or a factor ",
-         "(classification), not ", class(y)[1], ".", call. = FALSE)
+    stop("The response must be a numeric vector (regression), a factor ",
+         "(classification) or cbind(successes, failures) (binomial), not ",
+         class(y)[1], ".", call. = FALSE)
   lik <- as_likelihood(likelihood %||% default_numeric_likelihood(y))
   if (lik$family %in% c("bernoulli", "categorical"))
     stop(sprintf("likelihood \"%s\" needs a factor response.", lik$family), call. = FALSE)
+  if (lik$family == "binomial")
+    stop("likelihood \"binomial\" needs cbind(successes, failures) as the response.",
+         call. = FALSE)
   lik
 }
 

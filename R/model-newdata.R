@@ -26,6 +26,10 @@ model_response <- function(object, newdata, offset = FALSE) {
            paste(bad, collapse = ", "), ".", call. = FALSE)
     return(as.double(match(as.character(f), object$levels) - 1L))
   }
+  # counts and binomial: the count scale, or the model's y columns (offset
+  # and centre of the linear predictor included) on the model's scale
+  if (isTRUE(object$likelihood$family %in% .count_families))
+    return(if (offset) count_model_y(object, yv, design_offset(object, newdata)) else yv)
   if (offset && !is.null(object$offset)) yv <- yv - design_offset(object, newdata)
   as.double((yv - object$y_center) / object$y_scale)
 }

@@ -204,7 +204,8 @@ check_dropout_rates <- function(x, name, scalar = FALSE) {
     vX <- as.matrix(valid$X)
     storage.mode(vX) <- "double"
     vy <- as.double(valid$y)
-    if (ncol(vX) != spec$sizes[1L] || nrow(vX) != length(vy) || length(vy) < 1L)
+    if (is.matrix(valid$y)) vy <- matrix(vy, nrow(valid$y))   # the count likelihoods' columns
+    if (ncol(vX) != spec$sizes[1L] || nrow(vX) != NROW(vy) || NROW(vy) < 1L)
       stop(sprintf("'valid$X' must have %d columns and as many rows as 'valid$y'",
                    spec$sizes[1L]), call. = FALSE)
     valid_spec <- spec

@@ -5,7 +5,12 @@
                   sigmoid = 4L, softplus = 5L, gelu = 6L, trunc_relu = 7L,
                   identity = 8L)
 .likelihoods <- c(hetero_gaussian = 0L, gaussian = 1L, gaussian_fixed = 2L,
-                  bernoulli = 3L, categorical = 4L)
+                  bernoulli = 3L, categorical = 4L, poisson = 6L, negbinomial = 7L,
+                  student = 8L, binomial = 9L)
+.lik_families <- c("hetero_gaussian", "gaussian", "bernoulli", "categorical",
+                   "poisson", "negbinomial", "student", "binomial")
+# likelihoods of counts (log link) and of successes out of trials (logit)
+.count_families <- c("poisson", "negbinomial", "binomial")
 .priors <- c(normal = 0L, laplace = 1L)
 .sigma_priors <- c(half_normal = 0L, exponential = 1L, half_normal_variance = 2L)
 
@@ -35,6 +40,20 @@ bnn_activations <- function() names(.activations)
 #'   `sigma_prior`, or fixed when `sigma` is given.
 #'   `"bernoulli"` (logit link) and `"categorical"` (softmax) are used for
 #'   factor responses.
+#'   `"poisson"` and `"negbinomial"` (log link) are for counts: the network's
+#'   output is the log of the expected count (plus an `offset()` of the
+#'   formula, e.g. `offset(log(exposure))`), and the response stays on the
+#'   count scale (it is not standardised; the log of the mean count is a
+#'   fixed part of the log mean, so the network's prior is centred on the
+#'   data's rate).  The negative binomial has variance `mu + mu^2 / phi`
+#'   (`phi` is brms's `shape`), sampled on the log scale under a
+#'   gamma(`phi_prior`) prior.
+#'   `"student"`: robust regression, the network gives the location, `sigma`
+#'   is as the Gaussian's and the degrees of freedom `nu` have a
+#'   gamma(`nu_prior`) prior (brms's gamma(2, 0.1); here on `nu > 0`,
+#'   sampled on the log scale) or are fixed by `nu`.
+#'   `"binomial"`: successes out of trials, given as
+#'   `cbind(successes, failures) ~ ...` as in [stats::glm()] (logit link).
 #' @param sigma For `"gaussian"`: a fixed standard deviation on the scale of
 #'   the standardised response, or `NULL` (default) to sample it.
 #' @param sigma_prior Prior of a sampled `sigma`: `"half_normal"` (on
@@ -46,6 +65,12 @@ bnn_activations <- function() names(.activations)
 #'   Jacobian.
 #' @param sigma_prior_scale Scale of the half-normal prior (of `sigma` or of
 #'   `sigma^2`), or rate of the exponential prior.
+#' @param nu For `"student"`: fixed degrees of freedom (e.g. `nu = 4`), or
+#'   `NULL` (default) to sample them.
+#' @param nu_prior For `"student"` with `nu` sampled: shape and rate of the
+#'   gamma prior of `nu`.
+#' @param phi_prior For `"negbinomial"`: shape and rate of the gamma prior of
+#'   the dispersion `phi` (brms's default for its `shape`, gamma(0.01, 0.01)).
 #' @return An object of class `bnn_likelihood`.
 #' @export
 #' @examples
@@ -53,14 +78,29 @@ bnn_activations <- function() names(.activations)
 #' bnn_likelihood("gaussian", sigma_prior = "exponential", sigma_prior_scale = 1)
 #' bnn_likelihood("gaussian", sigma_prior = "half_normal_variance")
 #' bnn_likelihood("gaussian", sigma = 0.5)
+#' bnn_likelihood("negbinomial")
+#' bnn_likelihood("student", nu = 4)
 bnn_likelihood <- function(family = c("hetero_gaussian", "gaussian", "bernoulli",
-                                      "categorical"),
+                                      "categorical", "poisson", "negbinomial", "student",
+                                      "binomial"),
                            sigma = NULL,
                            sigma_prior = c("half_normal", "exponential", "half_normal_variance"),
-                           sigma_prior_scale = 1) {
+                           sigma_prior_scale = 1, nu = NULL, nu_prior = c(2, 0.1),
+                           phi_prior = c(0.01, 0.01)) {
   if (missing(family)) family <- "hetero_gaussian"
-  family <- match_choice(family, c("hetero_gaussian", "gaussian", "bernoulli",
-                                   "categorical"), "likelihood")
+  family <- match_choice(family, .lik_families, "likelihood")
+  if (!is.null(nu)) {
+    if (family != "student")
+      stop("'nu' (fixed degrees of freedom) is for the \"student\" likelihood only.",
+           call. = FALSE)
+    check_positive(nu, "nu")
+  }
+  for (nm in c("nu_prior", "phi_prior")) {
+    v <- get(nm)
+    if (!is.numeric(v) || length(v) != 2L || anyNA(v) || any(!is.finite(v)) || any(v <= 0))
+      stop(sprintf("'%s' must be two positive numbers: the gamma prior's shape and rate.", nm),
+           call. = FALSE)
+  }
   sigma_prior <- match_choice(if (missing(sigma_prior)) "half_normal" else sigma_prior,
                               names(.sigma_priors), "sigma_prior")
   check_positive(sigma_prior_scale, "sigma_prior_scale")
@@ -69,9 +109,16 @@ bnn_likelihood <- function(family = c("hetero_gaussian", "gaussian", "bernoulli"
       stop("'sigma' can only be fixed for the \"gaussian\" likelihood.", call. = FALSE)
     check_positive(sigma, "sigma")
   }
-  structure(list(family = family, sigma = sigma, sigma_prior = sigma_prior,
-                 sigma_prior_scale = sigma_prior_scale),
-            class = "bnn_likelihood")
+  out <- list(family = family, sigma = sigma, sigma_prior = sigma_prior,
+              sigma_prior_scale = sigma_prior_scale)
+  # the new families' settings only where they apply, so the objects of the
+  # other likelihoods stay as they were
+  if (family == "student") {
+    out$nu <- nu
+    out$nu_prior <- as.double(nu_prior)
+  }
+  if (family == "negbinomial") out$phi_prior <- as.double(phi_prior)
+  structure(out, class = "bnn_likelihood")
 }
 
 #' @export
@@ -88,7 +135,14 @@ format.bnn_likelihood <- function(x, ...) {
       sprintf("Gaussian, sigma ~ %s(%s)", x$sigma_prior, x$sigma_prior_scale)
     else sprintf("Gaussian, sigma fixed at %s", x$sigma),
     bernoulli = "Bernoulli (logit)",
-    categorical = "categorical (softmax)")
+    categorical = "categorical (softmax)",
+    poisson = "Poisson (log)",
+    negbinomial = sprintf("negative binomial (log), phi ~ gamma(%s, %s)",
+                          x$phi_prior[1], x$phi_prior[2]),
+    student = sprintf("Student-t, sigma ~ %s(%s), nu %s", x$sigma_prior, x$sigma_prior_scale,
+                      if (is.null(x[["nu"]])) sprintf("~ gamma(%s, %s)", x$nu_prior[1], x$nu_prior[2])
+                      else sprintf("fixed at %s", x[["nu"]])),
+    binomial = "binomial (logit), successes out of trials")
 }
 
 #' Prior on the network's weights and biases
@@ -171,8 +225,7 @@ check_hidden <- function(hidden) {
 
 # Layer sizes: inputs, hidden..., outputs.
 layer_sizes <- function(p, hidden, lik, n_class = 2L) {
-  n_out <- switch(lik$family, hetero_gaussian = 2L, gaussian = 1L,
-                  bernoulli = 1L, categorical = n_class)
+  n_out <- switch(lik$family, hetero_gaussian = 2L, categorical = n_class, 1L)
   as.integer(c(p, hidden, n_out))
 }
 
@@ -182,7 +235,9 @@ layer_sizes <- function(p, hidden, lik, n_class = 2L) {
 #' layer l = 1, ..., L the weight matrix `W<l>` (inputs x units, column-major:
 #' `W<l>[i,j]` connects input i to unit j), then the biases `b<l>[j]`; last
 #' the likelihood's own parameter `sigma` (sampled homoscedastic Gaussian
-#' only, reported on its natural scale).  With the heteroscedastic head, unit
+#' only, reported on its natural scale; a fit's draws add `phi` for the
+#' negative binomial and `sigma`, `nu` for the Student-t, see
+#' [bnn_likelihood()]).  With the heteroscedastic head, unit
 #' 1 of the output layer is the mean and unit 2 the log standard deviation.
 #'
 #' @param sizes Layer sizes: number of inputs, hidden widths, outputs.
@@ -273,7 +328,7 @@ prior_scales <- function(prior, sizes) {
 
 # The list handed to C (see src/api/api_util.c).
 make_spec <- function(sizes, activation, lik, prior, X = NULL, y = NULL) {
-  list(
+  spec <- list(
     type = "bnn",
     sizes = as.integer(sizes),
     act = .activations[[activation]],
@@ -286,6 +341,14 @@ make_spec <- function(sizes, activation, lik, prior, X = NULL, y = NULL) {
     prior_scale = prior_scales(prior, sizes),
     X = X, y = y
   )
+  if (lik$family %in% c("student", "negbinomial")) {
+    # fixed nu (0 = sampled) and the gamma prior of nu or phi (src/api_util.c)
+    spec$nu_fixed <- lik[["nu"]] %||% 0
+    ab <- if (lik$family == "student") lik$nu_prior else lik$phi_prior
+    spec$aux_prior_shape <- ab[1]
+    spec$aux_prior_rate <- ab[2]
+  }
+  spec
 }
 
 # precision = "double" or "single" (bnn_fit()); spec$precision = 1L makes
@@ -304,17 +367,32 @@ spec_precision <- function(spec) {
 }
 
 spec_dim <- function(spec) {
-  bnn_n_parameters(spec$sizes) + as.integer(spec$lik == .likelihoods[["gaussian"]])
+  bnn_n_parameters(spec$sizes) + length(lik_par_names(spec))
 }
 
 has_sigma <- function(spec) spec$lik == .likelihoods[["gaussian"]]
+
+# Names of the likelihood's own parameters, after the network's: each is
+# sampled on the log scale and reported on its natural scale.
+lik_par_names <- function(spec) {
+  lik <- spec$lik
+  if (lik == .likelihoods[["gaussian"]]) return("sigma")
+  if (lik == .likelihoods[["negbinomial"]]) return("phi")
+  if (lik == .likelihoods[["student"]])
+    return(if (isTRUE(spec$nu_fixed > 0)) "sigma" else c("sigma", "nu"))
+  character(0)
+}
+
+# All parameter names of a specification (network's, then likelihood's).
+spec_par_names <- function(spec) c(bnn_parameter_names(spec$sizes), lik_par_names(spec))
 
 #' Log posterior density and its gradient
 #'
 #' Evaluates the log posterior (up to a constant; the log-likelihood plus the
 #' log prior, Jacobian of `log sigma` included) of a fitted model's
 #' specification at parameter vectors on the sampler's unconstrained scale
-#' (`log sigma` in place of `sigma`), with the gradient computed by
+#' (`log sigma` in place of `sigma`, likewise `log phi` and `log nu`), with
+#' the gradient computed by
 #' backpropagation in C.  Useful for checking, and for plugging the model
 #' into other samplers.
 #'
@@ -340,14 +418,18 @@ bnn_log_posterior <- function(object, theta) {
 }
 
 #' @rdname bnn_log_posterior
-#' @param draws Parameter vector(s) on the natural scale (`sigma`).
+#' @param draws Parameter vector(s) on the natural scale (`sigma`, `phi`,
+#'   `nu`).
 #' @export
 bnn_unconstrain <- function(object, draws) {
-  if (!has_sigma(object$spec)) return(draws)
+  k <- length(lik_par_names(object$spec))
+  if (!k) return(draws)
   if (is.matrix(draws)) {
-    draws[nrow(draws), ] <- log(draws[nrow(draws), ])
+    j <- nrow(draws) - k + seq_len(k)
+    draws[j, ] <- log(draws[j, , drop = FALSE])
   } else {
-    draws[length(draws)] <- log(draws[length(draws)])
+    j <- length(draws) - k + seq_len(k)
+    draws[j] <- log(draws[j])
   }
   draws
 }

@@ -75,6 +75,7 @@ response_values <- function(object, newdata = NULL) {
     return(k)
   }
   if (!is.numeric(y)) stop("'newdata' has a non-numeric response.", call. = FALSE)
+  if (is.matrix(y)) return(matrix(as.double(y), nrow(y)))   # cbind(successes, failures)
   as.double(y)
 }
 
@@ -215,6 +216,13 @@ posterior_linpred.bnnfit <- function(object, transform = FALSE, newdata = NULL,
   newdata <- check_dots(list(...), "posterior_linpred", newdata)
   if (!is.logical(transform) || length(transform) != 1L || is.na(transform))
     stop("'transform' must be TRUE or FALSE.", call. = FALSE)
+  if (is_family_lik(object) && !transform) {
+    # counts and binomial: the linear predictor (log mean, logit), offset included
+    pp <- predictive_params(object, newdata, ndraws)
+    out <- pp$eta %||% pp$mu
+    dimnames(out) <- list(NULL, obs_names(object, newdata))
+    return(out)
+  }
   if (!is_classification(object) || transform)
     return(posterior_epred.bnnfit(object, newdata = newdata, ndraws = ndraws))
   eta <- network_outputs(object, newdata, ndraws)
@@ -267,8 +275,8 @@ pointwise_loglik_unweighted <- function(object, newdata = NULL, ndraws = NULL, p
   if (!is_classification(object)) {
     # `pp`: predictive_params(object, newdata, ndraws) when the caller has it
     if (is.null(pp)) pp <- predictive_params(object, newdata, ndraws)
-    Y <- matrix(y, nrow(pp$mu), ncol(pp$mu), byrow = TRUE)
-    out <- stats::dnorm(Y, pp$mu, pp$sd, log = TRUE)
+    out <- if (!is.null(pp$family)) family_log_density(pp, y) else
+      stats::dnorm(matrix(y, nrow(pp$mu), ncol(pp$mu), byrow = TRUE), pp$mu, pp$sd, log = TRUE)
   } else {
     eta <- network_outputs(object, newdata, ndraws)
     S <- dim(eta)[1]

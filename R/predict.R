@@ -44,6 +44,9 @@ predictive_params <- function(object, newdata, ndraws = NULL) {
   th <- draws_matrix(object, ndraws)
   out <- .Call(C_model_forward, object$spec, th, X)   # n x K x S
   fam <- object$likelihood$family
+  # counts, binomial and Student-t: R/model-family.R
+  if (is_family_lik(object))
+    return(family_params(object, out, th, X, family_trials(object, newdata)))
   S <- dim(out)[3]
   n <- dim(out)[1]
   if (fam == "hetero_gaussian") {
@@ -189,6 +192,7 @@ predict.bnnfit <- function(object, newdata = NULL,
       stop("'probs' must be probabilities strictly between 0 and 1.", call. = FALSE)
     pp <- predictive_params(object, newdata, ndraws)
     q <- if (ncol(pp$mu) == 0L) matrix(numeric(0), 0L, length(probs)) else
+      if (!is.null(pp$family)) family_quantiles(pp, probs) else
       bnn_mixture_quantile(pp$mu, pp$sd, probs)
     out <- data.frame(mean = colMeans(pp$mu), matrix(q, ncol = length(probs)))
     names(out)[-1L] <- paste0("Q", format(100 * probs, trim = TRUE, drop0trailing = TRUE))
@@ -214,6 +218,7 @@ predict.bnnfit <- function(object, newdata = NULL,
   if (type %in% c("prob", "class"))
     stop(sprintf("type = \"%s\" is for classification fits.", type), call. = FALSE)
   pp <- predictive_params(object, newdata, ndraws)
+  if (!is.null(pp$family)) return(family_predict(pp, type, level, seed))
   switch(type,
     response = colMeans(pp$mu),
     mean_draws = pp$mu,

@@ -26,7 +26,9 @@ assemble_fit <- function(res, pars, spec, sampler, warmup, iter, thin, seed, cha
     stats[, c, ] <- res[[c]]$stats
     wstats[, c, ] <- res[[c]]$warmup_stats
   }
-  if (has_sigma(spec)) draws[, , dim] <- exp(draws[, , dim])
+  # the likelihood's parameters (sigma, phi, nu) on their natural scale
+  n_lik <- length(lik_par_names(spec))
+  for (j in dim - n_lik + seq_len(n_lik)) draws[, , j] <- exp(draws[, , j])
   status <- vapply(res, function(r) r$status, character(1))
   fa <- lapply(res, function(r) r$failed_at)
   failed_at <- data.frame(

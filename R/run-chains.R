@@ -92,7 +92,7 @@ run_chain <- function(spec, init, seed, chain_id, sampler, warmup, iter, thin,
   if (fit_shape && !is.null(spec$sizes)) {
     # already in the shape and with the names of a one-chain fit's draws
     # (assemble_fit() then takes it as it is, without a copy)
-    pars <- bnn_parameter_names(spec$sizes, sigma = has_sigma(spec))
+    pars <- spec_par_names(spec)
     if (length(pars) == dim) {
       dim(draws) <- c(n_keep, 1L, dim)
       dimnames(draws) <- list(iteration = NULL, chain = NULL, variable = pars)

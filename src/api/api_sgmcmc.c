@@ -39,7 +39,8 @@ static void parse_minibatch(SEXP spec, SEXP settings, int dim,
   if (bnn_get_int(spec, "lik", 0) == BNN_LIK_MGAUSS)
     Rf_error("a minibatch target needs one response per row, not the multi-output "
              "Gaussian likelihood of an emulator");
-  int n = Rf_length(y);
+  /* rows: the count likelihoods' y has several columns */
+  int n = Rf_isMatrix(y) ? Rf_nrows(y) : Rf_length(y);
   memset(s, 0, sizeof *s);
   s->batch_size = kset_int(settings, "batch_size", n, 1);
   if (s->batch_size > n)

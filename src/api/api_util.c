@@ -74,10 +74,10 @@ bnn_model *bnn_model_from_spec(SEXP spec, int with_data, int copy) {
     if (TYPEOF(sX) != REALSXP || TYPEOF(sy) != REALSXP)
       Rf_error("'spec$X' and 'spec$y' must be double");
     n = Rf_length(sy);
-    if (lik == BNN_LIK_MGAUSS) {   /* y is n x K */
-      int K = INTEGER(sizes)[L];
-      if (n % K != 0) Rf_error("'spec$y' must be a matrix with %d columns", K);
-      n /= K;
+    int yc = bnn_lik_y_cols(lik, INTEGER(sizes)[L]);
+    if (yc > 1) {   /* y is n x K (MGAUSS) or the count likelihoods' columns */
+      if (n % yc != 0) Rf_error("'spec$y' must be a matrix with %d columns", yc);
+      n /= yc;
     }
     if ((R_xlen_t)n * p != Rf_xlength(sX))
       Rf_error("'spec$X' must have %d columns and as many rows as 'spec$y'", p);
@@ -98,6 +98,17 @@ bnn_model *bnn_model_from_spec(SEXP spec, int with_data, int copy) {
                                sigma_scale, prior, REAL(ps), n, p, X, y,
                                with_data && copy);
   if (!m) Rf_error("cannot allocate the model workspace");
+  /* the Student-t's fixed nu (0: sampled) and the gamma prior of nu or phi */
+  if (lik == BNN_LIK_STUDENT || lik == BNN_LIK_NEGBIN) {
+    double nu = bnn_get_double(spec, "nu_fixed", 0.0);
+    double a = bnn_get_double(spec, "aux_prior_shape", m->aux_shape);
+    double b = bnn_get_double(spec, "aux_prior_rate", m->aux_rate);
+    if (!(nu >= 0 && isfinite(nu)) || !(a > 0 && isfinite(a)) || !(b > 0 && isfinite(b))) {
+      bnn_model_free(m);
+      Rf_error("'spec$nu_fixed' must be >= 0 and the gamma prior's shape and rate positive");
+    }
+    bnn_model_set_lik_par(m, nu, a, b);
+  }
   /* spec$precision: 1 = single (bnn_fit(precision = "single")), else double */
   if (bnn_get_int(spec, "precision", 0) == 1 && bnn_model_set_single(m, 1)) {
     bnn_model_free(m);

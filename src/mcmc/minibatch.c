@@ -47,13 +47,14 @@ bnn_minibatch *bnn_minibatch_new(bnn_model *full, const bnn_minibatch_settings *
   mb->idx = malloc(sizeof(int) * (size_t)B);
   /* zeroed: bnn_model_new takes them as const data (filled per batch) */
   mb->Xb = calloc((size_t)B * (size_t)(p > 0 ? p : 1), sizeof(double));
-  mb->yb = calloc((size_t)B, sizeof(double));
+  mb->yb = calloc((size_t)B * (size_t)full->y_cols, sizeof(double));
   if (!mb->perm || !mb->idx || !mb->Xb || !mb->yb) goto fail;
   mb->batch = bnn_model_new(full->n_layers, full->sizes, full->act, full->lik,
                             full->sigma_fixed, full->sigma_prior,
                             full->sigma_prior_scale, full->prior, full->prior_scale,
                             B, p, mb->Xb, mb->yb, 0);
   if (!mb->batch) goto fail;
+  bnn_model_set_lik_par(mb->batch, full->nu_fixed, full->aux_shape, full->aux_rate);
   /* the batch's network in the precision of the full model's */
   if (full->single && bnn_model_set_single(mb->batch, 0)) goto fail;
   if (full->w) {   /* a weighted likelihood: the batch carries its weights */
@@ -115,7 +116,11 @@ static void draw_batch(bnn_minibatch *mb) {
     double *dst = mb->Xb + (size_t)k * B;
     for (int i = 0; i < B; i++) dst[i] = src[mb->idx[i]];
   }
-  for (int i = 0; i < B; i++) mb->yb[i] = y[mb->idx[i]];
+  for (int k = 0; k < mb->full->y_cols; k++) {   /* the count likelihoods' columns */
+    const double *src = y + (size_t)k * n;
+    double *dst = mb->yb + (size_t)k * B;
+    for (int i = 0; i < B; i++) dst[i] = src[mb->idx[i]];
+  }
   if (mb->wb)
     for (int i = 0; i < B; i++) mb->wb[i] = mb->full->w[mb->idx[i]];
   mb->n_batches += 1.0;

@@ -37,11 +37,14 @@ bnn_model *bnn_model_new(int n_layers, const int *sizes, int act, int lik,
   m->n_net = off;
   m->act = act;
   m->lik = lik;
-  m->dim = off + (lik == BNN_LIK_GAUSS ? 1 : 0);
+  m->dim = off + bnn_lik_n_par(lik, 0.0);
   m->max_width = maxw;
   m->sigma_fixed = sigma_fixed;
   m->sigma_prior = sigma_prior;
   m->sigma_prior_scale = sigma_prior_scale;
+  /* brms's defaults: nu ~ gamma(2, 0.1), shape ~ gamma(0.01, 0.01) */
+  m->aux_shape = lik == BNN_LIK_STUDENT ? 2.0 : 0.01;
+  m->aux_rate = lik == BNN_LIK_STUDENT ? 0.1 : 0.01;
   m->prior = prior;
   m->prior_scale = malloc(sizeof(double) * (size_t)(off > 0 ? off : 1));
   if (!m->prior_scale) goto fail;
@@ -53,7 +56,7 @@ bnn_model *bnn_model_new(int n_layers, const int *sizes, int act, int lik,
   m->n = n;
   m->p = p;
   m->lik_scale = 1.0;
-  m->y_cols = lik == BNN_LIK_MGAUSS ? sizes[n_layers] : 1;
+  m->y_cols = bnn_lik_y_cols(lik, sizes[n_layers]);
   /* owned only when copied: with no rows nothing is copied and X, y keep
    * the caller's pointers (R's REAL() of empty vectors), which must never
    * reach free() (that would abort R at the next gc) */
@@ -78,6 +81,33 @@ bnn_model *bnn_model_new(int n_layers, const int *sizes, int act, int lik,
 fail:
   bnn_model_free(m);
   return NULL;
+}
+
+int bnn_lik_y_cols(int lik, int n_out) {
+  switch (lik) {
+  case BNN_LIK_MGAUSS: return n_out;
+  case BNN_LIK_POISSON:
+  case BNN_LIK_NEGBIN: return 3;
+  case BNN_LIK_BINOMIAL: return 4;
+  default: return 1;
+  }
+}
+
+int bnn_lik_n_par(int lik, double nu_fixed) {
+  switch (lik) {
+  case BNN_LIK_GAUSS:
+  case BNN_LIK_NEGBIN: return 1;
+  case BNN_LIK_STUDENT: return nu_fixed > 0 ? 1 : 2;
+  default: return 0;
+  }
+}
+
+void bnn_model_set_lik_par(bnn_model *m, double nu_fixed, double aux_shape,
+                           double aux_rate) {
+  m->nu_fixed = nu_fixed > 0 ? nu_fixed : 0.0;
+  m->aux_shape = aux_shape;
+  m->aux_rate = aux_rate;
+  m->dim = m->n_net + bnn_lik_n_par(m->lik, m->nu_fixed);
 }
 
 void bnn_model_free(bnn_model *m) {
@@ -172,9 +202,28 @@ static inline double gauss_ll(const bnn_model *m, int mrows, double ls, double p
   return -mrows * (HALF_LOG_2PI + ls) - 0.5 * ss * prec;
 }
 
+/* The digamma function for x > 0: the recurrence up to x >= 6, then the
+ * asymptotic series (absolute error below 1e-13). */
+static double digamma_pos(double x) {
+  double r = 0.0;
+  while (x < 6.0) {
+    r -= 1.0 / x;
+    x += 1.0;
+  }
+  double f = 1.0 / (x * x);
+  return r + log(x) - 0.5 / x -
+         f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (1.0 / 132)))));
+}
+
+/* log(exp(a) + exp(b)), stably */
+static inline double log_add_exp(double a, double b) {
+  return a > b ? a + log1p(exp(b - a)) : b + log1p(exp(a - b));
+}
+
 /* Log-likelihood of rows [r0, r0 + m) from outputs o (BNN_CHUNK x n_out);
- * when d is not NULL, d <- dll/do and *g_extra accumulates the gradient of
- * the likelihood's own parameter. */
+ * when d is not NULL, d <- dll/do and g_extra[j] accumulates the gradient
+ * of the likelihood's own parameter j (log sigma, log phi, log nu; at most
+ * two). */
 static double lik_chunk(bnn_model *m, const double *theta,
                         const double *o, const double *y, int mrows,
                         double *d, double *g_extra) {
@@ -249,6 +298,109 @@ static double lik_chunk(bnn_model *m, const double *theta,
     }
     break;
   }
+  case BNN_LIK_POISSON: {
+    /* y points at row r0 of the count column; the offset and
+     * lgamma(count + 1) are m->n and 2 m->n further on */
+    const double *off = y + m->n, *lfact = y + 2 * (size_t)m->n;
+    double *mu = m->out_tmp;
+    for (i = 0; i < mrows; i++) mu[i] = o[i] + off[i];
+    bnn_vexp(mu, mu, mrows);
+    for (i = 0; i < mrows; i++) {
+      ll += y[i] * (o[i] + off[i]) - mu[i] - lfact[i];
+      if (d) d[i] = y[i] - mu[i];
+    }
+    break;
+  }
+  case BNN_LIK_NEGBIN: {
+    /* in r = mu / phi, so that a large phi (the Poisson limit) loses no
+     * digits: log(mu + phi) = u + log1p(r) */
+    const double *off = y + m->n, *lfact = y + 2 * (size_t)m->n;
+    double u = theta[m->n_net], phi = exp(u);
+    double lg_phi = lgamma(phi), dg_phi = g_extra ? digamma_pos(phi) : 0.0;
+    double ge = 0.0;
+    double *rr = m->out_tmp;
+    for (i = 0; i < mrows; i++) rr[i] = o[i] + off[i] - u;
+    bnn_vexp(rr, rr, mrows);
+    for (i = 0; i < mrows; i++) {
+      double eta = o[i] + off[i], yi = y[i], r = rr[i];
+      double l1 = log1p(r);
+      /* q = mu / (mu + phi); c = (mu - y) / (mu + phi) */
+      double q, c;
+      if (r > 1.0) {
+        q = 1.0 / (1.0 + 1.0 / r);
+        c = (1.0 - yi / (phi * r)) * q;
+      } else {
+        q = r / (1.0 + r);
+        c = (r - yi / phi) / (1.0 + r);
+      }
+      /* lgamma(y + phi) - lgamma(phi) and digamma(y + phi) - digamma(phi):
+       * small counts by the recurrence (a product and a sum over k < y of
+       * phi + k, cheaper than lgamma and digamma per row), a large phi by
+       * the difference of the asymptotic series, else directly */
+      double lgd, dgd = 0.0;
+      if (yi < 16.0 && phi < 1e15) {
+        double pr = 1.0;
+        for (int k = 0; k < (int)yi; k++) {
+          pr *= phi + k;
+          if (g_extra) dgd += 1.0 / (phi + k);
+        }
+        lgd = log(pr);
+      } else if (phi > 1e7) {
+        double t = yi / phi, a = 1.0 / (phi + yi), b = 1.0 / phi;
+        lgd = yi * u + (phi + yi - 0.5) * log1p(t) - yi + (a - b) / 12.0 -
+              (a * a * a - b * b * b) / 360.0;
+        if (g_extra) dgd = log1p(t) - 0.5 * (a - b) - (a * a - b * b) / 12.0;
+      } else {
+        lgd = lgamma(yi + phi) - lg_phi;
+        if (g_extra) dgd = digamma_pos(yi + phi) - dg_phi;
+      }
+      ll += lgd - lfact[i] - phi * l1 + yi * (eta - u - l1);
+      if (d) d[i] = yi - (yi + phi) * q;
+      if (g_extra) ge += dgd + c - l1;
+    }
+    if (g_extra) g_extra[0] += phi * ge;
+    break;
+  }
+  case BNN_LIK_STUDENT: {
+    double ls = theta[m->n_net];
+    double nu = m->nu_fixed > 0 ? m->nu_fixed : exp(theta[m->n_net + 1]);
+    double inv = exp(-2.0 * ls) / nu;             /* 1 / (nu sigma^2) */
+    double s1 = 0.0, s2 = 0.0;
+    for (i = 0; i < mrows; i++) {
+      double r = y[i] - o[i];
+      double z = r * r * inv;
+      s1 += log1p(z);
+      s2 += z / (1.0 + z);
+      if (d) d[i] = (nu + 1.0) * r * inv / (1.0 + z);
+    }
+    double c = lgamma(0.5 * (nu + 1.0)) - lgamma(0.5 * nu) - 0.5 * log(nu) -
+               0.5 * 1.14472988584940017414 - ls;   /* log(pi) */
+    ll = mrows * c - 0.5 * (nu + 1.0) * s1;
+    if (g_extra) {
+      g_extra[0] += -mrows + (nu + 1.0) * s2;
+      if (!(m->nu_fixed > 0))
+        g_extra[1] += nu * (mrows * 0.5 * (digamma_pos(0.5 * (nu + 1.0)) -
+                                           digamma_pos(0.5 * nu) - 1.0 / nu) -
+                            0.5 * s1 + 0.5 * (nu + 1.0) / nu * s2);
+    }
+    break;
+  }
+  case BNN_LIK_BINOMIAL: {
+    const double *tr = y + m->n, *off = y + 2 * (size_t)m->n, *lch = y + 3 * (size_t)m->n;
+    double *e = m->out_tmp;                      /* exp(-|eta|), one exp per row */
+    for (i = 0; i < mrows; i++) e[i] = -fabs(o[i] + off[i]);
+    bnn_vexp(e, e, mrows);
+    for (i = 0; i < mrows; i++) {
+      double eta = o[i] + off[i];
+      double sp = (eta > 0 ? eta : 0.0) + log1p(e[i]);   /* log(1 + exp(eta)) */
+      ll += lch[i] + y[i] * eta - tr[i] * sp;
+      if (d) {
+        double s = eta >= 0 ? 1.0 / (1.0 + e[i]) : e[i] / (1.0 + e[i]);
+        d[i] = y[i] - tr[i] * s;
+      }
+    }
+    break;
+  }
   case BNN_LIK_MGAUSS: {
     /* y points at row r0 of column 0; column k is m->n further on */
     int K = bnn_model_n_out(m);
@@ -287,12 +439,15 @@ static double lik_chunk_weighted(bnn_model *m, const double *theta,
         for (int k = 0; k < K; k++) d[i + k * BNN_CHUNK] = 0.0;
       continue;
     }
-    double ge = 0.0;
-    double li = lik_chunk(m, theta, o + i, y + i, 1, d ? d + i : NULL, &ge);
+    double ge[2] = {0.0, 0.0};
+    double li = lik_chunk(m, theta, o + i, y + i, 1, d ? d + i : NULL, g_extra ? ge : NULL);
     ll += w[i] * li;
     if (d)
       for (int k = 0; k < K; k++) d[i + k * BNN_CHUNK] *= w[i];
-    if (g_extra) *g_extra += w[i] * ge;
+    if (g_extra) {
+      g_extra[0] += w[i] * ge[0];
+      g_extra[1] += w[i] * ge[1];
+    }
   }
   return ll;
 }
@@ -402,16 +557,18 @@ void bnn_model_backward_chunk(bnn_model *m, const double *theta, int r0,
 static double loglik_rows(bnn_model *m, const double *theta, double *grad,
                           int row_begin, int row_end, bnn_pass *pass,
                           int weighted) {
-  double ll = 0.0, g_extra = 0.0;
+  double ll = 0.0, g_extra[2] = {0.0, 0.0};
   if (grad) memset(grad, 0, sizeof(double) * (size_t)m->dim);
   for (int r0 = row_begin; r0 < row_end; r0 += BNN_CHUNK) {
     int mrows = row_end - r0 < BNN_CHUNK ? row_end - r0 : BNN_CHUNK;
     double *o = forward_chunk(m, theta, m->X, m->n, r0, mrows, pass);
-    ll += lik_rows(m, theta, o, r0, mrows, weighted, grad ? m->delta : NULL, &g_extra);
+    ll += lik_rows(m, theta, o, r0, mrows, weighted, grad ? m->delta : NULL,
+                   grad ? g_extra : NULL);
     if (!grad) continue;
     backward_chunk(m, theta, m->X, m->n, r0, mrows, grad, pass);
   }
-  if (grad && m->lik == BNN_LIK_GAUSS) grad[m->n_net] = g_extra;
+  if (grad)
+    for (int j = m->n_net; j < m->dim; j++) grad[j] = g_extra[j - m->n_net];
   if (m->lik_scale != 1.0) {
     ll *= m->lik_scale;
     if (grad)
@@ -473,7 +630,7 @@ static double loglik_rows_f32(bnn_model *m, const double *theta, double *grad,
   int L = m->n_layers, p = m->p, nout = bnn_model_n_out(m);
   float *th = m->f_theta;
   for (int i = 0; i < m->n_net; i++) th[i] = (float)theta[i];
-  double ll = 0.0, g_extra = 0.0;
+  double ll = 0.0, g_extra[2] = {0.0, 0.0};
   if (grad) memset(grad, 0, sizeof(double) * (size_t)m->dim);
   for (int r0 = row_begin; r0 < row_end; r0 += BNN_CHUNK) {
     int mrows = row_end - r0 < BNN_CHUNK ? row_end - r0 : BNN_CHUNK;
@@ -536,14 +693,15 @@ static double loglik_rows_f32(bnn_model *m, const double *theta, double *grad,
         s0 += e * e;
         if (grad) dcur[i] = (float)(e * prec);
       }
-      ll += gauss_ll(m, mrows, ls, prec, (s0 + s1) + (s2 + s3), &g_extra);
+      ll += gauss_ll(m, mrows, ls, prec, (s0 + s1) + (s2 + s3), grad ? g_extra : NULL);
       if (!grad) continue;
     } else {
       double *o = m->z;   /* BNN_CHUNK x n_out doubles */
       for (int k = 0; k < nout; k++)
         for (int i = 0; i < mrows; i++)
           o[(size_t)k * BNN_CHUNK + i] = (double)z[(size_t)k * BNN_CHUNK + i];
-      ll += lik_rows(m, theta, o, r0, mrows, weighted, grad ? m->delta : NULL, &g_extra);
+      ll += lik_rows(m, theta, o, r0, mrows, weighted, grad ? m->delta : NULL,
+                   grad ? g_extra : NULL);
       if (!grad) continue;
       for (int k = 0; k < nout; k++)
         for (int i = 0; i < mrows; i++)
@@ -568,7 +726,8 @@ static double loglik_rows_f32(bnn_model *m, const double *theta, double *grad,
       }
     }
   }
-  if (grad && m->lik == BNN_LIK_GAUSS) grad[m->n_net] = g_extra;
+  if (grad)
+    for (int j = m->n_net; j < m->dim; j++) grad[j] = g_extra[j - m->n_net];
   if (m->lik_scale != 1.0) {
     ll *= m->lik_scale;
     if (grad)
@@ -610,6 +769,21 @@ double bnn_model_logprior(const bnn_model *m, const double *theta, double *grad)
     /* sigma = exp(u); log p(sigma) + log |d sigma / d u| */
     lp += bnn_sigma_logprior(m->sigma_prior, m->sigma_prior_scale, theta[m->n_net],
                              grad ? grad + m->n_net : NULL);
+  } else if (m->lik == BNN_LIK_STUDENT || m->lik == BNN_LIK_NEGBIN) {
+    /* Student-t: sigma as the Gaussian's, then nu; negative binomial: phi.
+     * A gamma(a, b) prior on v = exp(u) with the Jacobian:
+     * a log b - lgamma(a) + a u - b exp(u) */
+    int j = m->n_net;
+    if (m->lik == BNN_LIK_STUDENT) {
+      lp += bnn_sigma_logprior(m->sigma_prior, m->sigma_prior_scale, theta[j],
+                               grad ? grad + j : NULL);
+      j++;
+    }
+    if (m->lik == BNN_LIK_NEGBIN || !(m->nu_fixed > 0)) {
+      double a = m->aux_shape, b = m->aux_rate, u = theta[j], v = exp(u);
+      lp += a * log(b) - lgamma(a) + a * u - b * v;
+      if (grad) grad[j] += a - b * v;
+    }
   }
   return lp;
 }
@@ -645,7 +819,10 @@ double bnn_model_loglik_outputs(bnn_model *m, const double *theta,
       memcpy(o + (size_t)k * BNN_CHUNK, out + (size_t)k * n + r0,
              sizeof(double) * (size_t)mrows);
     /* as bnn_model_loglik: the weighted path for weighted models */
-    ll += lik_rows(m, theta, o, r0, mrows, m->w != NULL, dout ? m->delta : NULL, g_extra);
+    double ge[2] = {0.0, 0.0};
+    ll += lik_rows(m, theta, o, r0, mrows, m->w != NULL, dout ? m->delta : NULL,
+                   g_extra ? ge : NULL);
+    if (g_extra) *g_extra += ge[0];
     if (dout)
       for (int k = 0; k < K; k++)
         memcpy(dout + (size_t)k * n + r0, m->delta + (size_t)k * BNN_CHUNK,

@@ -4,7 +4,8 @@
  * Flat parameter layout (documented for users in ?bnn_parameters):
  *   for each weight layer l = 1..L: W_l (fan_in x fan_out, column-major),
  *   then b_l (fan_out); last, the likelihood's own unconstrained parameters
- *   (log sigma for the homoscedastic Gaussian with sampled sd). */
+ *   (log sigma for the homoscedastic Gaussian with sampled sd, log phi for
+ *   the negative binomial, log sigma then log nu for the Student-t). */
 #ifndef BNNMC_MODEL_H
 #define BNNMC_MODEL_H
 #include <math.h>
@@ -24,6 +25,15 @@ enum bnn_lik {
   BNN_LIK_MGAUSS,           /* K outputs, K responses per row (y is n x K,
                                column-major), independent N(out_k, sigma^2)
                                with sigma fixed: squared error (emulators) */
+  BNN_LIK_POISSON,          /* output log mean; y is n x 3: count, offset on
+                               the log scale, lgamma(count + 1) */
+  BNN_LIK_NEGBIN,           /* as Poisson, plus log phi sampled: NB2 with
+                               variance mu + mu^2 / phi (brms's shape) */
+  BNN_LIK_STUDENT,          /* output location; log sigma sampled, then log
+                               nu sampled unless nu_fixed > 0 */
+  BNN_LIK_BINOMIAL,         /* output logit; y is n x 4: successes, trials,
+                               offset on the logit scale, log choose(trials,
+                               successes) */
   BNN_LIK_COUNT
 };
 
@@ -50,6 +60,12 @@ typedef struct {
   double sigma_fixed;
   int sigma_prior;
   double sigma_prior_scale;
+  /* Student-t's degrees of freedom when fixed (> 0), else 0 (sampled); the
+   * gamma(shape, rate) prior of a sampled nu (Student-t) or phi (negative
+   * binomial), on the parameter's natural scale (sampled on the log scale,
+   * Jacobian included).  Set by bnn_model_set_lik_par(). */
+  double nu_fixed;
+  double aux_shape, aux_rate;
   /* prior: one scale per network parameter */
   int prior;
   double *prior_scale;
@@ -61,7 +77,8 @@ typedef struct {
    * Rows [row_begin, row_end) are used (minibatch hook). */
   int n, p;
   double *X, *y;
-  int y_cols;        /* columns of y: K for BNN_LIK_MGAUSS, else 1 */
+  int y_cols;        /* columns of y: K for BNN_LIK_MGAUSS, 3 for Poisson
+                        and negative binomial, 4 for binomial, else 1 */
   double lik_scale;  /* multiplies the log-likelihood (n / batch size) */
   int owns_data;     /* X, y were malloc()ed here: only when copied and n > 0 */
   /* workspace, allocated once */
@@ -93,6 +110,16 @@ bnn_model *bnn_model_new(int n_layers, const int *sizes, int act, int lik,
                          const double *prior_scale, int n, int p,
                          const double *X, const double *y, int copy_data);
 void bnn_model_free(bnn_model *m);
+/* Columns of y for likelihood lik with n_out outputs. */
+int bnn_lik_y_cols(int lik, int n_out);
+/* The likelihood's own parameters (log scale) after the network's: 1 for
+ * the Gaussian with sampled sigma and the negative binomial, 1 or 2 for the
+ * Student-t (nu fixed or sampled), else 0. */
+int bnn_lik_n_par(int lik, double nu_fixed);
+/* Set the Student-t's fixed nu (0: sampled) and the gamma prior of nu or
+ * phi; recomputes m->dim.  Call before the model is used. */
+void bnn_model_set_lik_par(bnn_model *m, double nu_fixed, double aux_shape,
+                           double aux_rate);
 /* Switch the model to single precision (allocates the float workspace);
  * returns 0, or -1 when out of memory.  With copy_x, X is copied to float
  * once (whoever rewrites m->X afterwards calls bnn_model_sync_single);

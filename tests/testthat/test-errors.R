@@ -14,7 +14,7 @@ test_that("bad input gets a clear error naming the argument", {
   expect_error(fit1(hidden = c(2.5)), "'hidden' must be")
   expect_error(fit1(hidden = -1), "'hidden' must be")
   expect_error(fit1(activation = "swish"), "'activation' must be one of")
-  expect_error(fit1(likelihood = "poisson"), "'likelihood' must be one of")
+  expect_error(fit1(likelihood = "gamma"), "'likelihood' must be one of")
   expect_error(fit1(sampler = "gibbs"), "'sampler' must be one of")
   expect_error(bnn_fit(y ~ x, data = d, chains = 0, sampler = "nuts"), "'chains' must be")
   expect_error(bnn_fit(y ~ x, data = d, warmup = -1, sampler = "nuts"), "'warmup' must be")
