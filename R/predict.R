@@ -168,7 +168,7 @@ class_prob_summary <- function(object, newdata, ndraws = NULL, y = NULL,
     }
   }
   prob <- psum / S
-  colnames(prob) <- object$levels
+  dimnames(prob) <- list(rownames(X), object$levels)
   list(prob = prob, loglik = if (!is.null(y)) llsum / S,
        lpd = if (!is.null(y)) lmax + log(lsum) - log(S), n_draws = S)
 }
