@@ -204,7 +204,7 @@ print.summary.bnnfit <- function(x, digits = 3, ...) {
 #' @export
 #' @examples
 #' fit <- bnn_fit(mpg ~ ., data = mtcars[c("mpg", "wt", "hp")], hidden = 2,
-#'                chains = 1, warmup = 50, iter = 20, seed = 1, progress = FALSE,
+#'                chains = 1, warmup = 100, iter = 100, seed = 1, progress = FALSE,
 #'                sampler = "nuts")
 #' formula(fit)
 formula.bnnfit <- function(x, ...) {
