@@ -6,8 +6,13 @@
 # Instead the method is set when shinystan's namespace is loaded (or at once
 # if it already is), from .onLoad() via a packageEvent() hook, into a private
 # environment of bnnmc (the methods table lives with the generic, so dispatch
-# finds it from anywhere).  launch_shinystan() is an S3 generic and gets an
-# ordinary delayed S3 registration.
+# finds it from anywhere).  launch_shinystan() is shinystan's S3 generic: the
+# bnnfit method is registered for it (delayed), and bnnmc also exports a
+# function of that name, so that launch_shinystan(fit) works after
+# library(bnnmc) alone (as in brms and rstanarm): it calls the method for a
+# bnnfit and shinystan's generic for anything else (not a generic of its
+# own: shinystan's dispatch from inside bnnmc would find its default method
+# and loop).
 
 # Where the S4 class and method metadata go (an unlocked environment).
 .eco_s4 <- new.env(parent = baseenv())
@@ -114,7 +119,16 @@ register_shinystan <- function() {
 NULL
 
 #' @rdname bnnmc_shinystan
+#' @export
+launch_shinystan <- function(object, ...) {
+  if (inherits(object, "bnnfit")) return(launch_shinystan.bnnfit(object, ...))
+  eco_need("shinystan", "launch_shinystan()")
+  shinystan::launch_shinystan(object, ...)
+}
+
+#' @rdname bnnmc_shinystan
 #' @exportS3Method shinystan::launch_shinystan
 launch_shinystan.bnnfit <- function(object, ...) {
+  eco_need("shinystan", "launch_shinystan() of a bnnfit")
   shinystan::launch_shinystan(bnnfit_as_shinystan(object), ...)
 }

@@ -2,7 +2,7 @@
 # (and epred_draws() etc.) with the chain and iteration of every draw.
 #
 # tidybayes' default methods already call the rstantools generics, but they
-# pass `re_formula` (which bnnmc's methods reject with a warning) and leave
+# pass `re_formula` (which bnnmc's methods accept only as NULL or NA) and leave
 # `.chain` and `.iteration` missing.  These methods (delayed S3
 # registration; tidybayes is only suggested) give the same values as
 # posterior_epred() / posterior_linpred() / posterior_predict(), one row per
@@ -55,8 +55,11 @@ tidy_pred_draws <- function(object, newdata, draws, value, category) {
 }
 
 check_tidy_args <- function(re_formula, dpar = NULL) {
-  if (!is.null(re_formula))
-    stop("'re_formula' has no meaning for a bnnfit (no group-level effects).", call. = FALSE)
+  # NA is brms's "no group-level terms", which is this model's case
+  if (!is.null(re_formula) && !(length(re_formula) == 1L && !is.language(re_formula) &&
+                                is.na(re_formula)))
+    stop(paste0("'re_formula' must be NULL or NA: a bnnfit has no group-level terms ",
+                "(brms's re_formula = NA, which is what it always predicts)."), call. = FALSE)
   if (!is.null(dpar) && !isFALSE(dpar))
     stop("'dpar' is not available for a bnnfit.", call. = FALSE)
 }
@@ -84,7 +87,9 @@ check_tidy_args <- function(re_formula, dpar = NULL) {
 #' @param value Name of the column of values.
 #' @param ndraws Number of draws (all by default).
 #' @param seed Seed of the predictive noise (`predicted_draws()`).
-#' @param re_formula,dpar Must be `NULL`.
+#' @param re_formula `NULL` or `NA` (brms's "no group-level terms", this
+#'   model's case); anything else is an error.
+#' @param dpar Must be `NULL`.
 #' @param n,scale,prediction tidybayes' deprecated arguments: an error.
 #' @param category Name of the class column (categorical responses).
 #' @param ... Unused.

@@ -1,5 +1,5 @@
-# Moment matching for PSIS-LOO and K-fold cross-validation (loo's generics,
-# registered lazily; loo is in Suggests).
+# Moment matching for PSIS-LOO and K-fold cross-validation (methods of
+# loo's generics; loo is imported).
 
 # log p(y_i | theta_s) for the columns of th (unconstrained draws, one per
 # column) at the rows of the design X (with the model's offset attribute)
@@ -72,7 +72,8 @@ loglik_at <- function(object, th, X, y, w = NULL) {
 NULL
 
 #' @rdname loo_moment_match.bnnfit
-#' @exportS3Method loo::loo_moment_match
+#' @method loo_moment_match bnnfit
+#' @export
 loo_moment_match.bnnfit <- function(x, loo = NULL, ..., cores = getOption("mc.cores", 1)) {
   need_pkg("loo", "loo_moment_match()")
   if (is.null(loo)) {
@@ -137,7 +138,8 @@ loo_moment_match.bnnfit <- function(x, loo = NULL, ..., cores = getOption("mc.co
 NULL
 
 #' @rdname kfold.bnnfit
-#' @exportS3Method loo::kfold
+#' @method kfold bnnfit
+#' @export
 kfold.bnnfit <- function(x, K = 10, folds = NULL, save_fits = FALSE, ...) {
   need_pkg("loo", "kfold()")
   n <- nobs.bnnfit(x)

@@ -1,5 +1,5 @@
-# PSIS-LOO and WAIC through the loo package (Suggests; the methods are
-# registered lazily for loo's generics).
+# PSIS-LOO and WAIC through the loo package (imported; its generics are
+# re-exported in R/methods-conventions.R, as brms and rstanarm do).
 
 #' Approximate leave-one-out cross-validation and WAIC
 #'
@@ -68,7 +68,8 @@
 NULL
 
 #' @rdname loo.bnnfit
-#' @exportS3Method loo::loo
+#' @method loo bnnfit
+#' @export
 loo.bnnfit <- function(x, ..., r_eff = NULL, cores = getOption("mc.cores", 1),
                        save_psis = FALSE, moment_match = "auto", compare = TRUE) {
   need_pkg("loo", "loo()")
@@ -94,8 +95,12 @@ loo.bnnfit <- function(x, ..., r_eff = NULL, cores = getOption("mc.cores", 1),
   }
   ll <- pointwise_loglik(x)
   if (is.null(r_eff)) r_eff <- fit_relative_eff(x, ll, cores)
-  out <- loo::loo(ll, ..., r_eff = r_eff, save_psis = save_psis || !isFALSE(moment_match),
-                  cores = cores)
+  # loo's own Pareto k warnings are replaced by one warning of k_pointer()
+  # below, given only if some k are still high after moment matching
+  out <- muffle_pareto_k(loo::loo(ll, ..., r_eff = r_eff,
+                                  save_psis = save_psis || !isFALSE(moment_match),
+                                  cores = cores))
+  rm(ll)
   if (identical(moment_match, "auto")) {
     n_high <- sum(out$diagnostics$pareto_k > (out$diagnostics$k_threshold %||% 0.7),
                   na.rm = TRUE)
@@ -104,10 +109,20 @@ loo.bnnfit <- function(x, ..., r_eff = NULL, cores = getOption("mc.cores", 1),
       message(sprintf(paste0("loo(): %d observation(s) have high Pareto k; improving them by ",
                              "moment matching (moment_match = FALSE skips this)."), n_high))
   }
-  if (isTRUE(moment_match)) out <- loo_moment_match.bnnfit(x, out, cores = cores)
+  if (isTRUE(moment_match))
+    out <- muffle_pareto_k(loo_moment_match.bnnfit(x, out, cores = cores))
   if (!save_psis) out$psis_object <- NULL
   k_pointer(out, moment_match, x$elapsed)
   out
+}
+
+# Evaluates expr without loo's warnings about high Pareto k (loo() and
+# loo_moment_match() each give one); other warnings pass.
+muffle_pareto_k <- function(expr) {
+  withCallingHandlers(expr, warning = function(w) {
+    if (grepl("Pareto k", conditionMessage(w), fixed = TRUE))
+      invokeRestart("muffleWarning")
+  })
 }
 
 # When PSIS is unreliable for some observations, say what to do next.
@@ -143,7 +158,8 @@ print.bnn_loolist <- function(x, ...) {
 }
 
 #' @rdname loo.bnnfit
-#' @exportS3Method loo::waic
+#' @method waic bnnfit
+#' @export
 waic.bnnfit <- function(x, ...) {
   need_pkg("loo", "waic()")
   loo::waic(pointwise_loglik(x), ...)

@@ -64,8 +64,9 @@ fit_stats <- function(object, inc_warmup) {
 #' @param inc_warmup Include the warm-up iterations' sampler statistics
 #'   (they are stored; the warm-up draws are not).
 #' @param type For `pp_check()`: the name of a bayesplot `ppc_` function
-#'   without the prefix, e.g. `"dens_overlay"` (default), `"hist"`,
-#'   `"stat"`, `"intervals"`, `"bars"` (classification), or a LOO plot such
+#'   without the prefix, e.g. `"dens_overlay"` (default for regression),
+#'   `"hist"`, `"stat"`, `"intervals"`, `"bars"` (default for
+#'   classification, as brms), or a LOO plot such
 #'   as `"loo_pit_overlay"`, `"loo_pit_qq"` or `"loo_intervals"`, for which
 #'   the PSIS weights (`lw`) are computed from the fit (all draws of the
 #'   training data).
@@ -76,7 +77,8 @@ fit_stats <- function(object, inc_warmup) {
 #'   (the training data by default).
 #' @param seed For `pp_check()`: seed for the predictive draws.
 #' @param ... For `pp_check()`: passed to the bayesplot function (e.g.
-#'   `stat = "sd"`); otherwise unused.
+#'   `stat = "sd"`; `x` may name a variable of the data, as in brms:
+#'   `pp_check(fit, "intervals", x = "wt")`); otherwise unused.
 #' @return `nuts_params()`: a data frame with columns `Chain`, `Iteration`,
 #'   `Parameter` (a factor of `accept_stat__`, `stepsize__`, `treedepth__`,
 #'   `n_leapfrog__`, `divergent__`, `energy__`) and `Value`.
@@ -138,11 +140,13 @@ neff_ratio.bnnfit <- function(object, pars = NULL, ...) {
 
 #' @rdname nuts_params.bnnfit
 #' @exportS3Method bayesplot::pp_check
-pp_check.bnnfit <- function(object, type = "dens_overlay", ndraws = NULL, newdata = NULL,
+pp_check.bnnfit <- function(object, type, ndraws = NULL, newdata = NULL,
                             seed = NULL, ...) {
   need_pkg("bayesplot", "pp_check()")
-  # counts: bars of observed and predicted counts (bayesplot's ppc_bars)
-  if (missing(type) && isTRUE(object$likelihood$family %in% .count_families)) type <- "bars"
+  # bars for a class response, as brms, and for counts (bayesplot's ppc_bars)
+  if (missing(type))
+    type <- if (is_classification(object) || isTRUE(object$likelihood$family %in% .count_families))
+      "bars" else "dens_overlay"
   if (!is.character(type) || length(type) != 1L || is.na(type))
     stop("'type' must be the name of a bayesplot ppc_ function, e.g. \"dens_overlay\".",
          call. = FALSE)
@@ -182,5 +186,21 @@ pp_check.bnnfit <- function(object, type = "dens_overlay", ndraws = NULL, newdat
   }
   yrep <- posterior_predict.bnnfit(object, newdata, ndraws = ndraws, seed = seed)
   dimnames(yrep) <- NULL
-  fun(y = unname(y), yrep = yrep, ...)
+  dots <- list(...)
+  if (is.character(dots$x) && length(dots$x) == 1L)
+    dots$x <- ppc_variable(object, newdata, dots$x)
+  do.call(fun, c(list(y = unname(y), yrep = yrep), dots))
+}
+
+# The values of the variable `name` (e.g. pp_check(fit, "intervals", x =
+# "wt"), as brms takes a name) in newdata, else in the training data.
+ppc_variable <- function(object, newdata, name) {
+  d <- newdata %||% object$model_frame
+  v <- d[[name]]
+  if (is.null(v) && is.null(newdata))
+    v <- tryCatch(training_data(object)[[name]], error = function(e) NULL)
+  if (is.null(v))
+    stop(sprintf("'x' = \"%s\" is not a variable of %s.", name,
+                 if (is.null(newdata)) "the training data" else "'newdata'"), call. = FALSE)
+  as.numeric(v)
 }

@@ -14,6 +14,54 @@ rstantools::prior_summary
 #' @export
 rstantools::nsamples
 
+# The loo generics, re-exported as brms and rstanarm do, so that loo(fit),
+# waic(fit), kfold(fit) and loo_compare() work after library(bnnmc) alone
+# (loo is imported; they are loo's own functions, so loo's and bnnmc's
+# methods serve both spellings).
+
+#' @importFrom loo loo waic kfold loo_compare loo_moment_match loo_model_weights
+NULL
+
+#' @export
+loo::loo
+#' @export
+loo::waic
+#' @export
+loo::kfold
+#' @export
+loo::loo_compare
+#' @export
+loo::loo_moment_match
+#' @export
+loo::loo_model_weights
+
+#' Posterior predictive checks
+#'
+#' `pp_check()` is bayesplot's generic, available after `library(bnnmc)`
+#' alone (as in brms and rstanarm).  bayesplot is only suggested by bnnmc
+#' (importing it would bring ggplot2 and the tidyverse into every
+#' installation), so this is a small function of bnnmc's own: for a
+#' `bnnfit` it is [pp_check.bnnfit()] (see [nuts_params.bnnfit()]), and any
+#' other object goes to `bayesplot::pp_check()`, so fits of brms or
+#' rstanarm loaded alongside are checked by their own methods whichever
+#' package was attached last.  It stops with an install hint when bayesplot
+#' is missing.
+#'
+#' @param object A fitted model.
+#' @param ... Passed to the method (for a `bnnfit`: `type`, `ndraws`,
+#'   `newdata`, `seed` and arguments of the bayesplot function).
+#' @return A ggplot object.
+#' @export
+#' @examplesIf requireNamespace("bayesplot", quietly = TRUE)
+#' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
+#'                warmup = 150, iter = 100, seed = 42, progress = FALSE, sampler = "nuts")
+#' pp_check(fit, ndraws = 20, seed = 1)
+pp_check <- function(object, ...) {
+  if (inherits(object, "bnnfit")) return(pp_check.bnnfit(object, ...))
+  need_pkg("bayesplot", "pp_check()")
+  bayesplot::pp_check(object, ...)
+}
+
 #' Bayesian and LOO R-squared
 #'
 #' `bayes_R2()` is the Bayesian R-squared of Gelman, Goodrich, Gabry and
@@ -30,8 +78,15 @@ rstantools::nsamples
 #' @param object A `bnnfit` (regression or binary classification).
 #' @param ndraws Use this many draws, spread evenly over the chains.
 #' @param n_boot Number of Bayesian-bootstrap draws of `loo_R2()`.
+#' @param summary `TRUE`: a one-row matrix `Estimate`, `Est.Error` and
+#'   the quantiles at `probs` (`Q2.5`, `Q97.5`), as brms's; `FALSE`
+#'   (default, as rstanarm's): the draws.
+#' @param robust With `summary = TRUE`: median and MAD instead of mean and
+#'   sd, as brms.
+#' @param probs With `summary = TRUE`: probabilities of the quantiles.
 #' @param ... Unused (a warning names them).
-#' @return A numeric vector of draws of R-squared.
+#' @return A numeric vector of draws of R-squared (`summary = FALSE`), or
+#'   its summary.
 #' @references Gelman, A., Goodrich, B., Gabry, J. and Vehtari, A. (2019).
 #'   R-squared for Bayesian regression models. *The American Statistician*
 #'   73, 307--309.
@@ -40,14 +95,17 @@ rstantools::nsamples
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
 #'                warmup = 150, iter = 100, seed = 42, progress = FALSE, sampler = "nuts")
 #' summary(bayes_R2(fit))
+#' bayes_R2(fit, summary = TRUE)
 #' if (requireNamespace("loo", quietly = TRUE)) median(loo_R2(fit))
 NULL
 
 #' @rdname bayes_R2.bnnfit
 #' @method bayes_R2 bnnfit
 #' @export
-bayes_R2.bnnfit <- function(object, ndraws = NULL, ...) {
+bayes_R2.bnnfit <- function(object, ndraws = NULL, summary = FALSE, robust = FALSE,
+                            probs = c(0.025, 0.975), ...) {
   check_dots(list(...), "bayes_R2")
+  check_r2_summary(summary, robust, probs)
   if (identical(object$likelihood$family, "categorical"))
     stop("bayes_R2() is defined for numeric and binary responses; this fit is categorical.",
          call. = FALSE)
@@ -60,14 +118,38 @@ bayes_R2.bnnfit <- function(object, ndraws = NULL, ...) {
     res_var <- rowMeans(pp$sd^2)
   }
   fit_var <- apply(mu, 1L, stats::var)
-  fit_var / (fit_var + res_var)
+  r2_summary(fit_var / (fit_var + res_var), summary, robust, probs)
+}
+
+check_r2_summary <- function(summary, robust, probs) {
+  if (!is.logical(summary) || length(summary) != 1L || is.na(summary))
+    stop("'summary' must be TRUE or FALSE.", call. = FALSE)
+  if (!is.logical(robust) || length(robust) != 1L || is.na(robust))
+    stop("'robust' must be TRUE or FALSE.", call. = FALSE)
+  if (!is.numeric(probs) || !length(probs) || anyNA(probs) || any(probs < 0) ||
+      any(probs > 1))
+    stop("'probs' must be probabilities between 0 and 1.", call. = FALSE)
+  invisible(TRUE)
+}
+
+# Draws of R-squared, or with summary = TRUE brms's one-row summary.
+r2_summary <- function(r2, summary, robust, probs) {
+  if (!summary) return(r2)
+  est <- if (robust) c(stats::median(r2), stats::mad(r2)) else c(mean(r2), stats::sd(r2))
+  q <- stats::quantile(r2, probs, names = FALSE)
+  matrix(c(est, q), nrow = 1L,
+         dimnames = list("R2", c("Estimate", "Est.Error",
+                                 paste0("Q", format(100 * probs, trim = TRUE,
+                                                    drop0trailing = TRUE)))))
 }
 
 #' @rdname bayes_R2.bnnfit
 #' @method loo_R2 bnnfit
 #' @export
-loo_R2.bnnfit <- function(object, n_boot = 4000, ...) {
+loo_R2.bnnfit <- function(object, n_boot = 4000, summary = FALSE, robust = FALSE,
+                          probs = c(0.025, 0.975), ...) {
   check_dots(list(...), "loo_R2")
+  check_r2_summary(summary, robust, probs)
   need_pkg("loo", "loo_R2()")
   if (identical(object$likelihood$family, "categorical"))
     stop("loo_R2() is defined for numeric and binary responses; this fit is categorical.",
@@ -88,7 +170,7 @@ loo_R2.bnnfit <- function(object, n_boot = 4000, ...) {
   })
   wvar <- function(v) (rd %*% v^2 - (rd %*% v)^2) * n / (n - 1)
   r2 <- as.vector(1 - wvar(err) / wvar(y))
-  pmin(pmax(r2, -1), 1)
+  r2_summary(pmin(pmax(r2, -1), 1), summary, robust, probs)
 }
 
 #' Priors of a fit

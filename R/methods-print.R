@@ -88,13 +88,19 @@ per_chain_text <- function(v, digits = 3) {
 #' chain-wise diagnostics are the useful ones.
 #'
 #' @param object A `bnnfit`.
-#' @param probs Quantiles to report.
+#' @param probs Quantiles to report (columns `q5`, `q50`, ... of
+#'   `parameters`).  When given, `print()` shows them for the first
+#'   parameters (and `sigma`), as rstanarm's and brms's summaries do.
 #' @param ... Unused.
 #' @return An object of class `summary.bnnfit`: a list with `parameters` (one
 #'   row per parameter), `layers` (one row per layer and role) and `sampler`
 #'   (per-chain sampler diagnostics).
 #' @export
 summary.bnnfit <- function(object, probs = c(0.05, 0.5, 0.95), ...) {
+  probs_given <- !missing(probs)
+  if (!is.numeric(probs) || !length(probs) || anyNA(probs) || any(probs < 0) ||
+      any(probs > 1))
+    stop("'probs' must be probabilities between 0 and 1.", call. = FALSE)
   d <- object$draws
   ok <- object$chain_status == "ok"
   m <- matrix(d[, ok, , drop = FALSE], ncol = dim(d)[3])
@@ -146,7 +152,8 @@ summary.bnnfit <- function(object, probs = c(0.05, 0.5, 0.95), ...) {
   layers <- layers[order(layers$layer, layers$role), , drop = FALSE]
   structure(list(parameters = tab, layers = layers, sampler = samp,
                  verdicts = fit_verdicts(object, diag, lsum), fit = object,
-                 symmetry_free = symmetry_free_cw(object, 1.1)),
+                 symmetry_free = symmetry_free_cw(object, 1.1),
+                 probs = if (probs_given) probs),
             class = "summary.bnnfit")
 }
 
@@ -157,6 +164,17 @@ print.summary.bnnfit <- function(x, digits = 3, ...) {
       "R-hat across chains, chain-wise R-hat, within- and between-chain variance; raw weights\n",
       "are not identified, see the function-space convergence line above):\n", sep = "")
   print(x$layers, digits = digits, row.names = FALSE)
+  if (!is.null(x$probs)) {
+    # the quantiles asked for, of the first parameters and sigma
+    tab <- x$parameters
+    qcols <- paste0("q", format(100 * x$probs, trim = TRUE))
+    keep <- unique(c(utils::head(seq_len(nrow(tab)), 10L), which(tab$parameter == "sigma")))
+    cat(sprintf("\nPosterior quantiles of %s (all %d in $parameters):\n",
+                if (length(keep) < nrow(tab)) "the first parameters" else "the parameters",
+                nrow(tab)))
+    print(tab[keep, c("parameter", "mean", "sd", qcols), drop = FALSE], digits = digits,
+          row.names = FALSE)
+  }
   if (!is.null(x$symmetry_free))
     cat(sprintf(paste0("Parameter space with the symmetries removed (bnn_remove_symmetries()): ",
                        "chain-wise R-hat > 1.1 for %.0f%% of the parameters (median %.3f).\n"),
@@ -174,8 +192,28 @@ print.summary.bnnfit <- function(x, digits = 3, ...) {
   invisible(x)
 }
 
+#' Model formula of a fit
+#'
+#' As for [stats::lm()], the formula with `.` expanded to the variables of
+#' the data it was fitted to (from the fit's terms), in the environment of
+#' the formula given to [bnn_fit()]; `fit$formula` keeps it as typed.
+#'
+#' @param x A `bnnfit`.
+#' @param ... Unused.
+#' @return A formula.
 #' @export
-formula.bnnfit <- function(x, ...) x$formula
+#' @examples
+#' fit <- bnn_fit(mpg ~ ., data = mtcars[c("mpg", "wt", "hp")], hidden = 2,
+#'                chains = 1, warmup = 100, iter = 100, seed = 1, progress = FALSE,
+#'                sampler = "nuts")
+#' formula(fit)
+formula.bnnfit <- function(x, ...) {
+  f <- x$formula
+  if (is.null(x$terms) || !"." %in% all.vars(f)) return(f)
+  out <- stats::formula(x$terms)
+  environment(out) <- environment(f)
+  out
+}
 
 #' Posterior means of the parameters
 #' @param object A `bnnfit`.
@@ -197,34 +235,46 @@ coef.bnnfit <- function(object, ...) {
 #'
 #' `fitted()` gives the posterior predictive mean of the training data (or
 #' of `newdata`), i.e. `predict(object, newdata)`; for classification the
-#' class probabilities.  `residuals()` gives `y` minus that mean
+#' class probabilities.  With `summary = FALSE` it gives the draws of the
+#' expected response instead, `[draw, observation]`, as brms's (the same as
+#' [posterior_epred()]).  `residuals()` gives `y` minus that mean
 #' (`type = "response"`, also called `"ordinary"` as in \pkg{brms}) or
 #' divided by the predictive standard deviation (`type = "pearson"`; the
-#' sd of the predictive mixture over draws, noise included).  On the
-#' training data with `na.action = na.exclude`, both are padded with `NA`
-#' at the rows dropped for missing values, as for [stats::lm()].
+#' sd of the predictive mixture over draws, noise included).  For a binary
+#' response, as in brms, `y` is 0/1 (1 = the second level) and the mean is
+#' the probability of the second level, whose sd is `sqrt(p (1 - p))`.
+#' Both are named by the rows of the data, as for [stats::lm()]; on the
+#' training data with `na.action = na.exclude` they are padded with `NA`
+#' at the rows dropped for missing values.
 #'
 #' @param object A `bnnfit`.
 #' @param newdata Optional data frame (for `residuals()` it must hold the
 #'   response).
 #' @param type Kind of residual.
 #' @param ndraws Use this many draws, spread evenly over the chains.
+#' @param summary `FALSE`: the draws of the expected response rather than
+#'   their mean.
 #' @param ... Unused (a warning names them).
-#' @return A numeric vector (a matrix of probabilities for
-#'   classification fits in `fitted()`).
+#' @return A named numeric vector (a matrix of probabilities for
+#'   classification fits in `fitted()`; a `[draw, observation]` matrix with
+#'   `summary = FALSE`).
 #' @name fitted.bnnfit
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 1,
 #'                warmup = 100, iter = 50, seed = 1, progress = FALSE, sampler = "nuts")
 #' head(fitted(fit))
 #' fitted(fit, newdata = mtcars[1:3, ])
+#' dim(fitted(fit, summary = FALSE))
 #' head(residuals(fit, type = "pearson"))
 NULL
 
 #' @rdname fitted.bnnfit
 #' @export
-fitted.bnnfit <- function(object, newdata = NULL, ndraws = NULL, ...) {
+fitted.bnnfit <- function(object, newdata = NULL, ndraws = NULL, summary = TRUE, ...) {
   newdata <- check_dots(list(...), "fitted", newdata)
+  if (!is.logical(summary) || length(summary) != 1L || is.na(summary))
+    stop("'summary' must be TRUE or FALSE.", call. = FALSE)
+  if (!summary) return(posterior_epred.bnnfit(object, newdata = newdata, ndraws = ndraws))
   val <- if (is_classification(object))
     predict.bnnfit(object, newdata, type = "prob", ndraws = ndraws) else
       predict.bnnfit(object, newdata, type = "response", ndraws = ndraws)
@@ -238,15 +288,27 @@ residuals.bnnfit <- function(object, type = c("response", "ordinary", "pearson")
                              newdata = NULL, ndraws = NULL, ...) {
   newdata <- check_dots(list(...), "residuals", newdata)
   type <- match.arg(type)
-  if (is_classification(object)) stop("residuals() is for regression fits.", call. = FALSE)
+  if (identical(object$likelihood$family, "categorical"))
+    stop("residuals() needs a numeric or binary response; this fit is categorical.",
+         call. = FALSE)
   y <- response_values(object, newdata)
-  pp <- predictive_params(object, newdata, ndraws)
-  mean <- colMeans(pp$mu)
-  r <- y - mean
-  if (type == "pearson") {
-    # variance of the equal-weight mixture of N(mu_s, sd_s^2)
-    v <- colMeans(pp$sd^2 + pp$mu^2) - mean^2
-    r <- r / sqrt(pmax(v, 0))
+  if (is_classification(object)) {
+    # y - E[y] with y in {0, 1}, as brms
+    mean <- predict.bnnfit(object, newdata, type = "prob", ndraws = ndraws,
+                           na.action = stats::na.fail)[, 2L]
+    r <- (y - 1) - mean
+    if (type == "pearson") r <- r / sqrt(pmax(mean * (1 - mean), 0))
+  } else {
+    ps <- pred_setup(object, newdata, ndraws)
+    q <- list(mean = numeric(nrow(ps$X)), v = numeric(nrow(ps$X)))
+    for (idx in row_blocks(nrow(ps$X), ncol(ps$th), 2L)) {
+      pp <- block_params(object, ps, idx)
+      q$mean[idx] <- colMeans(pp$mu)
+      # variance of the equal-weight mixture of N(mu_s, sd_s^2)
+      if (type == "pearson") q$v[idx] <- colMeans(pp$sd^2 + pp$mu^2) - q$mean[idx]^2
+    }
+    r <- y - q$mean
+    if (type == "pearson") r <- r / sqrt(pmax(q$v, 0))
   }
   names(r) <- obs_names(object, newdata)
   if (is.null(newdata)) r <- pad_excluded(object, r)

@@ -18,7 +18,7 @@ NULL
 #' @param formula. Changes to the formula, as in [stats::update.formula()]
 #'   (e.g. `. ~ . + x3`).
 #' @param ... Arguments of [bnn_fit()] to change, all named; `name = NULL`
-#'   removes an argument.
+#'   removes an argument.  `newdata` is taken as `data`, as in brms.
 #' @param evaluate If `FALSE`, return the updated call instead of fitting.
 #' @return A new `bnnfit` (or a call when `evaluate = FALSE`).
 #' @export
@@ -35,6 +35,13 @@ update.bnnfit <- function(object, formula., ..., evaluate = TRUE) {
   extras <- match.call(expand.dots = FALSE)$...
   if (length(extras) && (is.null(names(extras)) || any(names(extras) == "")))
     stop("The arguments of update() given in '...' must be named.", call. = FALSE)
+  if ("newdata" %in% names(extras)) {
+    # brms spells the new training data `newdata`
+    if ("data" %in% names(extras))
+      stop("update(): give 'data' or 'newdata' (the same: the data to refit to), not both.",
+           call. = FALSE)
+    names(extras)[names(extras) == "newdata"] <- "data"
+  }
   original_vars <- all.vars(as.list(call)[-1L][setdiff(names(call)[-1L],
                                                       c(names(extras), "formula"))])
   if (!missing(formula.))

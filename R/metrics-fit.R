@@ -85,11 +85,10 @@ bnn_metrics.bnnfit <- function(object, newdata, scale = c("response", "standardi
     return(m)
   }
   if (is_family_lik(object)) return(family_metrics(object, newdata, ndraws, levels))
-  pp <- predictive_params(object, newdata, ndraws)
   ys <- if (scale == "response") 1 else object$y_scale
   yc <- if (scale == "response") 0 else object$y_center
   yy <- y * object$y_scale + object$y_center
-  m <- bnn_metrics_gaussian((pp$mu - yc) / ys, pp$sd / ys, (yy - yc) / ys,
+  m <- fit_metrics_gaussian(object, newdata, ndraws, yc, ys, (yy - yc) / ys,
                             levels = union(levels, c(0.5, 0.9, 0.95)), ...)
   cv <- m$coverage
   for (lv in c(50, 90, 95))
@@ -107,6 +106,43 @@ bnn_metrics.bnn_ensemble <- function(object, newdata, scale = c("response", "sta
                                      ndraws = NULL, ...) {
   bnn_metrics.bnnfit(object, newdata, scale = if (missing(scale)) "response" else scale,
                      by = by, levels = levels, ndraws = ndraws, ...)
+}
+
+# bnn_metrics_gaussian() of a fit's predictions of newdata on the scale
+# (mu - yc) / ys, computed a block of rows at a time: the same numbers
+# without the rows x draws matrices of mu and sd for all rows at once.
+fit_metrics_gaussian <- function(object, newdata, ndraws, yc, ys, y, levels,
+                                 y_scale = 1, cal_levels = c(0.5, 0.75, 0.9, 0.95),
+                                 cal_weights = NULL, draws = NULL, pointwise = FALSE) {
+  if (!is.null(draws)) {
+    pp <- predictive_params(object, newdata, ndraws)
+    return(bnn_metrics_gaussian((pp$mu - yc) / ys, pp$sd / ys, y, levels = levels,
+                                y_scale = y_scale, cal_levels = cal_levels,
+                                cal_weights = cal_weights, draws = draws,
+                                pointwise = pointwise))
+  }
+  levels <- .bnn_check_levels(levels)
+  cal_levels <- .bnn_check_levels(cal_levels, "cal_levels")
+  y_scale <- .bnn_check_y_scale(y_scale)
+  all_levels <- c(levels, cal_levels)
+  ps <- pred_setup(object, newdata, ndraws)
+  n <- nrow(ps$X)
+  S <- ncol(ps$th)
+  if (length(y) != n) stop("'y' must have one value per row of 'newdata'.", call. = FALSE)
+  pw <- data.frame(mean = numeric(n), lpd = numeric(n), pit = numeric(n))
+  lo <- hi <- matrix(NA_real_, n, length(all_levels))
+  for (idx in row_blocks(n, S, 3L)) {
+    pp <- block_params(object, ps, idx)
+    g <- .bnn_check_gauss((pp$mu - yc) / ys, pp$sd / ys, y[idx])
+    rm(pp)
+    parts <- .bnn_gauss_parts(g, all_levels)
+    for (v in names(pw)) pw[[v]][idx] <- parts$pw[[v]]
+    lo[idx, ] <- parts$lo
+    hi[idx, ] <- parts$hi
+  }
+  cov_all <- .bnn_coverage_from_bounds(lo, hi, y, all_levels, y_scale)
+  .bnn_metrics_gauss_table(pw, cov_all, as.double(y), levels, cal_levels, cal_weights,
+                           y_scale, S, pointwise)
 }
 
 # The scale of reported metrics: "response" (default) or "standardized";

@@ -4,7 +4,8 @@
 
 # Relative efficiency of exp(log_lik) per observation from the chains.  The
 # ESS is scale-invariant, so each column is shifted by its maximum first to
-# keep exp() from underflowing.
+# keep exp() from underflowing.  A block of observations at a time, so that
+# no full copy of ll is made.
 fit_relative_eff <- function(x, ll, cores = 1) {
   chain_id <- draw_chain_ids(x)
   if (length(chain_id) != nrow(ll))
@@ -12,8 +13,11 @@ fit_relative_eff <- function(x, ll, cores = 1) {
   # a stacked fit's chains contribute unequal numbers of draws, which
   # loo::relative_eff() cannot take: its draws count as independent
   if (!is.null(x$stacking)) return(rep(1, ncol(ll)))
-  lik <- exp(sweep(ll, 2L, apply(ll, 2L, max), "-"))
-  loo::relative_eff(lik, chain_id = chain_id, cores = cores)
+  unlist(lapply(row_blocks(ncol(ll), nrow(ll), 4L, chunk = 1L), function(idx) {
+    lb <- ll[, idx, drop = FALSE]
+    lik <- exp(sweep(lb, 2L, apply(lb, 2L, max), "-"))
+    loo::relative_eff(lik, chain_id = chain_id, cores = cores)
+  }), use.names = FALSE)
 }
 
 # The PSIS-LOO elpd of a fit's training data, as loo(x, moment_match =

@@ -181,10 +181,34 @@ bnn_metrics_gaussian <- function(mu, sd, y, levels = (1:19) / 20,
   levels <- .bnn_check_levels(levels)
   cal_levels <- .bnn_check_levels(cal_levels, "cal_levels")
   y_scale <- .bnn_check_y_scale(y_scale)
-  pw <- .Call(C_metrics_gauss, g$mu, g$sd, g$y)
   all_levels <- c(levels, cal_levels)
-  cov_all <- if (is.null(draws)) .bnn_coverage_gauss(g, all_levels, y_scale)
-             else .bnn_coverage_draws(draws, g$y, all_levels, y_scale)
+  if (is.null(draws)) {
+    parts <- .bnn_gauss_parts(g, all_levels)
+    cov_all <- .bnn_coverage_from_bounds(parts$lo, parts$hi, g$y, all_levels, y_scale)
+    pw <- parts$pw
+  } else {
+    pw <- .Call(C_metrics_gauss, g$mu, g$sd, g$y)
+    cov_all <- .bnn_coverage_draws(draws, g$y, all_levels, y_scale)
+  }
+  .bnn_metrics_gauss_table(pw, cov_all, g$y, levels, cal_levels, cal_weights, y_scale,
+                           g$S, pointwise)
+}
+
+# Per-observation parts of the Gaussian-mixture metrics of g (from
+# .bnn_check_gauss()): mean, lpd and pit (pw), and the lower and upper
+# interval bounds at `levels` (n x L each).  Observations are independent,
+# so the parts of row blocks can be put together (bnn_metrics.bnnfit()).
+.bnn_gauss_parts <- function(g, levels) {
+  L <- length(levels)
+  Q <- .bnn_gmix_quantile(g, c((1 - levels) / 2, (1 + levels) / 2))
+  list(pw = .Call(C_metrics_gauss, g$mu, g$sd, g$y),
+       lo = Q[, seq_len(L), drop = FALSE], hi = Q[, L + seq_len(L), drop = FALSE])
+}
+
+# The metrics list of bnn_metrics_gaussian() from its per-observation parts.
+.bnn_metrics_gauss_table <- function(pw, cov_all, y, levels, cal_levels, cal_weights,
+                                     y_scale, S, pointwise = FALSE) {
+  g <- list(y = y, n = length(y), S = S)
   L <- length(levels)
   cov <- cov_all[seq_len(L), , drop = FALSE]
   cal <- cov_all[L + seq_along(cal_levels), , drop = FALSE]

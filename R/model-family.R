@@ -197,15 +197,18 @@ family_trials <- function(object, newdata) {
 }
 
 # Posterior predictive draws [draw, observation]: integers >= 0 for counts.
-family_draws <- function(pp, seed) {
+family_draws <- function(pp, seed) with_seed(seed, family_rdraws(pp))
+
+# The same from R's random number stream as it stands (no seed).
+family_rdraws <- function(pp) {
   S <- nrow(pp$mu)
   n <- ncol(pp$mu)
-  with_seed(seed, matrix(switch(pp$family,
+  matrix(switch(pp$family,
     poisson = stats::rpois(S * n, pp$mu),
     negbinomial = stats::rnbinom(S * n, size = rep(pp$phi, n), mu = pp$mu),
     binomial = stats::rbinom(S * n, rep(pp$trials, each = S), pp$prob),
     student = pp$mu + rep(pp$sigma, n) * stats::rt(S * n, df = rep(pp$nu, n))),
-    S, n))
+    S, n)
 }
 
 # log p(y_i | theta_s) [draw, observation]; y: the response on its own

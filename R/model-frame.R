@@ -20,6 +20,14 @@ prepare_model <- function(mf, env, formula, data, hidden, activation, likelihood
   mf[[1L]] <- quote(stats::model.frame)
   mf <- tryCatch(eval(mf, env), error = function(e) {
     msg <- conditionMessage(e)
+    if (grepl("missing values", msg) && !is.null(mf$weights)) {
+      wv <- tryCatch(eval(mf$weights, data, env), error = function(e) NULL)
+      if (anyNA(wv))
+        stop(sprintf(paste0("'weights' has missing values (NA) for %d of %d observations; ",
+                            "give every observation a weight, or leave those rows out ",
+                            "(subset = , or na.action = na.omit)."),
+                     sum(is.na(wv)), length(wv)), call. = FALSE)
+    }
     if (grepl("missing values", msg))
       stop("'data' has missing values in the model's variables; remove them or set ",
            "na.action = na.omit (the default na.action here is na.fail).", call. = FALSE)

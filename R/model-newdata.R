@@ -70,8 +70,11 @@ design_offset <- function(object, newdata = NULL) {
 }
 
 # Standardised design matrix for new data, with the model's offset (if any)
-# as attribute "offset".
-new_design <- function(object, newdata) {
+# as attribute "offset".  With allow_na = TRUE, rows with missing values in
+# the model's variables are not an error: they are zeros in X, and their
+# indices are attribute "missing" (the predictions set them to NA, as
+# predict.lm() with na.pass).
+new_design <- function(object, newdata, allow_na = FALSE) {
   if (missing(newdata) || is.null(newdata)) {
     X <- object$X
     if (!is.null(object$offset)) attr(X, "offset") <- object$offset
@@ -89,6 +92,17 @@ new_design <- function(object, newdata) {
   mf <- stats::model.frame(tt, newdata, xlev = object$xlevels, na.action = stats::na.pass)
   X <- stats::model.matrix(tt, mf, contrasts.arg = object$contrasts)
   X <- X[, colnames(X) != "(Intercept)", drop = FALSE]
+  off <- if (!is.null(object$offset)) stats::model.offset(mf)
+  miss <- NULL
+  if (allow_na) {
+    bad <- !stats::complete.cases(X)
+    if (!is.null(off)) bad <- bad | is.na(off)
+    if (any(bad)) {
+      miss <- which(bad)
+      X[miss, ] <- 0
+      if (!is.null(off)) off[miss] <- 0
+    }
+  }
   if (anyNA(X)) {
     rows <- which(!stats::complete.cases(X))
     rn <- rownames(newdata)[rows]
@@ -107,11 +121,11 @@ new_design <- function(object, newdata) {
   X <- sweep(sweep(X, 2L, object$x_center, "-"), 2L, object$x_scale, "/")
   storage.mode(X) <- "double"
   if (!is.null(object$offset)) {
-    off <- stats::model.offset(mf)
     if (is.null(off)) off <- numeric(nrow(X))
     if (any(!is.finite(off)))
       stop("'newdata' gives a missing or non-finite offset.", call. = FALSE)
     attr(X, "offset") <- as.double(off)
   }
+  if (!is.null(miss)) attr(X, "missing") <- miss
   X
 }

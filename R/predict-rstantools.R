@@ -34,17 +34,6 @@ rstantools::log_lik
 #' @export
 rstantools::predictive_error
 
-# Raw network outputs as [draw, observation, output] on the standardised
-# scale (the same draws, in the same order, as predictive_params()).
-network_outputs <- function(object, newdata = NULL, ndraws = NULL) {
-  X <- new_design(object, newdata)
-  th <- draws_matrix(object, ndraws)
-  out <- .Call(C_model_forward, object$spec, th, X)   # n x K x S
-  out <- aperm(out, c(3L, 1L, 2L))
-  dimnames(out) <- list(NULL, rownames(X), NULL)
-  out
-}
-
 # Observation names of the design for newdata (the training rows if NULL).
 obs_names <- function(object, newdata) {
   if (is.null(newdata)) rownames(object$X) else rownames(new_design(object, newdata))
@@ -77,24 +66,6 @@ response_values <- function(object, newdata = NULL) {
   if (!is.numeric(y)) stop("'newdata' has a non-numeric response.", call. = FALSE)
   if (is.matrix(y)) return(matrix(as.double(y), nrow(y)))   # cbind(successes, failures)
   as.double(y)
-}
-
-# Class of every draw and observation from probabilities [draw, obs, class]
-# by the inverse CDF, with R's RNG seeded.
-draw_classes <- function(prob, seed) {
-  if (is.null(seed)) seed <- new_seed()
-  seed <- check_count(seed, "seed", 0L)
-  S <- dim(prob)[1]
-  n <- dim(prob)[2]
-  K <- dim(prob)[3]
-  u <- with_seed(seed, stats::runif(S * n))
-  cls <- rep(1L, S * n)
-  cum <- 0
-  for (k in seq_len(K - 1L)) {
-    cum <- cum + as.vector(prob[, , k])
-    cls <- cls + (u > cum)
-  }
-  matrix(cls, S, n)
 }
 
 softmax3 <- function(eta) {
@@ -167,7 +138,7 @@ softmax3 <- function(eta) {
 #'                warmup = 150, iter = 100, seed = 42, progress = FALSE, sampler = "nuts")
 #' yrep <- posterior_predict(fit, ndraws = 50, seed = 1)
 #' dim(yrep)
-#' all.equal(unname(colMeans(posterior_epred(fit))), predict(fit))
+#' all.equal(colMeans(posterior_epred(fit)), predict(fit))
 #' predictive_interval(fit, prob = 0.8)[1:3, ]
 #' posterior_interval(fit, pars = "W2[1,1]", regex_pars = "^b2")
 #' dim(log_lik(fit))
@@ -179,14 +150,16 @@ NULL
 posterior_predict.bnnfit <- function(object, newdata = NULL, ndraws = NULL, seed = NULL,
                                      ...) {
   newdata <- check_dots(list(...), "posterior_predict", newdata)
+  ps <- pred_setup(object, newdata, ndraws)
   if (is_classification(object)) {
-    prob <- predictive_params(object, newdata, ndraws)$prob
-    out <- draw_classes(prob, seed)
+    if (is.null(seed)) seed <- new_seed()
+    seed <- check_count(seed, "seed", 0L)
+    out <- pred_draws(object, ps, noise = TRUE, seed = seed, classes = "inverse")
     if (object$likelihood$family == "bernoulli") out <- out - 1L
   } else {
-    out <- predict.bnnfit(object, newdata, type = "draws", ndraws = ndraws, seed = seed)
+    out <- pred_draws(object, ps, noise = TRUE, seed = seed)
   }
-  dimnames(out) <- list(NULL, obs_names(object, newdata))
+  dimnames(out) <- list(NULL, rownames(ps$X))
   out
 }
 
@@ -194,19 +167,22 @@ posterior_predict.bnnfit <- function(object, newdata = NULL, ndraws = NULL, seed
 #' @export
 posterior_epred.bnnfit <- function(object, newdata = NULL, ndraws = NULL, ...) {
   newdata <- check_dots(list(...), "posterior_epred", newdata)
-  nm <- obs_names(object, newdata)
-  if (!is_classification(object)) {
-    out <- predictive_params(object, newdata, ndraws)$mu
+  ps <- pred_setup(object, newdata, ndraws)
+  nm <- rownames(ps$X)
+  if (identical(object$likelihood$family, "bernoulli")) {
+    # the probability of the second level, without the full probability array
+    n <- nrow(ps$X)
+    S <- ncol(ps$th)
+    check_result_size(as.double(S) * n, "The draws of the expected response")
+    out <- matrix(NA_real_, S, n, dimnames = list(NULL, nm))
+    for (idx in row_blocks(n, S, 2L))
+      out[, idx] <- block_params(object, ps, idx)$prob[, , 2L]
+    return(out)
+  }
+  out <- pred_draws(object, ps, noise = FALSE)
+  if (is_classification(object)) dimnames(out) <- list(NULL, nm, object$levels) else
     dimnames(out) <- list(NULL, nm)
-    return(out)
-  }
-  prob <- predictive_params(object, newdata, ndraws)$prob
-  if (object$likelihood$family == "bernoulli") {
-    out <- matrix(prob[, , 2L], dim(prob)[1], dim(prob)[2], dimnames = list(NULL, nm))
-    return(out)
-  }
-  dimnames(prob) <- list(NULL, nm, object$levels)
-  prob
+  out
 }
 
 #' @rdname posterior_predict.bnnfit
@@ -225,12 +201,19 @@ posterior_linpred.bnnfit <- function(object, transform = FALSE, newdata = NULL,
   }
   if (!is_classification(object) || transform)
     return(posterior_epred.bnnfit(object, newdata = newdata, ndraws = ndraws))
-  eta <- network_outputs(object, newdata, ndraws)
-  if (object$likelihood$family == "bernoulli")
-    return(matrix(eta[, , 1L], dim(eta)[1], dim(eta)[2],
-                  dimnames = list(NULL, dimnames(eta)[[2]])))
-  dimnames(eta)[[3]] <- object$levels
-  eta
+  ps <- pred_setup(object, newdata, ndraws)
+  n <- nrow(ps$X)
+  S <- ncol(ps$th)
+  K <- if (object$likelihood$family == "bernoulli") 1L else n_classes(object)
+  check_result_size(as.double(S) * n * K, "The draws of the linear predictor")
+  out <- if (K == 1L) matrix(NA_real_, S, n) else array(NA_real_, c(S, n, K))
+  for (idx in row_blocks(n, S, K)) {
+    eta <- aperm(block_outputs(object, ps, idx), c(3L, 1L, 2L))   # draw x row x output
+    if (K == 1L) out[, idx] <- eta[, , 1L] else out[, idx, ] <- eta
+  }
+  if (K == 1L) dimnames(out) <- list(NULL, rownames(ps$X)) else
+    dimnames(out) <- list(NULL, rownames(ps$X), object$levels)
+  out
 }
 
 #' @rdname posterior_predict.bnnfit
@@ -244,9 +227,9 @@ predictive_interval.bnnfit <- function(object, prob = 0.9, newdata = NULL, ndraw
     yrep <- posterior_predict.bnnfit(object, newdata, ndraws = ndraws, seed = seed)
     return(rstantools::predictive_interval(yrep, prob = prob))
   }
-  iv <- predict.bnnfit(object, newdata, type = "interval", level = prob, ndraws = ndraws)
-  matrix(c(iv$lower, iv$upper), ncol = 2L,
-         dimnames = list(obs_names(object, newdata), labs))
+  iv <- predict.bnnfit(object, newdata, type = "interval", level = prob, ndraws = ndraws,
+                       na.action = stats::na.fail)
+  matrix(c(iv$lower, iv$upper), ncol = 2L, dimnames = list(rownames(iv), labs))
 }
 
 #' @rdname posterior_predict.bnnfit
@@ -262,37 +245,52 @@ log_lik.bnnfit <- function(object, newdata = NULL, ndraws = NULL, ...) {
 # log p(y_i | theta_s) as [draw, observation], times the observation
 # weights for the training data of a weighted fit (as rstanarm's log_lik).
 pointwise_loglik <- function(object, newdata = NULL, ndraws = NULL) {
-  out <- pointwise_loglik_unweighted(object, newdata, ndraws)
-  if (is.null(newdata) && !is.null(object$weights))
-    out <- sweep(out, 2L, object$weights, "*")
-  out
+  w <- if (is.null(newdata)) object$weights
+  pointwise_loglik_unweighted(object, newdata, ndraws, w = w)
 }
 
-pointwise_loglik_unweighted <- function(object, newdata = NULL, ndraws = NULL, pp = NULL) {
+# The same without weights (or with the weights `w` given), computed a
+# block of observations at a time.  `pp`: predictive_params(object,
+# newdata, ndraws) when the caller has it (regression).
+pointwise_loglik_unweighted <- function(object, newdata = NULL, ndraws = NULL, pp = NULL,
+                                        w = NULL) {
   y <- response_values(object, newdata)
-  nm <- obs_names(object, newdata)
-  fam <- object$likelihood$family
-  if (!is_classification(object)) {
-    # `pp`: predictive_params(object, newdata, ndraws) when the caller has it
-    if (is.null(pp)) pp <- predictive_params(object, newdata, ndraws)
+  if (!is.null(pp)) {
     out <- if (!is.null(pp$family)) family_log_density(pp, y) else
       stats::dnorm(matrix(y, nrow(pp$mu), ncol(pp$mu), byrow = TRUE), pp$mu, pp$sd, log = TRUE)
-  } else {
-    eta <- network_outputs(object, newdata, ndraws)
-    S <- dim(eta)[1]
-    n <- dim(eta)[2]
-    if (fam == "bernoulli") {
-      e <- matrix(eta[, , 1L], S, n)
-      Y <- matrix(y == 2L, S, n, byrow = TRUE)
-      out <- ifelse(Y, stats::plogis(e, log.p = TRUE), stats::plogis(-e, log.p = TRUE))
-    } else {
-      m <- apply(eta, c(1L, 2L), max)
-      lse <- m + log(apply(exp(eta - as.vector(m)), c(1L, 2L), sum))
-      idx <- cbind(rep(seq_len(S), n), rep(seq_len(n), each = S), rep(y, each = S))
-      out <- matrix(eta[idx], S, n) - lse
-    }
+    if (!is.null(w)) out <- sweep(out, 2L, w, "*")
+    dimnames(out) <- list(NULL, obs_names(object, newdata))
+    return(out)
   }
-  dimnames(out) <- list(NULL, nm)
+  ps <- pred_setup(object, newdata, ndraws)
+  n <- nrow(ps$X)
+  S <- ncol(ps$th)
+  check_result_size(as.double(S) * n, "The pointwise log-likelihood")
+  out <- matrix(NA_real_, S, n, dimnames = list(NULL, rownames(ps$X)))
+  fam <- object$likelihood$family
+  for (idx in row_blocks(n, S, if (is_classification(object)) n_classes(object) else 3L)) {
+    yb <- if (is.matrix(y)) y[idx, , drop = FALSE] else y[idx]   # binomial: successes, failures
+    nb <- length(idx)
+    if (!is_classification(object)) {
+      pp <- block_params(object, ps, idx)
+      ll <- if (!is.null(pp$family)) family_log_density(pp, yb) else
+        stats::dnorm(matrix(yb, S, nb, byrow = TRUE), pp$mu, pp$sd, log = TRUE)
+    } else {
+      eta <- aperm(block_outputs(object, ps, idx), c(3L, 1L, 2L))   # draw x row x output
+      if (fam == "bernoulli") {
+        e <- matrix(eta[, , 1L], S, nb)
+        Y <- matrix(yb == 2L, S, nb, byrow = TRUE)
+        ll <- ifelse(Y, stats::plogis(e, log.p = TRUE), stats::plogis(-e, log.p = TRUE))
+      } else {
+        m <- apply(eta, c(1L, 2L), max)
+        lse <- m + log(apply(exp(eta - as.vector(m)), c(1L, 2L), sum))
+        ij <- cbind(rep(seq_len(S), nb), rep(seq_len(nb), each = S), rep(yb, each = S))
+        ll <- matrix(eta[ij], S, nb) - lse
+      }
+    }
+    if (!is.null(w)) ll <- ll * rep(w[idx], each = S)
+    out[, idx] <- ll
+  }
   out
 }
 

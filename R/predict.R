@@ -38,33 +38,107 @@ stacked_rows <- function(object) {
 
 # Network outputs for every draw: list(mu, sd) as [draw, observation]
 # matrices on the response's original scale (regression), or probabilities
-# [draw, observation, class] (classification).
+# [draw, observation, class] (classification).  All rows at once: for a
+# small grid or callers that need every matrix; predictions of many rows go
+# through pred_setup() and block_params() instead.
 predictive_params <- function(object, newdata, ndraws = NULL) {
-  X <- new_design(object, newdata)
-  th <- draws_matrix(object, ndraws)
-  out <- .Call(C_model_forward, object$spec, th, X)   # n x K x S
+  ps <- pred_setup(object, newdata, ndraws)
+  block_params(object, ps, seq_len(nrow(ps$X)))
+}
+
+# What every block of a prediction shares: the standardised design X (with
+# its offset attribute), the draws th [parameter, draw], and the rows of
+# newdata with missing predictors (`missing`, when allowed; those rows of X
+# are zeros and their predictions are set to NA by the caller).
+pred_setup <- function(object, newdata, ndraws = NULL, allow_na = FALSE) {
+  X <- new_design(object, newdata, allow_na = allow_na)
+  list(X = X, th = draws_matrix(object, ndraws), missing = attr(X, "missing"),
+       trials = family_trials(object, newdata))
+}
+
+# Bytes of one block's [draw, row] matrix: predictions of many rows are
+# computed this many rows at a time, so their memory is that of the result
+# plus a few blocks, not a few full rows x draws matrices.
+pred_block_bytes <- function() {
+  b <- getOption("bnnmc.block_bytes", 4e6)
+  if (!is.numeric(b) || length(b) != 1L || is.na(b) || b <= 0)
+    stop("option 'bnnmc.block_bytes' must be a positive number of bytes.", call. = FALSE)
+  b
+}
+
+# The row blocks of an n-row prediction with S draws and K outputs per row.
+# Blocks are whole multiples of the C core's chunk of rows (BNN_CHUNK in
+# model.h), so that every row goes through the same SIMD code path as when
+# all rows are computed at once: the results are identical, not just equal
+# to rounding.
+row_blocks <- function(n, S, K = 1L, chunk = 256L) {
+  if (n == 0L) return(list(integer(0)))
+  size <- floor(pred_block_bytes() / (8 * max(1, S) * max(1, K)))
+  size <- chunk * max(1L, floor(size / chunk))
+  starts <- seq(1L, n, by = size)
+  lapply(starts, function(a) a:min(n, a + size - 1L))
+}
+
+# Refuse a result of n_values doubles above getOption("bnnmc.max_memory"),
+# before computing it, as fits are refused (check_model_size()).
+check_result_size <- function(n_values, what) {
+  bytes <- 8 * as.double(n_values)
+  lim <- max_memory()
+  if (bytes > lim)
+    stop(sprintf(paste0("%s would hold %s values (about %s of memory), above the limit of %s. ",
+                        "Use fewer draws (ndraws = ) or fewer rows of newdata at a time, ",
+                        "or raise the limit with options(bnnmc.max_memory = <bytes>) ",
+                        "(see ?bnn_model_size)."),
+                 what, format(n_values, big.mark = ",", scientific = FALSE),
+                 format_bytes(bytes), format_bytes(lim)), call. = FALSE)
+  invisible(bytes)
+}
+
+# Raw network outputs [row, output, draw] for the rows `idx` of a pred_setup().
+block_outputs <- function(object, ps, idx) {
+  X <- ps$X
+  if (length(idx) != nrow(X)) X <- X[idx, , drop = FALSE]
+  .Call(C_model_forward, object$spec, ps$th, X)
+}
+
+# Network outputs for the rows `idx` of a pred_setup(): list(mu, sd) as
+# [draw, row] matrices on the response's original scale (regression; with
+# sd = FALSE no sd matrix is built), or list(prob) [draw, row, class].
+block_params <- function(object, ps, idx, sd = TRUE) {
+  th <- ps$th
+  off <- attr(ps$X, "offset")
+  if (!is.null(off) && length(idx) != nrow(ps$X)) off <- off[idx]
+  out <- block_outputs(object, ps, idx)                # n x K x S
   fam <- object$likelihood$family
-  # counts, binomial and Student-t: R/model-family.R
-  if (is_family_lik(object))
-    return(family_params(object, out, th, X, family_trials(object, newdata)))
+  # counts, binomial and Student-t: R/model-family.R, with the block's offset
+  # and trials
+  if (is_family_lik(object)) {
+    Xb <- list()
+    attr(Xb, "offset") <- off
+    return(family_params(object, out, th, Xb,
+                         if (!is.null(ps$trials)) ps$trials[idx]))
+  }
   S <- dim(out)[3]
   n <- dim(out)[1]
   if (fam == "hetero_gaussian") {
     mu <- t(matrix(out[, 1, ], n, S))
-    ls <- pmin(pmax(t(matrix(out[, 2, ], n, S)), log(1e-6)), log(1e6))
-    sd <- exp(ls)
+    sdm <- if (sd) exp(pmin(pmax(t(matrix(out[, 2, ], n, S)), log(1e-6)), log(1e6)))
   } else if (fam == "gaussian") {
-    mu <- t(matrix(out[, 1, ], n, S))
-    sig <- if (is.null(object$likelihood$sigma)) exp(th[nrow(th), ]) else
-      rep(object$likelihood$sigma, S)
-    sd <- matrix(sig, S, n)
+    dim(out) <- c(n, S)                                 # one output: no copy
+    mu <- t(out)
+    sdm <- if (sd) {
+      sig <- if (is.null(object$likelihood$sigma)) exp(th[nrow(th), ]) else
+        rep(object$likelihood$sigma, S)
+      matrix(sig, S, n)
+    }
   } else {
     return(list(prob = class_probs(out, fam)))
   }
-  mu <- mu * object$y_scale + object$y_center
-  off <- attr(X, "offset")
+  rm(out)
+  mu <- mu * object$y_scale
+  mu <- mu + object$y_center
   if (!is.null(off)) mu <- mu + rep(off, each = S)
-  list(mu = mu, sd = sd * object$y_scale)
+  list(mu = mu, sd = if (sd) sdm * object$y_scale)
 }
 
 # Class log-probabilities [draw, observation, class] from network outputs
@@ -96,9 +170,9 @@ class_probs <- function(out, fam) exp(class_log_probs(out, fam))
 # (by log-sum-exp, so it stays finite when every p(y_i | theta_s) underflows).
 class_prob_summary <- function(object, newdata, ndraws = NULL, y = NULL,
                                block = max(1L, floor(1e6 / max(1, n_rows(object, newdata) *
-                                                                 n_classes(object))))) {
-  X <- new_design(object, newdata)
-  th <- draws_matrix(object, ndraws)
+                                                                 n_classes(object)))),
+                               X = new_design(object, newdata),
+                               th = draws_matrix(object, ndraws)) {
   fam <- object$likelihood$family
   S <- ncol(th)
   n <- nrow(X)
@@ -123,7 +197,7 @@ class_prob_summary <- function(object, newdata, ndraws = NULL, y = NULL,
     }
   }
   prob <- psum / S
-  colnames(prob) <- object$levels
+  dimnames(prob) <- list(rownames(X), object$levels)
   list(prob = prob, loglik = if (!is.null(y)) llsum / S,
        lpd = if (!is.null(y)) lmax + log(lsum) - log(S), n_draws = S)
 }
@@ -132,6 +206,11 @@ n_classes <- function(object) length(object$levels)
 n_rows <- function(object, newdata) if (is.null(newdata)) nrow(object$X) else nrow(newdata)
 
 #' Predictions from a Bayesian neural network
+#'
+#' Predictions are computed a block of rows at a time, so their memory is
+#' that of the result (plus the draws), whatever the number of rows; a
+#' result larger than `getOption("bnnmc.max_memory")` (e.g. the draws of
+#' many rows) is refused with its size before it is computed.
 #'
 #' @param object A `bnnfit`.
 #' @param newdata A data frame with the predictors; the training data if
@@ -153,8 +232,15 @@ n_rows <- function(object, newdata) if (is.null(newdata)) nrow(object$X) else nr
 #' @param probs As in \pkg{brms} (regression): a data frame with the
 #'   predictive mean and the exact predictive quantiles at `probs` (columns
 #'   `Q2.5`, `Q97.5`, ... ), instead of `level`'s interval.
+#' @param na.action What to do with rows of `newdata` that have missing
+#'   values in the model's predictors, as in [stats::predict.lm()]:
+#'   [stats::na.pass()] (default) and [stats::na.exclude()] give `NA`
+#'   predictions for them, [stats::na.omit()] leaves them out, and
+#'   [stats::na.fail()] stops.
 #' @param ... Unused (a warning names them).
-#' @return See `type`; predictions are on the response's original scale.
+#' @return See `type`; predictions are on the response's original scale,
+#'   named (rows, or columns of draws) by the row names of `newdata` (of the
+#'   training data), as `predict.lm()`'s.
 #' @export
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 4, chains = 2,
@@ -162,14 +248,17 @@ n_rows <- function(object, newdata) if (is.null(newdata)) nrow(object$X) else nr
 #' predict(fit, mtcars[1:3, ])
 #' predict(fit, mtcars[1:3, ], type = "interval", level = 0.8)
 #' dim(predict(fit, mtcars[1:3, ], type = "draws"))
+#' # missing predictors give NA, as predict.lm()
+#' predict(fit, data.frame(wt = c(2.5, NA), hp = c(110, 150)))
 predict.bnnfit <- function(object, newdata = NULL,
                            type = c("response", "draws", "interval", "mean_draws",
                                     "prob", "class"),
                            level = 0.9, ndraws = NULL, seed = NULL, summary = TRUE,
-                           probs = NULL, ...) {
+                           probs = NULL, na.action = stats::na.pass, ...) {
   newdata <- check_dots(list(...), "predict", newdata)
   type_given <- !missing(type)
   type <- match.arg(type)
+  na_mode <- na_action_mode(na.action)
   if (!is.logical(summary) || length(summary) != 1L || is.na(summary))
     stop("'summary' must be TRUE or FALSE.", call. = FALSE)
   if (!summary) {
@@ -190,49 +279,148 @@ predict.bnnfit <- function(object, newdata = NULL,
     if (!is.numeric(probs) || !length(probs) || anyNA(probs) || any(probs <= 0) ||
         any(probs >= 1))
       stop("'probs' must be probabilities strictly between 0 and 1.", call. = FALSE)
-    pp <- predictive_params(object, newdata, ndraws)
-    q <- if (ncol(pp$mu) == 0L) matrix(numeric(0), 0L, length(probs)) else
-      if (!is.null(pp$family)) family_quantiles(pp, probs) else
-      bnn_mixture_quantile(pp$mu, pp$sd, probs)
-    out <- data.frame(mean = colMeans(pp$mu), matrix(q, ncol = length(probs)))
+    ps <- pred_setup(object, newdata, ndraws, allow_na = na_mode != "fail")
+    q <- pred_quantiles(object, ps, probs)
+    out <- data.frame(mean = q$mean, matrix(q$q, ncol = length(probs)),
+                      row.names = rownames(ps$X))
     names(out)[-1L] <- paste0("Q", format(100 * probs, trim = TRUE, drop0trailing = TRUE))
-    return(out)
+    return(pred_na(out, ps$missing, na_mode))
   }
-  if (is_classification(object)) {
-    if (type %in% c("response", "prob", "class")) {
-      prob <- class_prob_summary(object, newdata, ndraws)$prob
-      if (type == "class")
-        return(factor(object$levels[max.col(prob, ties.method = "first")],
-                      levels = object$levels))
-      return(prob)
-    }
-    pp <- predictive_params(object, newdata, ndraws)$prob
-    return(switch(type,
-      draws = {
-        if (is.null(seed)) seed <- new_seed()
-        with_seed(seed, apply(pp, c(1L, 2L), function(p) sample.int(length(p), 1L, prob = p)))
-      },
-      mean_draws = pp,
-      stop(sprintf("type = \"%s\" is for regression fits.", type), call. = FALSE)))
-  }
-  if (type %in% c("prob", "class"))
+  if (type %in% c("prob", "class") && !is_classification(object))
     stop(sprintf("type = \"%s\" is for classification fits.", type), call. = FALSE)
-  pp <- predictive_params(object, newdata, ndraws)
-  if (!is.null(pp$family)) return(family_predict(pp, type, level, seed))
-  switch(type,
-    response = colMeans(pp$mu),
-    mean_draws = pp$mu,
-    draws = {
-      if (is.null(seed)) seed <- new_seed()
-      with_seed(seed, matrix(stats::rnorm(length(pp$mu), pp$mu, pp$sd), nrow(pp$mu)))
-    },
-    interval = {
-      check_prob(level, "level")
-      a <- (1 - level) / 2
-      if (ncol(pp$mu) == 0L)   # 0-row newdata: an empty table, as for type = "response"
-        return(data.frame(mean = numeric(0), lower = numeric(0), upper = numeric(0)))
-      q <- bnn_mixture_quantile(pp$mu, pp$sd, c(a, 1 - a))
-      data.frame(mean = colMeans(pp$mu), lower = q[, 1], upper = q[, 2])
-    })
+  if (type == "interval") {
+    if (is_classification(object))
+      stop("type = \"interval\" is for regression fits.", call. = FALSE)
+    check_prob(level, "level")
+  }
+  ps <- pred_setup(object, newdata, ndraws, allow_na = na_mode != "fail")
+  nm <- rownames(ps$X)
+  if (is_classification(object) && type %in% c("response", "prob", "class")) {
+    prob <- class_prob_summary(object, newdata, ndraws, X = ps$X, th = ps$th)$prob
+    rownames(prob) <- nm
+    if (type == "class") {
+      cls <- factor(object$levels[max.col(prob, ties.method = "first")],
+                    levels = object$levels)
+      if (length(ps$missing)) cls[ps$missing] <- NA
+      return(pred_na(cls, ps$missing, na_mode))
+    }
+    return(pred_na(prob, ps$missing, na_mode))
+  }
+  if (type %in% c("draws", "mean_draws")) {
+    out <- pred_draws(object, ps, noise = type == "draws", seed = seed)
+    if (length(dim(out)) == 2L) colnames(out) <- nm
+    return(pred_na(out, ps$missing, na_mode, draws = TRUE))
+  }
+  out <- if (type == "response") pred_mean(object, ps) else {
+    a <- (1 - level) / 2
+    q <- pred_quantiles(object, ps, c(a, 1 - a))
+    data.frame(mean = q$mean, lower = q$q[, 1], upper = q$q[, 2], row.names = nm)
+  }
+  pred_na(out, ps$missing, na_mode)
 }
 
+# The handling of rows with missing predictors that predict()'s na.action
+# asks for: "pass" (NA predictions, also na.exclude), "omit" or "fail".
+na_action_mode <- function(na.action) {
+  if (is.character(na.action) && length(na.action) == 1L && !is.na(na.action))
+    na.action <- tryCatch(get(na.action, envir = asNamespace("stats"), mode = "function"),
+                          error = function(e) NULL)
+  for (m in c("pass", "exclude", "omit", "fail"))
+    if (identical(na.action, get(paste0("na.", m), envir = asNamespace("stats"))))
+      return(if (m == "exclude") "pass" else m)
+  stop("'na.action' must be na.pass, na.exclude, na.omit or na.fail (or its name).",
+       call. = FALSE)
+}
+
+# Predictions of the rows with missing predictors set to NA (na.pass) or
+# dropped (na.omit): `out` is a vector, a factor, a data frame or a matrix
+# with one row per observation, or a [draw, observation] matrix (draws =
+# TRUE).
+pred_na <- function(out, missing, mode, draws = FALSE) {
+  if (!length(missing)) return(out)
+  if (mode == "omit") {
+    if (draws && length(dim(out)) == 3L) return(out[, -missing, , drop = FALSE])
+    if (draws) return(out[, -missing, drop = FALSE])
+    if (is.data.frame(out) || is.matrix(out)) return(out[-missing, , drop = FALSE])
+    return(out[-missing])
+  }
+  if (draws && length(dim(out)) == 3L) out[, missing, ] <- NA
+  else if (draws) out[, missing] <- NA
+  else if (is.data.frame(out) || is.matrix(out)) out[missing, ] <- NA
+  else out[missing] <- NA
+  out
+}
+
+# Posterior predictive mean of every row (regression), block by block.
+pred_mean <- function(object, ps) {
+  n <- nrow(ps$X)
+  out <- numeric(n)
+  for (idx in row_blocks(n, ncol(ps$th)))
+    out[idx] <- colMeans(block_params(object, ps, idx, sd = FALSE)$mu)
+  names(out) <- rownames(ps$X)
+  out
+}
+
+# Predictive mean and the exact mixture quantiles at probs of every row.
+pred_quantiles <- function(object, ps, probs) {
+  n <- nrow(ps$X)
+  mean <- numeric(n)
+  q <- matrix(NA_real_, n, length(probs))
+  if (n == 0L) return(list(mean = mean, q = q))
+  for (idx in row_blocks(n, ncol(ps$th), 2L)) {
+    pp <- block_params(object, ps, idx)
+    mean[idx] <- colMeans(pp$mu)
+    q[idx, ] <- if (!is.null(pp$family)) family_quantiles(pp, probs) else
+      bnn_mixture_quantile(pp$mu, pp$sd, probs)
+  }
+  list(mean = mean, q = q)
+}
+
+# A [draw, observation] matrix of predictive draws (noise = TRUE, from R's
+# RNG with `seed`, in the same order as one draw over the whole matrix) or
+# of the mean function, filled block by block.  Classification: the drawn
+# classes 1..K (by sample.int() per draw and row, or with classes =
+# "inverse" by the inverse CDF of one uniform each, as posterior_predict()),
+# or the [draw, observation, class] probabilities.
+pred_draws <- function(object, ps, noise = TRUE, seed = NULL, classes = "sample") {
+  n <- nrow(ps$X)
+  S <- ncol(ps$th)
+  cls <- is_classification(object)
+  K <- if (cls && !noise) n_classes(object) else 1L
+  check_result_size(as.double(S) * n * K,
+                    if (noise) "The predictive draws" else "The draws of the mean")
+  out <- if (K > 1L) array(NA_real_, c(S, n, K)) else matrix(NA_real_, S, n)
+  blocks <- row_blocks(n, S, if (cls) n_classes(object) else 2L)
+  if (!noise) {
+    for (idx in blocks) {
+      pp <- block_params(object, ps, idx, sd = FALSE)
+      if (cls) out[, idx, ] <- pp$prob else out[, idx] <- pp$mu
+    }
+    return(out)
+  }
+  if (is.null(seed)) seed <- new_seed()
+  with_seed(seed, for (idx in blocks) {
+    pp <- block_params(object, ps, idx)
+    out[, idx] <- if (!is.null(pp$family)) family_rdraws(pp) else
+      if (!cls) stats::rnorm(length(pp$mu), pp$mu, pp$sd) else
+      if (classes == "inverse") draw_classes_block(pp$prob) else
+        apply(pp$prob, c(1L, 2L), function(p) sample.int(length(p), 1L, prob = p))
+  })
+  if (cls) storage.mode(out) <- "integer"
+  out
+}
+
+# Classes 1..K of every draw and row of probabilities [draw, row, class] by
+# the inverse CDF of one uniform each (R's RNG, column by column).
+draw_classes_block <- function(prob) {
+  S <- dim(prob)[1]
+  n <- dim(prob)[2]
+  u <- stats::runif(S * n)
+  cls <- rep(1L, S * n)
+  cum <- 0
+  for (k in seq_len(dim(prob)[3] - 1L)) {
+    cum <- cum + as.vector(prob[, , k])
+    cls <- cls + (u > cum)
+  }
+  matrix(cls, S, n)
+}

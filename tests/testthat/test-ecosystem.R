@@ -115,7 +115,7 @@ test_that("rstantools generics have the promised shapes and agree with predict()
                    c(10L, 4L))
   ep <- posterior_epred(fit)
   expect_identical(dim(ep), c(S, N))
-  expect_equal(unname(colMeans(ep)), predict(fit))
+  expect_equal(colMeans(ep), predict(fit))   # both named by row
   expect_identical(unname(ep), unname(predict(fit, type = "mean_draws")))
   expect_identical(posterior_linpred(fit), ep)
   expect_identical(posterior_linpred(fit, transform = TRUE), ep)

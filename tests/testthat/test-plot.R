@@ -94,7 +94,7 @@ test_that("bands follow one covariate with the others at reference values", {
   expect_identical(names(b), c("hp", "mean", "lower90", "upper90", "lower50", "upper50"))
   expect_equal(range(b$hp), range(mtcars$hp))
   nd <- data.frame(wt = mean(mtcars$wt), hp = b$hp[c(1, 50)])
-  expect_equal(b$mean[c(1, 50)], predict(fit, newdata = nd))
+  expect_equal(b$mean[c(1, 50)], unname(predict(fit, newdata = nd)))
   iv <- predict(fit, newdata = nd, type = "interval", level = 0.5)
   expect_equal(b$lower50[c(1, 50)], iv$lower)
   expect_true(all(b$lower90 <= b$lower50 & b$upper50 <= b$upper90))

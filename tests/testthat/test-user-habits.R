@@ -88,5 +88,6 @@ test_that("rows with missing predictors in newdata are named", {
   fit <- habit_fit()
   nd <- mtcars[1:6, ]
   nd$hp[c(2, 5)] <- NA
-  expect_error(predict(fit, nd), "2 row\\(s\\): Mazda RX4 Wag, Hornet Sportabout")
+  expect_error(predict(fit, nd, na.action = na.fail),
+               "2 row\\(s\\): Mazda RX4 Wag, Hornet Sportabout")
 })
