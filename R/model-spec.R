@@ -327,7 +327,7 @@ has_sigma <- function(spec) spec$lik == .likelihoods[["gaussian"]]
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 1,
 #'                warmup = 50, iter = 20, seed = 1, sampler = "nuts")
-#' th <- bnn_unconstrain(fit, coef(fit))
+#' th <- bnn_unconstrain(fit, fit$draws[1, 1, ])   # a draw, as stored
 #' str(bnn_log_posterior(fit, th))
 bnn_log_posterior <- function(object, theta) {
   if (!inherits(object, "bnnfit")) stop("'object' must be a bnnfit.", call. = FALSE)
@@ -340,7 +340,10 @@ bnn_log_posterior <- function(object, theta) {
 }
 
 #' @rdname bnn_log_posterior
-#' @param draws Parameter vector(s) on the natural scale (`sigma`).
+#' @param draws Parameter vector(s) on the natural scale (`sigma`), as the
+#'   model stores them (`fit$draws`: `sigma` of the standardised response;
+#'   `as.matrix(fit)` and posterior's formats show it on the response's
+#'   scale instead).
 #' @export
 bnn_unconstrain <- function(object, draws) {
   if (!has_sigma(object$spec)) return(draws)
