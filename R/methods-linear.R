@@ -131,8 +131,9 @@ print_linear_coefs <- function(x, digits = 3) {
   invisible(NULL)
 }
 
-# print()'s time line: the whole call when the default's check ran (the
-# network, the linear model and the check), otherwise the chains' time.
+# print()'s time lines: the whole call when the default's check ran (the
+# network, the linear model and the check, then the chains of the model
+# returned), otherwise the chains' time.
 format_time_line <- function(x) {
   tm <- attr(x$model_choice, "timing")
   chains <- sprintf("warm-up %.1f s, sampling %.1f s, summed over chains%s",
@@ -141,10 +142,9 @@ format_time_line <- function(x) {
                       sprintf("; estimated %s", format_duration(x$cost_estimate)) else "")
   if (is.null(tm))
     return(sprintf(" time:         %.1f s (%s)", x$elapsed, chains))
-  strwrap(sprintf(paste0("%.1f s for the whole call (network %.1f s, linear model %.1f s, ",
-                         "check %.1f s); the model returned: %s"),
-                  tm[["total"]], tm[["network"]], tm[["linear"]], tm[["check"]], chains),
-          width = 78, initial = " time:         ", exdent = 14)
+  c(sprintf(" time:         %.1f s in all: network %.1f s, linear model %.1f s, check %.1f s",
+            tm[["total"]], tm[["network"]], tm[["linear"]], tm[["check"]]),
+    sprintf("               (the model returned: %s)", chains))
 }
 
 # summary()'s table of a linear fit's coefficients on the data's scale

@@ -136,7 +136,7 @@ test_that("the default's check says how long the whole call took, and how it was
   mine <- if (fit$model_choice$chosen[2]) tm[["linear"]] else tm[["network"]]
   expect_lte(fit$elapsed, mine)
   out <- paste(capture.output(print(fit)), collapse = " ")
-  expect_match(out, sprintf("time: +%.1f s for the whole call \\(network %.1f s, linear model %.1f s,",
+  expect_match(out, sprintf("time: +%.1f s in all: network %.1f s, linear model %.1f s, check",
                             tm[["total"]], tm[["network"]], tm[["linear"]]))
   expect_match(out, if (fit$model_choice$chosen[2]) "^Bayesian linear model" else
     "^Bayesian neural network")
