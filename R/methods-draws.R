@@ -149,9 +149,9 @@ as.data.frame.bnnfit <- function(x, row.names = NULL, optional = FALSE, variable
 #' `subset_draws()`, `rvar` arithmetic) work on a `bnnfit`.  The variables are
 #' those of [as.array.bnnfit()]: the network parameters (`W1[i,j]`, `b1[j]`,
 #' ..., and `sigma` on the response's scale), `lp__`, and for a linear model
-#' first its data-scale coefficients (`(Intercept)`, `wt`, ...).  Bracketed names become matrix- and
-#' vector-valued `rvar`s in `as_draws_rvars()` (`W1` is an inputs x units
-#' matrix).  `as_draws()` returns a `draws_array`, the format the draws are
+#' first its data-scale coefficients (`(Intercept)`, `wt`, ...).  Bracketed
+#' names become matrix- and vector-valued `rvar`s in `as_draws_rvars()`
+#' (`W1` is an inputs x units matrix).  `as_draws()` returns a `draws_array`, the format the draws are
 #' stored in.  `nchains()`, `niterations()`, `ndraws()`, `nvariables()` and
 #' `variables()` count the chains that did not fail.
 #'
