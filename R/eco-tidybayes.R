@@ -74,8 +74,11 @@ check_tidy_args <- function(re_formula, dpar = NULL) {
 #' [posterior_predict()], and `.chain`, `.iteration` and `.draw` numbered
 #' as in `posterior::as_draws_df(fit)`, so they join with
 #' `spread_draws(fit, ...)`.  `spread_draws()`, `gather_draws()` and
-#' `tidy_draws()` read the parameters (`W1[i,j]`, `b1[j]`, ..., `lp__`)
-#' through `posterior::as_draws_df()`.
+#' `tidy_draws()` read the parameters (`W1[i,j]`, `b1[j]`, ..., `sigma`,
+#' `lp__`) through `posterior::as_draws_df()`, so `spread_draws(fit, sigma)`
+#' has `sigma` on the response's scale (its median is [sigma()]) and a
+#' linear model's data-scale coefficients are there by name
+#' (`spread_draws(fit, wt)`); see [as.array.bnnfit()].
 #'
 #' `ndraws` takes that many draws spread evenly over the chains (the same
 #' draws as `posterior_epred(fit, ndraws = )`), not a random subset; `seed`

@@ -16,15 +16,17 @@
 # than 100 (default_panel_summary.csv).
 .linear_check_max_rows <- 500L
 
-# Does the check apply?  Only to the default model of a numeric response:
-# nothing of the model, the sampler or the starts given, no observation
-# weights, at most .linear_check_max_rows rows, and not switched off by
-# options(bnnmc.linear_check = FALSE).
+# Does the check apply?  Only to the default model of a numeric response
+# (Gaussian) or of a two-level factor (Bernoulli, whose linear counterpart
+# is logistic regression): nothing of the model, the sampler or the starts
+# given, no observation weights, at most .linear_check_max_rows rows, and
+# not switched off by options(bnnmc.linear_check = FALSE).
 linear_check_applies <- function(given, model) {
   isTRUE(getOption("bnnmc.linear_check", TRUE)) && !any(given) &&
-    # the Gaussian default, and the count and Student-t likelihoods (their
-    # linear model is the GLM counterpart: Poisson or NB log-linear, ...)
-    model$likelihood$family %in% c("gaussian", "poisson", "negbinomial", "student", "binomial") &&
+    # the Gaussian default, a two-level factor (logistic regression), and
+    # the count and Student-t likelihoods (their GLM counterparts)
+    isTRUE(model$likelihood$family %in% c("gaussian", "bernoulli", "poisson", "negbinomial",
+                                          "student", "binomial")) &&
     is.null(model$weights) &&
     ncol(model$X) >= 1L && nrow(model$X) <= .linear_check_max_rows
 }
@@ -34,8 +36,11 @@ linear_check_applies <- function(given, model) {
 # elpd, with `$model_choice` saying what was compared.  The warnings of the
 # fit not returned are dropped (a convergence warning of a network that is
 # not returned is no concern of the user's); those of the fit returned are
-# signalled again after the choice.
+# signalled again after the choice.  The time of the whole check (the
+# network, the linear model, the PSIS-LOO comparison and the total) is the
+# attribute "timing" of `$model_choice`, which print() shows.
 choose_default_model <- function(fit_net, fit_lin) {
+  t_start <- proc.time()[["elapsed"]]
   catch <- function(f) {
     w <- list()
     fit <- withCallingHandlers(f(), warning = function(cnd) {
@@ -47,11 +52,13 @@ choose_default_model <- function(fit_net, fit_lin) {
   net <- catch(fit_net)
   t0 <- proc.time()[["elapsed"]]
   lin <- tryCatch(catch(function() suppressMessages(fit_lin())), error = function(e) NULL)
+  t1 <- proc.time()[["elapsed"]]
   elpd <- function(f) if (is.null(f)) NULL else tryCatch(fit_psis_elpd(f), error = function(e) NULL)
   e_net <- elpd(net$fit)
   e_lin <- if (!is.null(lin) && all(lin$fit$chain_status == "ok")) elpd(lin$fit)
   use_lin <- !is.null(e_net) && !is.null(e_lin) && e_lin$elpd > e_net$elpd
-  seconds <- proc.time()[["elapsed"]] - t0
+  t2 <- proc.time()[["elapsed"]]
+  seconds <- t2 - t0
   out <- if (use_lin) lin else net
   if (!is.null(e_net) && !is.null(e_lin)) {
     out$fit <- bnnfit_with(out$fit, model_choice = structure(
@@ -61,13 +68,17 @@ choose_default_model <- function(fit_net, fit_lin) {
                  elpd_loo = c(e_net$elpd, e_lin$elpd), se = c(e_net$se, e_lin$se),
                  pareto_k_high = c(e_net$k_high, e_lin$k_high),
                  chosen = c(!use_lin, use_lin), stringsAsFactors = FALSE),
-      seconds = seconds))
+      seconds = seconds,
+      timing = c(total = t2 - t_start, network = t0 - t_start, linear = t1 - t0,
+                 check = t2 - t1)))
   }
   if (use_lin)
     message(sprintf(paste0(
-      "bnn_fit(): a Bayesian linear model predicts these data better than the %s network ",
+      "bnn_fit(): a Bayesian %s predicts these data better than the %s network ",
       "(PSIS-LOO elpd %.1f against %.1f), so it is the model returned; give 'hidden' to ",
       "keep the network (?bnn_fit, \"The default model's check\")."),
+      if (identical(lin$fit$likelihood$family, "bernoulli"))
+        "linear model (logistic regression)" else "linear model",
       paste(net$fit$hidden, collapse = "-"), e_lin$elpd, e_net$elpd))
   for (w in out$warnings) warning(w)
   out$fit

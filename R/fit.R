@@ -149,15 +149,23 @@
 #'   (`default_panel_candidates.R`).  So a call that gives nothing of the
 #'   model, the sampler or the starts (`hidden`, `activation`, `likelihood`,
 #'   `prior`, `sampler`, `init`, `ensemble`, `valid_data`, `chain_id`,
-#'   waves), for a numeric response without `weights` and at most 500
+#'   waves), for a numeric response or a two-level factor (whose linear
+#'   model is logistic regression) without `weights` and at most 500
 #'   training rows, also fits that linear model (no hidden layer, the same
 #'   likelihood and prior, NUTS with Stan's defaults; about a second) and
 #'   returns whichever of the two has the larger PSIS-LOO elpd on the
 #'   training data (plain PSIS, [loo::loo()]).  Returning the linear model is
 #'   said in one line; `$model_choice` records both elpds (with their
 #'   standard errors and counts of Pareto k above 0.7) and `print()` shows
-#'   the choice.  The linear fit's call names `hidden = integer(0)` and
-#'   `sampler = "nuts"`, so [update()] and [kfold()][kfold.bnnfit] refit it.
+#'   the choice and the time of the whole call, split into the network, the
+#'   linear model and the check.  A linear model returned speaks as one:
+#'   `print()`, [coef()][coef.bnnfit], `posterior_interval()` and `summary()`
+#'   give its coefficients on the data's scale, named as by `lm()`.  On
+#'   `MASS::Pima.tr` the check returns logistic regression: its log density
+#'   on `Pima.te` is -0.438 per point against the network's -0.449 and
+#'   `glm(family = binomial)`'s -0.441.  The linear fit's call names
+#'   `hidden = integer(0)` and `sampler = "nuts"`, so [update()] and
+#'   [kfold()][kfold.bnnfit] refit it.
 #'   The warnings of the fit not returned (e.g. a network's convergence
 #'   warning) are dropped.  Give `hidden` (e.g. `hidden = c(16, 16)`) to fit
 #'   the network alone, or set `options(bnnmc.linear_check = FALSE)`.  Above
@@ -338,7 +346,8 @@
 #'   sizes; `elpd_loo` and `se`: the plain PSIS-LOO elpd on the training
 #'   data and its standard error; `pareto_k_high`: observations with Pareto
 #'   k above loo's threshold; `chosen`), with the check's seconds as the
-#'   attribute `seconds`.
+#'   attribute `seconds` and the seconds of the whole call and its parts
+#'   (`total`, `network`, `linear`, `check`) as the attribute `timing`.
 #' @export
 #' @examples
 #' # the default: MILE (a deep ensemble, then MCLMC from each member)

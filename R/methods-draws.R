@@ -9,8 +9,9 @@
 # without bnnmc importing posterior.
 
 # The kept draws as an array [iteration, chain, variable] with `lp__`
-# appended (as in Stan, cmdstanr and brms), failed chains dropped.  All the
-# conversions below go through this one function.
+# appended (as in Stan, cmdstanr and brms), failed chains dropped, on the
+# scales a user meets them (user_draws()).  All the conversions below, the
+# plots and bayesplot's and shinystan's views go through this one function.
 fit_draws_array <- function(x, variable = NULL, regex = FALSE, inc_warmup = FALSE) {
   if (!inherits(x, "bnnfit")) stop("'x' must be a bnnfit.", call. = FALSE)
   if (!is.logical(inc_warmup) || length(inc_warmup) != 1L || is.na(inc_warmup))
@@ -25,11 +26,13 @@ fit_draws_array <- function(x, variable = NULL, regex = FALSE, inc_warmup = FALS
     warn_cond(sprintf("Chain(s) %s failed and are left out of the draws.",
                       paste(setdiff(seq_len(x$chains), ok), collapse = ", ")),
               "bnnmc_chain_failure")
-  d <- x$draws
+  # the user's view (R/methods-linear.R): sigma on the response's scale, and
+  # for a linear fit its data-scale coefficients first
+  d <- user_draws(x, ok)
   n_it <- dim(d)[1]
   vars <- c(dimnames(d)[[3]], "lp__")
   out <- array(NA_real_, c(n_it, length(ok), length(vars)))
-  out[, , seq_len(dim(d)[3])] <- d[, ok, , drop = FALSE]
+  out[, , seq_len(dim(d)[3])] <- d
   out[, , length(vars)] <- x$sampler_stats[, ok, "lp__"]
   dimnames(out) <- list(iteration = as.character(seq_len(n_it)),
                         chain = as.character(ok), variable = vars)
@@ -64,11 +67,30 @@ select_variables <- function(vars, variable, regex = FALSE, arg = "variable") {
 #' Posterior draws as arrays, matrices and data frames
 #'
 #' Base-R views of the draws kept after warm-up.  The variables are the
-#' network parameters in the layout of [bnn_parameter_names()] (`sigma`, when
-#' sampled, on its natural scale) followed by `lp__`, the log posterior
-#' density up to a constant, as in Stan.  Chains that failed are left out
-#' (with a warning).  These are the formats bayesplot accepts directly, e.g.
-#' `bayesplot::mcmc_trace(as.array(fit))`.
+#' network parameters in the layout of [bnn_parameter_names()] followed by
+#' `lp__`, the log posterior density up to a constant, as in Stan.  Chains
+#' that failed are left out (with a warning).  These are the formats
+#' bayesplot accepts directly, e.g. `bayesplot::mcmc_trace(as.array(fit))`.
+#'
+#' Scales: the network is fitted to standardised predictors and response,
+#' and its weights and biases are shown on that scale, as stored.  `sigma`
+#' (the Gaussian likelihood's noise sd, when sampled) is shown on the
+#' response's scale, so that `median(as.matrix(fit)[, "sigma"])` is
+#' [sigma()] -- here and in every view of the draws: posterior's formats,
+#' `summarise_draws()`, tidybayes' `spread_draws()`, [posterior_interval()],
+#' [coef()], `summary()`, the plots.  (The stored `fit$draws`, which the
+#' samplers' diagnostics and the papers' tables use, keep the standardised
+#' value; [prior_summary()] gives the prior on that scale.)
+#'
+#' A linear model (a fit without hidden layer, returned by the default's
+#' check or asked for with `hidden = integer(0)`) has in addition, first,
+#' its coefficients on the data's scale, named by the columns of the model
+#' matrix (`(Intercept)`, `wt`, ...), as rstanarm's `as.matrix()` of a
+#' `stan_glm` names them; they are the variables [coef()] and
+#' [posterior_interval()] summarise.  Its raw parameters (`W1[j,1]`,
+#' `b1[1]`, on the standardised scale) follow unchanged, so that nothing
+#' that reads them by name changes and the data-scale coefficients can be
+#' checked against them.
 #'
 #' @param x A `bnnfit`.
 #' @param variable Names of the variables to keep (all by default), or
@@ -126,9 +148,10 @@ as.data.frame.bnnfit <- function(x, row.names = NULL, optional = FALSE, variable
 #' summaries and diagnostics (`summarise_draws()`, `rhat()`, `ess_bulk()`,
 #' `subset_draws()`, `rvar` arithmetic) work on a `bnnfit`.  The variables are
 #' those of [as.array.bnnfit()]: the network parameters (`W1[i,j]`, `b1[j]`,
-#' ..., `sigma`) and `lp__`.  Bracketed names become matrix- and
-#' vector-valued `rvar`s in `as_draws_rvars()` (`W1` is an inputs x units
-#' matrix).  `as_draws()` returns a `draws_array`, the format the draws are
+#' ..., and `sigma` on the response's scale), `lp__`, and for a linear model
+#' first its data-scale coefficients (`(Intercept)`, `wt`, ...).  Bracketed
+#' names become matrix- and vector-valued `rvar`s in `as_draws_rvars()`
+#' (`W1` is an inputs x units matrix).  `as_draws()` returns a `draws_array`, the format the draws are
 #' stored in.  `nchains()`, `niterations()`, `ndraws()`, `nvariables()` and
 #' `variables()` count the chains that did not fail.
 #'
@@ -200,11 +223,11 @@ ndraws.bnnfit <- function(x) dim(x$draws)[1] * sum(x$chain_status == "ok")
 
 #' @rdname as_draws.bnnfit
 #' @exportS3Method posterior::nvariables
-nvariables.bnnfit <- function(x, ...) length(x$parameters) + 1L
+nvariables.bnnfit <- function(x, ...) length(user_variables(x)) + 1L
 
 #' @rdname as_draws.bnnfit
 #' @exportS3Method posterior::variables
-variables.bnnfit <- function(x, ...) c(x$parameters, "lp__")
+variables.bnnfit <- function(x, ...) c(user_variables(x), "lp__")
 
 #' Convert a fit to a coda `mcmc.list`
 #'
@@ -239,8 +262,12 @@ posterior_interval.bnnfit <- function(object, prob = 0.9, pars = NULL, regex_par
                                       ...) {
   check_dots(list(...), "posterior_interval")
   check_prob(prob, "prob")
-  vars <- object$parameters
-  sel <- if (is.null(pars) && is.null(regex_pars)) seq_along(vars) else
+  vars <- user_variables(object)
+  # by default a linear fit's data-scale coefficients and sigma (rstanarm's
+  # rows), a network's parameters; any of them by name
+  dflt <- if (is_linear_fit(object)) which(vars %in% c(linear_coef_names(object), "sigma")) else
+    seq_along(vars)
+  sel <- if (is.null(pars) && is.null(regex_pars)) dflt else
     sort(unique(c(if (!is.null(pars)) select_variables(vars, pars, FALSE, "pars"),
                   if (!is.null(regex_pars)) select_variables(vars, regex_pars, TRUE,
                                                              "regex_pars"))))

@@ -2,7 +2,7 @@
 
 #' @export
 print.bnnfit <- function(x, digits = 3, ...) {
-  cat("Bayesian neural network fitted by",
+  cat(fit_title(x), "fitted by",
       if (inherits(x$sampler, "bnn_sampler")) format(x$sampler, warmup = x$warmup)
       else format(x$sampler),
       if (!is.null(x$ensemble)) sprintf("started from a deep ensemble (%s)",
@@ -10,6 +10,7 @@ print.bnnfit <- function(x, digits = 3, ...) {
                                          else if (identical(x$protocol, "dei")) "DEI-MCMC"
                                          else "user") else "", "\n")
   print_model_lines(x)
+  print_linear_coefs(x, digits)
   mc <- format_model_choice(x$model_choice)
   if (!is.null(mc))
     cat(strwrap(mc, width = 78, initial = " model choice: ", exdent = 14), sep = "\n")
@@ -51,10 +52,7 @@ print.bnnfit <- function(x, digits = 3, ...) {
                 format(sum(x$ensemble$n_grad), big.mark = ","), x$ensemble$elapsed))
   cat(sprintf(" gradients:    %s in total (%s per chain on average)\n",
               format(sum(x$n_grad), big.mark = ","), format(round(mean(x$n_grad)), big.mark = ",")))
-  cat(sprintf(" time:         %.1f s (warm-up %.1f s, sampling %.1f s, summed over chains%s)\n",
-              x$elapsed, sum(x$timing$warmup), sum(x$timing$sampling),
-              if (is.numeric(x$cost_estimate) && length(x$cost_estimate) == 1L)
-                sprintf("; estimated %s", format_duration(x$cost_estimate)) else ""))
+  cat(format_time_line(x), sep = "\n")
   if (!is.null(x$ces)) cat(format_ces_record(x$ces), sep = "\n")
   cat(" observations:", nobs(x), "\n")
   stk <- format_stacking(x$stacking)
@@ -103,6 +101,8 @@ summary.bnnfit <- function(object, probs = c(0.05, 0.5, 0.95), ...) {
     stop("'probs' must be probabilities between 0 and 1.", call. = FALSE)
   d <- object$draws
   ok <- object$chain_status == "ok"
+  # sigma on the response's scale, as everywhere a user meets it
+  if ("sigma" %in% dimnames(d)[[3]]) d[, , "sigma"] <- d[, , "sigma"] * sigma_scale(object)
   m <- matrix(d[, ok, , drop = FALSE], ncol = dim(d)[3])
   pars <- parameter_layers(dimnames(d)[[3]])
   qs <- t(apply(m, 2L, stats::quantile, probs = probs, na.rm = TRUE, names = FALSE))
@@ -151,6 +151,8 @@ summary.bnnfit <- function(object, probs = c(0.05, 0.5, 0.95), ...) {
                   by = c("layer", "role"), all.x = TRUE, sort = FALSE)
   layers <- layers[order(layers$layer, layers$role), , drop = FALSE]
   structure(list(parameters = tab, layers = layers, sampler = samp,
+                 coefficients = if (is_linear_fit(object) && any(ok))
+                   linear_coef_table(object, probs),
                  verdicts = fit_verdicts(object, diag, lsum), fit = object,
                  symmetry_free = symmetry_free_cw(object, 1.1),
                  probs = if (probs_given) probs),
@@ -160,25 +162,30 @@ summary.bnnfit <- function(object, probs = c(0.05, 0.5, 0.95), ...) {
 #' @export
 print.summary.bnnfit <- function(x, digits = 3, ...) {
   print(x$fit, digits = digits)
-  cat("\nPer layer, parameter space (means over parameters of |posterior mean|, posterior sd,\n",
-      "R-hat across chains, chain-wise R-hat, within- and between-chain variance; raw weights\n",
-      "are not identified, see the function-space convergence line above):\n", sep = "")
-  print(x$layers, digits = digits, row.names = FALSE)
-  if (!is.null(x$probs)) {
-    # the quantiles asked for, of the first parameters and sigma
-    tab <- x$parameters
-    qcols <- paste0("q", format(100 * x$probs, trim = TRUE))
-    keep <- unique(c(utils::head(seq_len(nrow(tab)), 10L), which(tab$parameter == "sigma")))
-    cat(sprintf("\nPosterior quantiles of %s (all %d in $parameters):\n",
-                if (length(keep) < nrow(tab)) "the first parameters" else "the parameters",
-                nrow(tab)))
-    print(tab[keep, c("parameter", "mean", "sd", qcols), drop = FALSE], digits = digits,
-          row.names = FALSE)
+  if (!is.null(x$coefficients)) {
+    # a linear model: its coefficients are identified, nothing per layer
+    print_summary_coefs(x, digits)
+  } else {
+    cat("\nPer layer, parameter space (means over parameters of |posterior mean|, posterior sd,\n",
+        "R-hat across chains, chain-wise R-hat, within- and between-chain variance; raw weights\n",
+        "are not identified, see the function-space convergence line above):\n", sep = "")
+    print(x$layers, digits = digits, row.names = FALSE)
+    if (!is.null(x$probs)) {
+      # the quantiles asked for, of the first parameters and sigma
+      tab <- x$parameters
+      qcols <- paste0("q", format(100 * x$probs, trim = TRUE))
+      keep <- unique(c(utils::head(seq_len(nrow(tab)), 10L), which(tab$parameter == "sigma")))
+      cat(sprintf("\nPosterior quantiles of %s (all %d in $parameters):\n",
+                  if (length(keep) < nrow(tab)) "the first parameters" else "the parameters",
+                  nrow(tab)))
+      print(tab[keep, c("parameter", "mean", "sd", qcols), drop = FALSE], digits = digits,
+            row.names = FALSE)
+    }
+    if (!is.null(x$symmetry_free))
+      cat(sprintf(paste0("Parameter space with the symmetries removed (bnn_remove_symmetries()): ",
+                         "chain-wise R-hat > 1.1 for %.0f%% of the parameters (median %.3f).\n"),
+                  100 * x$symmetry_free$share_above, x$symmetry_free$median))
   }
-  if (!is.null(x$symmetry_free))
-    cat(sprintf(paste0("Parameter space with the symmetries removed (bnn_remove_symmetries()): ",
-                       "chain-wise R-hat > 1.1 for %.0f%% of the parameters (median %.3f).\n"),
-                100 * x$symmetry_free$share_above, x$symmetry_free$median))
   cat("\nSampler diagnostics per chain:\n")
   print(x$sampler, digits = digits, row.names = FALSE)
   if (length(x$verdicts)) {
@@ -215,18 +222,60 @@ formula.bnnfit <- function(x, ...) {
   out
 }
 
-#' Posterior means of the parameters
+#' Coefficients of a fit
+#'
+#' For a linear model -- a fit without hidden layer, whether the default's
+#' check returned it or `hidden = integer(0)` asked for it -- the
+#' coefficients on the data's scale, named by the columns of the model
+#' matrix (`(Intercept)`, `wt`, `hp`, factor levels such as `factor(cyl)6`)
+#' as [stats::coef()] of [stats::lm()] or [stats::glm()] names them, and
+#' computed as rstanarm's `coef()`: the posterior medians.  The fit is made
+#' on standardised predictors and response; each draw is taken back to the
+#' data's scale (slope `W1[j] * sd(y) / sd(x_j)`, the intercept
+#' accordingly), so these are the draws' medians of the data-scale
+#' coefficients, with intervals from [posterior_interval()] and
+#' `summary(fit)$coefficients`.  For a binary response they are on the
+#' logit scale, as `glm(family = binomial)`'s; see "Value" for categorical
+#' and heteroscedastic responses.
+#'
+#' For a network the coefficients are the posterior means of the raw
+#' parameters (on the standardised scale, in the layout of
+#' [bnn_parameter_names()]), with `sigma` on the response's scale.  Single
+#' weights of a network are not identified (permutation and sign symmetries),
+#' so these means describe no function; use [predict()] for what the network
+#' says.
+#'
 #' @param object A `bnnfit`.
 #' @param ... Unused.
-#' @return A named numeric vector (network parameters on the standardised
-#'   scale, `sigma` on its natural scale).
+#' @return A named numeric vector.  For a linear fit: `(Intercept)` and one
+#'   coefficient per column of the model matrix (for a categorical response
+#'   one set per class, named `mu<class>_<column>`; for the heteroscedastic
+#'   likelihood a second set for the log noise sd, `sigma_<column>`, brms's
+#'   names); the residual sd is [sigma()].  For a network: the raw
+#'   parameters and `sigma`.
+#' @seealso [posterior_interval()] for intervals, `as.matrix(fit)` for the
+#'   draws (which hold the data-scale coefficients of a linear fit next to
+#'   the raw parameters).
 #' @export
 #' @examples
+#' lin <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = integer(0), chains = 2,
+#'                warmup = 200, iter = 200, seed = 1, progress = FALSE, sampler = "nuts")
+#' coef(lin)
+#' coef(lm(mpg ~ wt + hp, data = mtcars))
+#' posterior_interval(lin)
 #' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 1,
 #'                warmup = 50, iter = 20, seed = 1, sampler = "nuts")
 #' head(coef(fit))
 coef.bnnfit <- function(object, ...) {
-  d <- object$draws[, object$chain_status == "ok", , drop = FALSE]
+  check_dots(list(...), "coef")
+  ok <- which(object$chain_status == "ok")
+  if (!length(ok)) stop("All chains of this fit failed; there are no draws.", call. = FALSE)
+  if (is_linear_fit(object)) {
+    cf <- linear_coef_draws(object, object$draws[, ok, , drop = FALSE])
+    return(apply(matrix(cf, ncol = dim(cf)[3], dimnames = list(NULL, dimnames(cf)[[3]])),
+                 2L, stats::median, na.rm = TRUE))
+  }
+  d <- user_draws(object, ok)
   colMeans(matrix(d, ncol = dim(d)[3], dimnames = list(NULL, dimnames(d)[[3]])),
            na.rm = TRUE)
 }

@@ -405,7 +405,7 @@ spec_par_names <- function(spec) c(bnn_parameter_names(spec$sizes), lik_par_name
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 1,
 #'                warmup = 50, iter = 20, seed = 1, sampler = "nuts")
-#' th <- bnn_unconstrain(fit, coef(fit))
+#' th <- bnn_unconstrain(fit, fit$draws[1, 1, ])   # a draw, as stored
 #' str(bnn_log_posterior(fit, th))
 bnn_log_posterior <- function(object, theta) {
   if (!inherits(object, "bnnfit")) stop("'object' must be a bnnfit.", call. = FALSE)
@@ -419,7 +419,9 @@ bnn_log_posterior <- function(object, theta) {
 
 #' @rdname bnn_log_posterior
 #' @param draws Parameter vector(s) on the natural scale (`sigma`, `phi`,
-#'   `nu`).
+#'   `nu`), as the model stores them (`fit$draws`: `sigma` of the
+#'   standardised response; `as.matrix(fit)` and posterior's formats show
+#'   it on the response's scale instead).
 #' @export
 bnn_unconstrain <- function(object, draws) {
   k <- length(lik_par_names(object$spec))

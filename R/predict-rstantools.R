@@ -106,7 +106,9 @@ softmax3 <- function(eta) {
 #'   Monte Carlo quantiles of `posterior_predict()`; for classification they
 #'   are quantiles of `posterior_predict()` draws.
 #' * `posterior_interval()`: central posterior intervals of the parameters
-#'   (one row per parameter).
+#'   (one row per parameter; `sigma` on the response's scale).  For a linear
+#'   model (no hidden layer) the rows are its coefficients on the data's
+#'   scale, named as by `lm()`, and `sigma`, as rstanarm's; see [coef()].
 #' * `log_lik()`: the pointwise log-likelihood `log p(y_i | theta_s)`,
 #'   `[draw, observation]`, for regression (densities on the original scale
 #'   of the response) and classification (log-probabilities of the observed
@@ -128,7 +130,8 @@ softmax3 <- function(eta) {
 #' @param prob Probability mass of the intervals.
 #' @param pars,regex_pars For `posterior_interval()`: parameter names, or
 #'   regular expressions matched against them (all network parameters, and
-#'   `sigma` if present, by default).
+#'   `sigma` if present, by default; for a linear model its data-scale
+#'   coefficients and `sigma`).
 #' @param ... Unused (a warning names them).
 #' @return See the list above: an S x N matrix (S draws, N observations),
 #'   an S x N x K array, or an N x 2 (or P x 2) matrix of intervals.

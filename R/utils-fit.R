@@ -26,9 +26,13 @@ nobs.bnnfit <- function(object, ...) nrow(object$X)
 print_model_lines <- function(x) {
   sizes <- x$spec$sizes
   cat(" formula:     ", deparse1(x$formula), "\n")
-  cat(" network:     ", paste(sizes, collapse = " - "),
-      sprintf("(%s hidden activation, %d parameters)",
-              if (length(x$hidden)) x$activation else "no", length(x$parameters)), "\n")
+  if (length(x$hidden))
+    cat(" network:     ", paste(sizes, collapse = " - "),
+        sprintf("(%s hidden activation, %d parameters)", x$activation,
+                length(x$parameters)), "\n")
+  else
+    cat(" model:       ", sprintf("linear: an intercept and %d predictor column(s), no hidden layer",
+                                  sizes[1]), "\n")
   cat(" likelihood:  ", format(x$likelihood), "\n")
   cat(" prior:       ", format(x$prior), "\n")
   invisible(NULL)

@@ -101,5 +101,5 @@ test_that("the linear check is made for the default model only", {
   on.exit(options(old))
   expect_null(short()$model_choice)
   expect_false(bnnmc:::linear_check_applies(c(hidden = FALSE), list(
-    likelihood = list(family = "bernoulli"), weights = NULL, X = matrix(0, 5, 1))))
+    likelihood = list(family = "categorical"), weights = NULL, X = matrix(0, 5, 1))))
 })

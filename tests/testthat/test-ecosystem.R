@@ -32,9 +32,10 @@ test_that("base conversions keep values, names and chain/iteration order", {
                    c("lp__", "b1[2]"))
   expect_identical(colnames(as.matrix(fit, variable = "^b2", regex = TRUE)),
                    c("b2[1]", "b2[2]"))
-  # sigma is on its natural scale
+  # sigma is on the response's scale (the stored draws: standardised)
   g <- eco_fits("gauss")
-  expect_identical(as.matrix(g)[, "sigma"], as.vector(g$draws[, , "sigma"]))
+  expect_equal(as.matrix(g)[, "sigma"], as.vector(g$draws[, , "sigma"]) * g$y_scale,
+               tolerance = 1e-14)
   expect_true(all(as.matrix(g)[, "sigma"] > 0))
 })
 
@@ -95,7 +96,9 @@ test_that("coda mcmc.list has one mcmc per chain with post-warm-up iteration num
   expect_s3_class(ml, "mcmc.list")
   expect_length(ml, 2L)
   expect_identical(coda::varnames(ml), c(g$parameters, "lp__"))
-  expect_identical(unname(as.matrix(ml[[2]])[, g$parameters]), unname(g$draws[, 2, ]))
+  raw <- g$draws[, 2, ]
+  raw[, "sigma"] <- raw[, "sigma"] * g$y_scale   # sigma on the response's scale
+  expect_equal(unname(as.matrix(ml[[2]])[, g$parameters]), unname(raw), tolerance = 1e-14)
   expect_identical(stats::start(ml), g$warmup + 1)
   expect_identical(coda::thin(ml), 2)
   expect_identical(coda::niter(ml), dim(g$draws)[1])
@@ -152,7 +155,8 @@ test_that("log_lik is the pointwise log-likelihood on the original scale", {
     expect_identical(dim(ll), c(ndraws_fit(fit), nobs(fit)))
     # rows add up to the model's log-likelihood (standardised scale, C code)
     # minus the Jacobian of the response's standardisation
-    theta <- bnn_unconstrain(fit, t(as.matrix(fit)[, fit$parameters]))
+    # the stored draws (sigma on the model's standardised scale)
+    theta <- bnn_unconstrain(fit, t(matrix(fit$draws, ncol = dim(fit$draws)[3])))
     loglik_c <- bnn_log_posterior(fit, theta)$loglik
     jac <- if (bnnmc:::is_classification(fit)) 0 else nobs(fit) * log(fit$y_scale)
     expect_equal(rowSums(ll), loglik_c - jac, tolerance = 1e-10)

@@ -10,7 +10,7 @@ test_that("summary() works with a sampled sigma (gaussian likelihood)", {
   i <- match("sigma", tab$parameter)
   expect_true(is.na(tab$layer[i]))
   expect_identical(tab$role[i], "other")
-  sig <- as.vector(g$draws[, , "sigma"])
+  sig <- as.vector(g$draws[, , "sigma"]) * g$y_scale   # on the response's scale
   expect_equal(tab$mean[i], mean(sig), tolerance = 1e-14)
   expect_equal(tab$sd[i], sd(sig), tolerance = 1e-14)
   # the layer table holds the network parameters only, all of them
