@@ -185,7 +185,7 @@ formula.bnnfit <- function(x, ...) x$formula
 #' @export
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 1,
-#'                warmup = 50, iter = 20, seed = 1, sampler = "nuts")
+#'                warmup = 100, iter = 100, seed = 1, sampler = "nuts")
 #' head(coef(fit))
 coef.bnnfit <- function(object, ...) {
   d <- object$draws[, object$chain_status == "ok", , drop = FALSE]
@@ -215,7 +215,7 @@ coef.bnnfit <- function(object, ...) {
 #' @name fitted.bnnfit
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 1,
-#'                warmup = 100, iter = 50, seed = 1, progress = FALSE, sampler = "nuts")
+#'                warmup = 100, iter = 100, seed = 1, progress = FALSE, sampler = "nuts")
 #' head(fitted(fit))
 #' fitted(fit, newdata = mtcars[1:3, ])
 #' head(residuals(fit, type = "pearson"))

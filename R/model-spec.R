@@ -326,7 +326,7 @@ has_sigma <- function(spec) spec$lik == .likelihoods[["gaussian"]]
 #' @export
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 1,
-#'                warmup = 50, iter = 20, seed = 1, sampler = "nuts")
+#'                warmup = 100, iter = 100, seed = 1, sampler = "nuts")
 #' th <- bnn_unconstrain(fit, coef(fit))
 #' str(bnn_log_posterior(fit, th))
 bnn_log_posterior <- function(object, theta) {
