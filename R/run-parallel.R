@@ -51,9 +51,9 @@
 #' @examplesIf requireNamespace("future", quietly = TRUE) && requireNamespace("future.apply", quietly = TRUE)
 #' old <- future::plan(future::sequential)
 #' a <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 2,
-#'              warmup = 100, iter = 100, seed = 3, progress = FALSE, sampler = "nuts")
+#'              warmup = 300, iter = 300, seed = 3, progress = FALSE, sampler = "nuts")
 #' future::plan(old)
 #' b <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 2,
-#'              warmup = 100, iter = 100, seed = 3, progress = FALSE, sampler = "nuts")
+#'              warmup = 300, iter = 300, seed = 3, progress = FALSE, sampler = "nuts")
 #' identical(a$draws, b$draws)
 NULL

@@ -86,7 +86,10 @@ for (k in seq_along(readme_blocks)) {
   code <- readme_blocks[[k]]
   first <- sub("^\\s*#?\\s*", "", strsplit(code, "\n")[[1]][[1]])
   test_that(sprintf("README block %d runs as pasted (%s)", k, substr(first, 1, 40)), {
-    for (p in block_packages(code)) skip_if_not_installed(p)
+    # marginaleffects needs collapse for Bayesian models (see DESCRIPTION)
+    needs <- block_packages(code)
+    if ("marginaleffects" %in% needs) needs <- c(needs, "collapse")
+    for (p in needs) skip_if_not_installed(p)
     if (grepl("launch_shinystan", code, fixed = TRUE)) {
       # ShinyStan's app is not launched: shinystan calls shiny::runApp(),
       # replaced for this block by a stub that records the call
