@@ -7,7 +7,8 @@
 # MathJax is copied from Debian's libjs-mathjax into docs/mathjax/.  The
 # package is installed into a temporary library from this checkout.
 # Examples and vignettes (articles) are run.
-# Usage: bash tools/build-site.sh   (then bash tools/check-site.sh)
+# Usage: bash tools/build-site.sh   (then bash tools/check-site.sh);
+# BNNMC_SITE_LAZY=1 bash tools/build-site.sh rebuilds only what changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! Rscript -e 'quit(status = !requireNamespace("pkgdown", quietly = TRUE))'; then
@@ -21,9 +22,23 @@ if [ ! -f "$mathjax/MathJax.js" ]; then
 fi
 # tune asks for the time zone when loaded; give it one where timedatectl is absent
 export TZ="${TZ:-UTC}"
+# BNNMC_SITE_LAZY=1: rebuild only the pages whose sources changed.
+export BNNMC_SITE_LAZY="${BNNMC_SITE_LAZY:-0}"
 Rscript -e '
   options(pkgdown.internet = FALSE)
-  pkgdown::build_site(".", new_process = FALSE, install = TRUE, preview = FALSE)
+  # downlit links a package named in code to its web page: from the
+  # installed package's DESCRIPTION, else from CRAN's package list, which it
+  # downloads even offline and then fails; offline, a package that is not
+  # installed simply gets no link
+  ns <- asNamespace("downlit")
+  if (exists("CRAN_urls", envir = ns, inherits = FALSE)) {
+    unlockBinding("CRAN_urls", ns)
+    assign("CRAN_urls", function() data.frame(Package = character(), URL = character()),
+           envir = ns)
+    lockBinding("CRAN_urls", ns)
+  }
+  pkgdown::build_site(".", new_process = FALSE, install = TRUE, preview = FALSE,
+                      lazy = Sys.getenv("BNNMC_SITE_LAZY") == "1")
 '
 # the offline stand-ins for pkgdown's CDN scripts (pkgdown copies
 # pkgdown/assets/ too; copied again so that the site never lacks them)

@@ -99,11 +99,13 @@ probe <- paste0(
   " function search() {",
   "   var box = window.jQuery && window.jQuery('#search-input');",
   "   if (!box || !box.length) { report({search: -2}); return; }",
-  "   box.trigger('focus');",
+  "   box[0].focus(); box[0].dispatchEvent(new FocusEvent('focus'));",
   "   setTimeout(function () {",
   "     box.val('bnn_fit'); box[0].dispatchEvent(new Event('input', {bubbles: true}));",
   "     setTimeout(function () {",
-  "       report({search: document.querySelectorAll('.aa-suggestion').length});",
+  "       var hits = Array.prototype.filter.call(document.querySelectorAll('.aa-suggestion'),",
+  "         function (el) { return el.textContent.indexOf('No results found') < 0; });",
+  "       report({search: hits.length});",
   "     }, 2000);",
   "   }, 2000);",
   " }",
@@ -112,6 +114,25 @@ probe <- paste0(
   " if (window.MathJax && MathJax.Hub && MathJax.Hub.Queue) MathJax.Hub.Queue(done);",
   " else done();",
   "});</script>")
+# URLs of the network requests a page made, from Chromium's --log-net-log
+# file (NULL if unreadable): the URL_REQUEST_START_JOB events whose
+# initiator is the page (a file:// page's requests have the initiator
+# "null" and the isolation key "file://"), not Chromium itself ("not an
+# origin": update checks, time and account look-ups).
+page_requests <- function(netlog) {
+  d <- tryCatch(jsonlite::fromJSON(netlog, simplifyVector = FALSE), error = function(e) NULL)
+  if (is.null(d) || is.null(d$constants$logEventTypes$URL_REQUEST_START_JOB)) return(NULL)
+  start <- d$constants$logEventTypes$URL_REQUEST_START_JOB
+  urls <- character()
+  for (e in d$events) {
+    if (!identical(as.integer(e$type), as.integer(start)) || is.null(e$params$url)) next
+    browser_own <- identical(e$params$initiator, "not an origin") &&
+      !startsWith(as.character(e$params$network_isolation_key %||% ""), "file:")
+    if (!browser_own) urls <- c(urls, e$params$url)
+  }
+  unique(urls)
+}
+`%||%` <- function(a, b) if (is.null(a)) b else a
 offsite <- function(url) {
   if (grepl("^(data|blob|about|chrome|chrome-extension|devtools):", url)) return(FALSE)
   if (grepl("^file:", url)) {
@@ -133,14 +154,15 @@ for (pg in load_pages) {
                                             "--dump-dom", paste0("file://", tmp)),
                                   stdout = TRUE, stderr = FALSE, timeout = 120))
   unlink(tmp)
-  # the addresses of every request Chromium made for the page
-  urls <- character()
-  if (file.exists(netlog)) {
-    log_txt <- paste(readLines(netlog, warn = FALSE), collapse = "\n")
-    m <- regmatches(log_txt, gregexpr("\"url\":\"[^\"]+\"", log_txt))[[1]]
-    urls <- unique(sub("^\"url\":\"(.*)\"$", "\\1", m))
-    unlink(netlog)
-  } else fail("%s: Chromium wrote no network log", pg)
+  # the addresses the page requested over the network (Chromium logs
+  # network requests, not file:// reads; its own background requests, such
+  # as update checks, have no page as initiator and are not the site's)
+  urls <- page_requests(netlog)
+  unlink(netlog)
+  if (is.null(urls)) {
+    fail("%s: Chromium's network log could not be read", pg)
+    urls <- character()
+  }
   for (u in urls[vapply(urls, offsite, logical(1))])
     fail("%s makes a request outside the site: %s", pg, u)
   dom <- tryCatch(xml2::read_html(paste(out, collapse = "\n")), error = function(e) NULL)
@@ -152,9 +174,9 @@ for (pg in load_pages) {
   }
   r <- jsonlite::fromJSON(res)
   cat(sprintf(paste0("check-site: %s: \"%s\", %d characters, %d images (%d broken), ",
-                     "%d requests (%d in the site), maths %d/%d typeset, TOC %d%s\n"),
+                     "%d network requests, maths %d/%d typeset, TOC %d%s\n"),
               pg, r$title, r$text, r$images, length(r$broken), length(urls),
-              sum(!vapply(urls, offsite, logical(1))), r$typeset, r$math, r$toc,
+              r$typeset, r$math, r$toc,
               if (r$search >= 0) sprintf(", search \"bnn_fit\": %d results", r$search) else ""))
   if (r$text < 200) fail("%s shows almost no text (%d characters)", pg, r$text)
   for (b in r$broken) fail("image does not load on %s: %s", pg, b)

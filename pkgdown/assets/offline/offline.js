@@ -183,9 +183,17 @@
     var url = typeof resource === "string" ? resource : (resource && resource.url) || "";
     if (window.location.protocol === "file:" && /search\.json$/.test(url)) {
       return new Promise(function (resolve, reject) {
+        // the index's paths start at the site's root ("/reference/x.html"),
+        // which on disk is the folder of search.json
+        var root = url.replace(/search\.json$/, "");
         var done = function () {
           if (!window.bnnmcSearchIndex) { reject(new Error("no search index")); return; }
-          resolve(new Response(JSON.stringify(window.bnnmcSearchIndex),
+          var items = window.bnnmcSearchIndex.map(function (it) {
+            var c = $.extend({}, it);
+            if (typeof c.path === "string" && c.path.charAt(0) === "/") c.path = root + c.path.slice(1);
+            return c;
+          });
+          resolve(new Response(JSON.stringify(items),
                                { headers: { "Content-Type": "application/json" } }));
         };
         if (window.bnnmcSearchIndex) { done(); return; }
