@@ -20,24 +20,14 @@
 #' (default 2; the results do not depend on it, and `OMP_THREAD_LIMIT` is
 #' honoured).
 #'
-#' @section Reproducibility (SIMD level):
-#' `options(bnnmc.simd = )` chooses the SIMD level: `"auto"` (the default:
-#' the best the CPU supports), `"portable"` (plain C, the same bits on
-#' every CPU), `"avx2"` or `"avx512"` (an error if the CPU or the build
-#' lacks them).  [bnn_fit()] (and every function that runs chains or
-#' ensemble members) applies it when it starts, in the calling session and
-#' in each \pkg{future} worker (the value is sent with the chains, so
-#' workers need not have the option set); a fit's `$simd` records the
-#' level its chains ran on (`"generic"`, `"avx2+fma"` or `"avx512"`).
-#' The environment variable `BNNMC_SIMD` (same values), read when the
-#' package is loaded, is the option's default and is applied at once, e.g.
-#' `BNNMC_SIMD=portable Rscript -e 'testthat::test_local()'`.
-#'
-#' Deprecated: `options(bnnmc.kernels = )` and the environment variable
+#' @section Deprecated option names:
+#' `options(bnnmc.kernels = )` and the environment variable
 #' `BNNMC_KERNELS` are the former names of `options(bnnmc.simd = )` and
 #' `BNNMC_SIMD` ("kernel" now means only a sampler's transition kernel).
 #' They still work in this version, with a warning, when the new name is
 #' not set, and will be removed in the next.
+#' @template reproducibility
+#' @template habits
 #'
 #' @keywords internal
 #' @useDynLib bnnmc, .registration = TRUE

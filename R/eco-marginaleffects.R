@@ -58,7 +58,7 @@ register_marginaleffects <- function() {
 #'     requireNamespace("collapse", quietly = TRUE) &&
 #'     utils::packageVersion("collapse") >= "2.0.18") {
 #'   fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
-#'                  warmup = 100, iter = 50, seed = 1, sampler = "nuts",
+#'                  warmup = 100, iter = 100, seed = 1, sampler = "nuts",
 #'                  progress = FALSE)
 #'   marginaleffects::avg_predictions(fit)
 #'   marginaleffects::avg_slopes(fit, variables = "wt")

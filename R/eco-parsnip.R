@@ -76,7 +76,7 @@
 #' if (requireNamespace("parsnip", quietly = TRUE)) {
 #'   spec <- parsnip::mlp(hidden_units = 4) |>
 #'     parsnip::set_engine("bnnmc", sampler = "nuts", chains = 2,
-#'                         warmup = 100, iter = 50, seed = 1) |>
+#'                         warmup = 100, iter = 100, seed = 1) |>
 #'     parsnip::set_mode("regression")
 #'   mf <- parsnip::fit(spec, mpg ~ wt + hp, data = mtcars)
 #'   predict(mf, mtcars[1:3, ])

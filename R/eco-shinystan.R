@@ -110,7 +110,7 @@ register_shinystan <- function() {
 #' @examples
 #' if (requireNamespace("shinystan", quietly = TRUE)) {
 #'   fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
-#'                  warmup = 100, iter = 50, seed = 1, sampler = "nuts",
+#'                  warmup = 100, iter = 100, seed = 1, sampler = "nuts",
 #'                  progress = FALSE)
 #'   sso <- shinystan::as.shinystan(fit)
 #'   sso

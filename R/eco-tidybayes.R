@@ -100,7 +100,7 @@ check_tidy_args <- function(re_formula, dpar = NULL) {
 #' @examples
 #' if (requireNamespace("tidybayes", quietly = TRUE)) {
 #'   fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
-#'                  warmup = 100, iter = 50, seed = 1, sampler = "nuts",
+#'                  warmup = 100, iter = 100, seed = 1, sampler = "nuts",
 #'                  progress = FALSE)
 #'   tidybayes::add_epred_draws(mtcars[1:2, c("wt", "hp")], fit)
 #'   tidybayes::spread_draws(fit, b2[i])

@@ -3,379 +3,121 @@
 
 #' Fit a Bayesian neural network by MCMC
 #'
-#' Builds a fully connected network from a formula, standardises predictors
+#' Builds a fully connected network from a formula, standardizes predictors
 #' and response with the training data's mean and standard deviation, and
-#' samples the posterior of all weights and biases with the chosen sampler,
-#' one independent chain at a time (or in parallel through the `future`
-#' framework when a parallel plan is set).  An interrupt (Ctrl-C) ends the
-#' fit at once; under a parallel plan its chains still running in the workers
-#' are cancelled too, where the backend allows it (see [bnnmc-parallel]).
+#' samples the posterior of all weights and biases, one chain at a time or
+#' in parallel through \pkg{future} ([bnnmc-parallel]).  The default is
+#' MILE (a deep ensemble, then one microcanonical Langevin chain per member)
+#' on a 16-16 tanh network with 4 chains; `sampler = "nuts"` is NUTS with
+#' Stan's defaults, as in rstanarm and brms.  An interrupt (Ctrl-C) ends the
+#' fit at once, and under a parallel plan cancels its chains still running
+#' in the workers where the backend allows it.
 #'
-#' @param formula A model formula, e.g. `y ~ .`; factors and interactions are
-#'   expanded with [stats::model.matrix()] and every column is standardised.
+#' @param formula A model formula, e.g. `y ~ .`, expanded as by
+#'   [stats::model.matrix()]; `offset()` terms are added to the mean.
 #' @param data A data frame.
-#' @param hidden Widths of the hidden layers, e.g. `c(16, 16)` (the papers'
-#'   default); `integer(0)` gives a (Bayesian) linear model.
+#' @param hidden Widths of the hidden layers, e.g. `c(16, 16)`;
+#'   `integer(0)` gives a (Bayesian) linear model.
 #' @param activation Activation of the hidden layers; see [bnn_activations()].
-#' @param family The likelihood as glm and brms users write it:
-#'   [stats::gaussian()], [stats::poisson()], [stats::binomial()] (a
-#'   Bernoulli for a factor, logical or 0/1 response; successes out of trials
-#'   for `cbind(successes, failures)`), [negbinomial()], [student()], or
-#'   their names (`"negbinomial"`, `"student"`, ...); see [negbinomial()].
-#'   Only the canonical links (log, logit, identity) are available.  Give
-#'   `family` or `likelihood`, not both.  A numeric response with only the
-#'   values 0 and 1 and neither argument is fitted by a Bernoulli model
-#'   (with a message), as glm's binomial family and brms's bernoulli take
-#'   such a response: a Gaussian would give "probabilities" outside
-#'   \[0, 1\]; `family = gaussian()` still fits one.  Counts under the
-#'   default Gaussian get a message that the count families exist.
-#' @param likelihood A likelihood name or [bnn_likelihood()] object.  Numeric
-#'   responses default to the homoscedastic `"gaussian"` (one sampled
-#'   `sigma`), factors to `"bernoulli"` or `"categorical"`; the papers'
-#'   heteroscedastic Gaussian is `"hetero_gaussian"` (see "Defaults" below).
-#' @section Ties and the heteroscedastic likelihood:
-#'   A heteroscedastic Gaussian has its own noise sd for every observation.
-#'   Where many observations share one response value (a point mass, such as
-#'   the exact zeros of a burned-area target), the network can put its mean
-#'   on that value and shrink the sd there; the Gaussian density then grows
-#'   without bound, and the posterior piles up on a spike (limited only by
-#'   the clip of the sd at 1e-6 response sds) that makes predictions near
-#'   the ties wildly overconfident.  One `sigma` shared by all observations
-#'   (`likelihood = "gaussian"`, the default) cannot collapse onto a subset,
-#'   because shrinking it costs the fit of every other point.  With any likelihood,
-#'   a fit whose posterior mean predictive sd is below 0.001 response sds
-#'   (0.0001 when the response has few ties) on at least 1% of the training
-#'   points (and 2 of them) gets a warning of class `bnnmc_sd_collapse`
-#'   naming the cause.
-#' @param prior A [bnn_prior()] object or `"normal"` / `"laplace"`.  `NULL`
-#'   (default): `bnn_prior(fan_in = TRUE)` (weights Normal(0, 1/fan-in),
-#'   biases Normal(0, 1)) for a numeric response whose `likelihood` is not
-#'   given, else the papers' Normal(0, 1) on every weight and bias
-#'   ([bnn_prior()]); see "Defaults" below.
-#' @param sampler `"mile"` (default; see "Defaults" below), `"nuts"`,
-#'   `"hmc"`, `"dei"`, `"rwm"`,
+#' @param family The likelihood as glm and brms write it: `gaussian()`,
+#'   `poisson()`, `binomial()` (Bernoulli, or `cbind(successes, failures)`),
+#'   [negbinomial()], [student()] or their names; canonical links only.
+#'   Give `family` or `likelihood`.  A 0/1 numeric response without either
+#'   is fitted by a Bernoulli model, with a message.
+#' @param likelihood A likelihood name or [bnn_likelihood()] object: by default
+#'   `"gaussian"` (numeric), `"bernoulli"`/`"categorical"` (factor); the
+#'   papers' heteroscedastic Gaussian is `"hetero_gaussian"`.
+#' @param prior A [bnn_prior()] object or `"normal"` / `"laplace"`; by default
+#'   `bnn_prior(fan_in = TRUE)` (weights Normal(0, 1/fan-in)) when no
+#'   likelihood is given, else Normal(0, 1) on every weight (the papers').
+#' @param sampler `"mile"` (default), `"nuts"`, `"hmc"`, `"dei"`, `"rwm"`,
 #'   `"pcn"`, `"mclmc"`, `"sgld"`, `"psgld"`, `"sghmc"`, `"ces"`, or a
-#'   settings object from [bnn_nuts()], [bnn_hmc()], [bnn_rwm()],
-#'   [bnn_pcn()], [bnn_mclmc()], or for large data the stochastic-gradient
-#'   samplers [bnn_sgld()], [bnn_psgld()] and [bnn_sghmc()], or [bnn_ces()]
-#'   (calibration-emulation-sampling, FBNN: a pipeline of three stages whose
-#'   draws are those of its sampling stage).  The protocols of the papers:
-#'   * `"dei"` (DEI-MCMC, Sommer et al. 2024): a deep ensemble of `chains`
-#'     members is trained ([bnn_optimizer_preset()] `"dei"`), and one NUTS
-#'     chain starts at each member, with 100 warm-up iterations unless
-#'     `warmup` is given;
-#'   * `"mile"` (Sommer et al. 2025): the same with MCLMC and MILE's tuning
-#'     ([bnn_mclmc()]; 40k/5k/5k tuning steps, 10k sampling steps thinned by
-#'     10, initial step size = the ensemble's learning rate), the ensemble
-#'     trained with the `"mile"` preset (`"mile_class"`, learning rate 0.01,
-#'     for a factor response);
-#'   * `"mclmc"`: MCLMC with MILE's tuning from `init` (random by default).
-#'   For MCLMC samplers `iter` and `thin` (if given) set the sampling steps
-#'   and thinning, and `warmup` (if given) the tuning steps, split 80/10/10
-#'   over the three tuning stages.
-#'
-#'   The naive-MCLMC baseline of MILE's Table 5 (chains that can turn NaN)
-#'   runs from the members of a deep ensemble with
-#'   `sampler = bnn_mclmc(tuning = "naive", stepsize = 26)` and
-#'   `init = <bnn_ensemble>` (see [bnn_mclmc()], `safeguard`, and the
-#'   example below); `sampler = "mile"` with the same `init` is MILE.
-#' @section Reproducibility:
-#' A seed gives the same draws, bit for bit, under every \pkg{future} plan
-#' and chain order, as long as the chains run on the same SIMD level of the
-#' C compute kernels, chosen by `options(bnnmc.simd = )`: `"auto"` (default,
-#' the best the CPU supports), `"portable"` (plain C: the same draws on
-#' every CPU), `"avx2"` or `"avx512"` (an error when not available).
-#' `bnn_fit()` applies the option when it starts, and sends it with the
-#' chains to every \pkg{future} worker, which applies it before running
-#' them (workers are other R processes and do not share the session's
-#' options).  The fit's `$simd` records the SIMD level its chains ran on
-#' (`"generic"` for portable, `"avx2+fma"`, `"avx512"`).  The environment
-#' variable `BNNMC_SIMD`, read when bnnmc is loaded, sets the option's
-#' default.  See also [bnnmc-package].
-#'
-#' @section Defaults:
-#'   The default fit is MILE (`sampler = "mile"`: a deep ensemble, then one
-#'   MCLMC chain from each member with MILE's tuning) of a 16-16 tanh network
-#'   with 4 chains; for a numeric response, the homoscedastic Gaussian
-#'   likelihood (one `sigma`, half-normal(1) prior on the standardised
-#'   scale) and weights Normal(0, 1/fan-in) (biases Normal(0, 1)).  The
-#'   sampler and network were chosen
-#'   by measuring candidate defaults (sampler, width, activation,
-#'   likelihood) on the six UCI regression sets of the papers for test LPPD,
-#'   RMSE and time (`vignette("benchmarks")`, section "Defaults for a first
-#'   fit"; `inst/benchmarks/decisions/first_fit_defaults.R`): on data of a few hundred
-#'   rows MILE takes well under a minute and predicts about as well as NUTS
-#'   (better test LPPD on two of four sets, worse on two, lower RMSE on all),
-#'   whose fits of the same network took 3 to 9 minutes, hit the maximum tree
-#'   depth in most transitions and diverged.  Wider
-#'   networks (32-32) were slower and worse.  The papers' protocols are one
-#'   argument away: `sampler = "nuts"` (Stan's defaults: 4 chains of 1000
-#'   warm-up and 1000 sampling iterations, as rstanarm and brms), `"dei"`
-#'   and `"mile"`.  For large data (tens of thousands of rows and more) the
-#'   stochastic-gradient samplers cost per step what a batch costs, not what
-#'   the data set costs.
-#'
-#'   The likelihood and prior were chosen for calibration
-#'   (`vignette("benchmarks")`, section "A default chosen for calibration";
-#'   `inst/benchmarks/decisions/default_panel.R`).  The papers' model, the
-#'   heteroscedastic Gaussian (the network outputs a mean and a log sd) with
-#'   Normal(0, 1) on every weight, was the default before: its log-sd head
-#'   is a network output under unit priors, so its prior predictive sd spans
-#'   many orders of magnitude, and small or noisy data do not pin it down.
-#'   On a panel of 22 regression sets of 30 to 1,503 rows (3 to 5 random
-#'   splits each), the homoscedastic Gaussian with fan-in scaled weights
-#'   kept every predictive draw within 27 response sds of its median (the
-#'   old default: up to 2.2 million) and met the panel's thresholds (test
-#'   log density at most 0.05 below `lm`'s, 90% coverage in \[0.80, 0.98\],
-#'   no draw beyond 50 sds) on 16 of the 22 sets, more than any other
-#'   candidate (old default 8, homoscedastic with Normal(0, 1) weights 14);
-#'   no candidate met them on all.  It misses them on six sets of at most 50
-#'   rows.  On sets of a few hundred rows and more it predicts worse than
-#'   the Normal(0, 1) prior (e.g. concrete, airfoil) and than the
-#'   heteroscedastic head where the noise varies: there `prior = bnn_prior()`
-#'   or `likelihood = "hetero_gaussian"` are worth comparing, e.g. by [loo::loo()].
-#'   The papers' protocols stay one argument away:
-#'   `likelihood = "hetero_gaussian"` (an explicit likelihood keeps the
-#'   Normal(0, 1) prior unless `prior` is given) with `sampler = "mile"`,
-#'   `"dei"` or `"nuts"` is exactly the old default.
-#'
-#' @section The default model's check:
-#'   On small data that are close to linear the network predicts worse than
-#'   a linear model: over 20 random splits of six such sets of 30 to 50 rows
-#'   its test log density was 0.06 to 0.22 per point below `lm`'s
-#'   (`inst/benchmarks/decisions/default_panel_tiny.R`), with NUTS in place
-#'   of MILE still 0.05 to 0.23 below, while the same family's linear model
-#'   sampled exactly was within 0.03 of `lm` on all six
-#'   (`default_panel_candidates.R`).  So a call that gives nothing of the
-#'   model, the sampler or the starts (`hidden`, `activation`, `likelihood`,
-#'   `prior`, `sampler`, `init`, `ensemble`, `valid_data`, `chain_id`,
-#'   waves), for a numeric response or a two-level factor (whose linear
-#'   model is logistic regression) without `weights` and at most 500
-#'   training rows, also fits that linear model (no hidden layer, the same
-#'   likelihood and prior, NUTS with Stan's defaults; about a second) and
-#'   returns whichever of the two has the larger PSIS-LOO elpd on the
-#'   training data (plain PSIS, [loo::loo()]).  Returning the linear model is
-#'   said in one line; `$model_choice` records both elpds (with their
-#'   standard errors and counts of Pareto k above 0.7) and `print()` shows
-#'   the choice and the time of the whole call, split into the network, the
-#'   linear model and the check.  A linear model returned speaks as one:
-#'   `print()`, [coef()][coef.bnnfit], `posterior_interval()` and `summary()`
-#'   give its coefficients on the data's scale, named as by `lm()`.  On
-#'   `MASS::Pima.tr` the check returns logistic regression: its log density
-#'   on `Pima.te` is -0.438 per point against the network's -0.449 and
-#'   `glm(family = binomial)`'s -0.441.  The linear fit's call names
-#'   `hidden = integer(0)` and `sampler = "nuts"`, so [update()] and
-#'   [kfold()][kfold.bnnfit] refit it.
-#'   The warnings of the fit not returned (e.g. a network's convergence
-#'   warning) are dropped.  Give `hidden` (e.g. `hidden = c(16, 16)`) to fit
-#'   the network alone, or set `options(bnnmc.linear_check = FALSE)`.  Above
-#'   500 rows the check is not made: its cost grows with the rows (10-20 s
-#'   on airfoil's 1,052), and on the panel the network was ahead of `lm` on
-#'   every set of more than 100 rows.  PSIS-LOO of the MILE network on a few
-#'   dozen rows has many Pareto k above 0.7; it favours the linear model by
-#'   4 to 35 nats there, far beyond that noise.  See `vignette("benchmarks")`,
-#'   "A default chosen for calibration", for the panel with and without the
-#'   check.
-#'
-#'   A known shortfall (`inst/benchmarks/decisions/`): on the UCI
-#'   sets yacht, energy, concrete and airfoil the network's chains fail the
-#'   convergence verdict (the training log-likelihood drifts;
-#'   `default_verdict.R`, `default_verdict_diagnosis.R`), which `bnn_fit()`
-#'   reports as a warning.
-#' @param chains Number of chains, or [bnn_waves()] settings: chains are
-#'   then run in waves until the number run meets the chain-count bound
-#'   for the mode probabilities estimated from them.
-#' @param warmup The warm-up (adaptation) budget per chain, not kept, in the
-#'   sampler's own unit (see "Iterations, warm-up and thinning" below);
-#'   `NULL` (default) takes the sampler's default.  With
-#'   `warmup = 0` nothing is adapted: NUTS (and HMC with `adapt_stepsize`)
-#'   starts from the step size of Stan's initial heuristic (one leapfrog step
-#'   with acceptance near 0.8) and keeps it, and `print()` says "not
-#'   adapted".
+#'   settings object ([bnn_nuts()], [bnn_mclmc()], [bnn_sgld()], [bnn_ces()],
+#'   ...).  `"dei"` (DEI-MCMC) and `"mile"` (MILE) start one chain (NUTS,
+#'   MCLMC) from each member of a deep ensemble, as the papers do.
+#' @param chains Number of chains, or [bnn_waves()] settings (chains run in
+#'   waves until the chain-count bound for the modes found is met).
+#' @param warmup Warm-up (adaptation) budget per chain, not kept, in the
+#'   sampler's own unit (see "Iterations, warm-up and thinning"); `NULL`
+#'   takes the sampler's default.  `warmup = 0` adapts nothing.
 #' @param iter The number of draws kept per chain (as cmdstanr's
-#'   `iter_sampling`), for every sampler.  `update(fit, iter = 2 * k)` is a
-#'   run twice as long.  A fit keeping fewer than 100 draws per chain warns.
-#' @param thin Transitions behind each kept draw: a chain runs
-#'   `iter * thin` sampling transitions and keeps every `thin`-th.  `NULL`
-#'   (default) takes the sampler's default (1; 10 for MCLMC and MILE).
+#'   `iter_sampling`), for every sampler.  Fewer than 100 draws per chain
+#'   give a warning.
+#' @param thin Transitions behind each kept draw (`NULL`: 1; 10 for MCLMC).
+#' @param init `"random"` (uniform(-2, 2), as Stan), `"prior"`,
+#'   `"ensemble"` (a deep ensemble of `chains` members), a
+#'   [bnn_fit_ensemble()] of the same model, a list of one vector per chain,
+#'   a matrix of one row per chain, or a function of the chain index.
+#' @param seed A whole number from 0 to `.Machine$integer.max` (`NULL`: one
+#'   from R's RNG); the same draws whatever the plan ([bnnmc-package]).
+#' @param subset,na.action As in [stats::lm()].  Missing values are an error
+#'   unless `na.action` is given; with `na.exclude`, `fitted()`,
+#'   `residuals()` and `log_lik()` are padded with `NA`.
+#' @param standardize Standardize predictors and response with the training
+#'   data's statistics (strongly recommended: the priors assume it).
+#' @param ensemble Optimizer settings ([bnn_optimizer()]) of a deep ensemble for the starts.
+#' @param valid_data Validation data for the ensemble's early stopping (as MILE's protocol).
+#' @param progress A progress bar through \pkg{progressr}: `NULL` (default) in
+#'   interactive sessions, `TRUE` always, `FALSE` (as `refresh = 0`) never.
+#' @param weights Observation weights, as in [stats::lm()]: each log-likelihood
+#'   term is multiplied by its weight, as in rstanarm and brms.
+#' @param chain_id Ids of the chains this call runs (as rstan's `chain_id`),
+#'   to split a long run and join it by [bnn_combine_chains()].
+#' @param precision `"double"` (default) or `"single"` (float32 layers, about
+#'   half the cost; draws within Monte Carlo error of double's).
+#' @param ... Not used: every argument after `data` must be named in full;
+#'   an unknown or misspelt one is an error that names the argument meant.
+#' @return A `bnnfit`: draws `[iteration, chain, parameter]` (`$draws`),
+#'   sampler statistics with Stan's names (`$sampler_stats`), timings, and
+#'   what [predict.bnnfit()] needs.  A failed chain has `NA` draws, a status
+#'   other than `"ok"` in `$chain_status` and a warning (class
+#'   `bnnmc_chain_failure`); methods use the other chains.
+#'
 #' @section Iterations, warm-up and thinning:
-#'   `iter` is always the number of draws kept per chain and `thin` the
-#'   number of transitions behind each, so a chain makes `iter * thin`
-#'   sampling transitions.  The warm-up is counted in the sampler's own
-#'   transitions:
+#'   `iter` is the number of draws kept per chain and `thin` the number of
+#'   transitions behind each; `warmup` is counted in the sampler's own
+#'   transitions, and `print(fit)` states it with its unit:
 #'
 #'   | sampler | unit of `warmup` | default `warmup` | default `thin` |
 #'   |---|---|---|---|
-#'   | `"nuts"`, `"hmc"` | iterations (trajectories), with Stan's windowed adaptation | 1000 | 1 |
+#'   | `"nuts"`, `"hmc"` | iterations, Stan's windowed adaptation | 1000 | 1 |
 #'   | `"dei"` | NUTS iterations | 100 | 1 |
-#'   | `"rwm"`, `"pcn"` | iterations (proposals), step size adaptation | 1000 | 1 |
-#'   | `"mile"`, `"mclmc"` | tuning steps (integration steps), split 80/10/10 over the three tuning stages | 50000 (40k/5k/5k) | 10 |
-#'   | `"sgld"`, `"psgld"`, `"sghmc"` | burn-in iterations (minibatch steps) | 1000 | 1 |
-#'   | `"ces"` | iterations of the sampling stage (the calibration stage has `calibration_warmup`) | 1000 | 1 |
+#'   | `"rwm"`, `"pcn"` | proposals, step size adaptation | 1000 | 1 |
+#'   | `"mile"`, `"mclmc"` | tuning steps, split 80/10/10 over three stages | 50000 | 10 |
+#'   | `"sgld"`, `"psgld"`, `"sghmc"` | minibatch steps | 1000 | 1 |
+#'   | `"ces"` | iterations of the sampling stage | 1000 | 1 |
 #'
-#'   `print(fit)` states the warm-up with its unit.  A sampler object whose
-#'   own settings fix the run (`bnn_mclmc(n_samples = , thin = )`) keeps them
-#'   unless `iter` or `thin` is given.
-#' @param init Initial values: `"random"` (uniform(-2, 2) per coordinate, as
-#'   Stan and NumPyro), `"prior"` (a draw from the prior), `"ensemble"` (a
-#'   deep ensemble of `chains` members is trained with `ensemble` settings,
-#'   one chain per member), a [bnn_fit_ensemble()] fitted on the same model
-#'   (chain \eqn{k} starts at member \eqn{k}, recycled when there are more
-#'   chains than members; for MILE's tuning the initial step size is the
-#'   ensemble's learning rate), a list with one
-#'   numeric vector per chain, a matrix with one row per chain, or a function
-#'   of the chain index returning a vector.  Values are on the unconstrained
-#'   scale (`log sigma`).  Inits with a non-finite log posterior are
-#'   redrawn up to 100 times for `"random"`; a user-supplied one fails that
-#'   chain.
-#' @param seed A whole number from 0 to `.Machine$integer.max`.  The same seed gives the same draws for each
-#'   chain, whatever the order or the number of workers the chains run on
-#'   (on the same SIMD level: see `options(bnnmc.simd)` in [bnnmc-package]).
-#'   `NULL` draws one from R's RNG.
-#' @param subset,na.action As in [stats::lm()].  Missing values are an error
-#'   unless `na.action = na.omit` (or another function) is given; with
-#'   `na.exclude`, `fitted()`, `residuals()` and `log_lik()` of the training
-#'   data are padded with `NA` at the dropped rows.  `offset()` terms in the
-#'   formula are added to the mean on the response's scale (numeric
-#'   responses).
-#' @param standardize Standardise predictors and response with the training
-#'   data's statistics (strongly recommended: the priors assume it).  With
-#'   `FALSE` and the heteroscedastic likelihood, a response whose largest
-#'   absolute value exceeds 1e4 or whose sd is below 1e-4 is an error (that
-#'   likelihood bounds the predictive sd to \[1e-6, 1e6\]).
-#' @param ensemble Optimiser settings ([bnn_optimizer()]) of the ensemble
-#'   trained when `init = "ensemble"`; by default the preset of the protocol.
-#' @param valid_data Optional validation data frame for the ensemble's early
-#'   stopping (MILE's protocol uses one); it is not used by the sampler, and
-#'   a warning says so when no ensemble is trained.
-#' @param progress Progress of the whole fit (one bar for all chains, warm-up
-#'   and sampling, with the chains done and the time left), through the
-#'   `progressr` package (if installed), which follows the rule that a
-#'   package signals progress and the user decides how it is shown
-#'   ([progressr::handlers()]).  `NULL` (default): progress is signalled
-#'   (cheaply, at most five times a second) and shown in interactive sessions
-#'   or wherever the user enabled it (`progressr::handlers(global = TRUE)`,
-#'   or a call wrapped in [progressr::with_progress()]); `TRUE`: shown with
-#'   the user's handlers in any session; `FALSE`: nothing is signalled.
-#' @param weights Optional observation weights (a column of `data` or a
-#'   vector, evaluated like [stats::lm()]'s): a weighted likelihood, each
-#'   observation's log-likelihood multiplied by its weight, as in rstanarm
-#'   and brms.  Finite and non-negative.  A deep ensemble trained for the
-#'   chains' starts is trained unweighted (it only gives starting points).
-#'   `log_lik()` of the training data is weighted too.
-#' @param chain_id Optional ids of the chains this call runs (distinct whole
-#'   numbers >= 1, one per chain; `chains` defaults to their number), as
-#'   rstan's `chain_id`.  Chain \eqn{k} of a seed has its own random numbers
-#'   and the start it has in a fit of \eqn{k} or more chains (random and
-#'   prior starts are drawn for all chains up to `max(chain_id)`, a deep
-#'   ensemble trains `max(chain_id)` members; pass a trained [bnn_fit_ensemble()]
-#'   as `init` to train it once).  A long run can so be split over calls,
-#'   sessions or machines and joined by [bnn_combine_chains()] into the fit
-#'   one call over all ids would give, draw for draw.  A list or matrix
-#'   `init` gives the starts of this call's chains, in `chain_id` order; an
-#'   `init` function is called with the chain id.  Not with
-#'   `chains = bnn_waves()` nor `sampler = "ces"`.
-#' @param precision `"double"` (default) or `"single"`: the floating-point
-#'   precision of the network's forward and backward pass in the log
-#'   posterior's gradient.  With `"single"` the layers run in float32 (on
-#'   float copies of the data's rows and weights rounded per evaluation, 16
-#'   lanes per AVX-512 instruction instead of 8), while the log-likelihood
-#'   sum, the log prior, energies, accept/reject decisions and the
-#'   sampler's state stay in double.  It applies to every sampler and to the
-#'   deep ensemble trained for the starts (NUTS, HMC, DEI, MILE/MCLMC,
-#'   SG-MCMC, pCN, RWM, CES's calibration and exact stages).  The fit
-#'   records it (`$precision`, shown by `print()`); predictions,
-#'   [log_lik()] and the metrics are computed in double, and
-#'   [bnn_log_posterior()] of the fit in the fit's precision.
+#' @section Defaults:
+#'   Chosen for test log density, calibration and time: see
+#'   `vignette("benchmarks")`, "The evidence behind `?bnn_fit`".  The papers'
+#'   model is `likelihood = "hetero_gaussian"` with `sampler = "mile"`,
+#'   `"dei"` or `"nuts"`.  A predictive sd that collapses (e.g. onto tied
+#'   responses) gives a warning of class `bnnmc_sd_collapse`.
 #'
-#'   **When to use it.** For large data (thousands of rows and more), where
-#'   the gradient dominates the run time: on the authors' machine (AVX-512)
-#'   one gradient of the 16-16 tanh network was 2.05 times as fast on
-#'   airfoil (1,052 rows) and 2.06 times on protein (32,011 rows), of the
-#'   16-16 ReLU network 1.7 times on airfoil, the default 4-chain fit on
-#'   airfoil 1.8 times (28.6 s against 16.2 s on two cores), with the same
-#'   test RMSE and LPPD within the seed-to-seed spread; see
-#'   `inst/benchmarks/speed/single_precision.csv` and `default_fit.csv`.
-#'   MILE's 12-chain fit of protein (32,011 rows, 16-16 ReLU) took 16.3 to
-#'   16.9 minutes on two cores in single precision (three splits), with
-#'   test LPPD -0.763 to -0.776, and 34 minutes in double on a quiet machine
-#'   (55 and 58 for the other two splits, which shared the cores), with
-#'   test LPPD -0.759 to -0.769 (the paper: 19.5 minutes, -0.750 +- 0.018;
-#'   `inst/benchmarks/papers/mile/mile_precision.csv`).
-#'   Tiny networks on little data gain less (the sampler's own work is in
-#'   double).  Double stays the default: its draws are the reproducible
-#'   ones.  A fit whose cost estimate is two minutes or more in double
-#'   precision gives its estimate in single precision too, when it starts.
+#' @section The default model's check:
+#'   A call giving none of `hidden`, `activation`, `prior`, `sampler`,
+#'   `init`, `ensemble`, `valid_data`, `chain_id` or waves (nor a likelihood
+#'   other than a count or Student-t family), without `weights` and at most
+#'   500 rows, also fits the same family's linear model (NUTS; logistic
+#'   regression for a two-level factor) and returns it, saying so, when its
+#'   PSIS-LOO elpd is larger; it then prints as a linear model, with
+#'   coefficients on the data's scale.  Give `hidden` or set
+#'   `options(bnnmc.linear_check = FALSE)` to keep the network.
 #'
-#'   **What it costs in accuracy.** float32 has a relative precision of
-#'   about 6e-8: the gradient differs from double's by about 1e-7 to 1e-6 of
-#'   its norm (tests/testthat/test-single-precision.R checks 1e-4 for nine
-#'   network shapes and every likelihood with each kernel; the worst was
-#'   7.6e-7; NUTS in single precision on a conjugate linear model gives
-#'   posterior means within 0.9 MCSE of the exact ones), which is far below Monte
-#'   Carlo error, so posterior means and predictions agree within MCSE, but
-#'   draws are not bit-identical to double ones (nor across kernels).  The
-#'   log density's value differs by about 1e-7 relative, so Hamiltonian
-#'   energy errors below about 1e-7 times the log density are rounding
-#'   noise; a chain that diverges fails exactly as in double.
-#' @param ... Not used: every argument after `data` must be named in full, and
-#'   an unknown or misspelt one is an error that suggests the argument meant
-#'   (e.g. `chain = 2` names `chains` and `chain_id`).
-#' @return An object of class `bnnfit` with the draws as an array
-#'   `[iteration, chain, parameter]` (`$draws`), sampler statistics with
-#'   Stan's names (`$sampler_stats`), the number of gradient evaluations and
-#'   timings per chain, and everything [predict.bnnfit()] needs.  Chains that
-#'   failed have all draws `NA`, a status other than `"ok"` in
-#'   `$chain_status` and a warning (class `bnnmc_chain_failure`); all
-#'   methods use the other chains.  `$failed_at` (one row per chain) says
-#'   where an MCLMC chain with `safeguard = "blackjax"` turned non-finite:
-#'   `phase` (`"stage1"`, `"stage2"`, `"stage3"` or `"sampling"`), `step`
-#'   (from 1 within the phase) and `reason` (`"state"`: position, momentum
-#'   or gradient non-finite; `"stepsize"`: the tuned step size became NaN);
-#'   `$n_grad` counts the gradients such a chain evaluated before it was
-#'   stopped.  A chain that never left its initial values (every transition
-#'   rejected) is a failed chain too ("the chain never moved").
-#'
-#'   Before anything is allocated, the number of parameters and the memory
-#'   the fit will need are checked against a limit (4 GB by default, see
-#'   [bnn_model_size()]).
-#'
-#'   A default call that made the check against a linear model (section
-#'   "The default model's check") has `$model_choice`: a data frame with one
-#'   row per model (`model`: `"network"`, `"linear"`; `network`: the layer
-#'   sizes; `elpd_loo` and `se`: the plain PSIS-LOO elpd on the training
-#'   data and its standard error; `pareto_k_high`: observations with Pareto
-#'   k above loo's threshold; `chosen`), with the check's seconds as the
-#'   attribute `seconds` and the seconds of the whole call and its parts
-#'   (`total`, `network`, `linear`, `check`) as the attribute `timing`.
+#' @template habits
+#' @seealso [predict.bnnfit()], [bnn_convergence()], [bnn_metrics()], `vignette("getting-started")`.
 #' @export
 #' @examples
-#' # the default: MILE (a deep ensemble, then MCLMC from each member)
-#' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 4, chains = 2, seed = 42)
+#' # the default sampler, MILE (a deep ensemble, then MCLMC from each member)
+#' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 4, chains = 2,
+#'                seed = 42, progress = FALSE)
 #' fit
 #' head(predict(fit, newdata = mtcars[1:5, ], type = "interval"))
 #' # NUTS, as rstanarm and brms (here with short runs)
 #' nuts <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 4, chains = 2,
-#'                 sampler = "nuts", warmup = 150, iter = 100, seed = 42)
+#'                 sampler = bnn_nuts(adapt_delta = 0.9), warmup = 200,
+#'                 iter = 200, seed = 42, progress = FALSE)
 #' nuts
-#' \donttest{
-#' # Naive MCLMC (MILE's Table 5) versus MILE from the same deep ensemble,
-#' # with short runs; chains of the naive sampler may fail (a warning)
-#' ens <- bnn_fit_ensemble(mpg ~ wt + hp, data = mtcars, hidden = c(16, 16),
-#'                     members = 4, optimizer = bnn_optimizer(epochs = 200),
-#'                     seed = 1, progress = FALSE)
-#' short <- list(n_tune = c(800, 100, 100), n_samples = 500)
-#' naive <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = c(16, 16),
-#'                  activation = "relu", chains = 4, init = ens, seed = 1,
-#'                  sampler = do.call(bnn_mclmc, c(list(tuning = "naive"), short)),
-#'                  progress = FALSE)
-#' naive$chain_status
-#' naive$failed_at
-#' mile <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = c(16, 16),
-#'                 activation = "relu", chains = 4, init = ens, seed = 1,
-#'                 sampler = do.call(bnn_mclmc, short), progress = FALSE)
-#' mile$chain_status
-#' }
 bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
                     likelihood = NULL, family = NULL, prior = NULL, sampler = "mile",
                     chains = 4, warmup = NULL, iter = 1000, thin = NULL,

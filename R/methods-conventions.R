@@ -188,7 +188,7 @@ loo_R2.bnnfit <- function(object, n_boot = 4000, summary = FALSE, robust = FALSE
 #' @export
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 1,
-#'                warmup = 50, iter = 20, seed = 1, progress = FALSE, sampler = "nuts")
+#'                warmup = 100, iter = 100, seed = 1, progress = FALSE, sampler = "nuts")
 #' prior_summary(fit)
 prior_summary.bnnfit <- function(object, ...) {
   check_dots(list(...), "prior_summary")
@@ -236,7 +236,7 @@ print.bnn_prior_summary <- function(x, ...) {
 #' @export
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, likelihood = "gaussian",
-#'                chains = 1, warmup = 100, iter = 50, seed = 1, progress = FALSE,
+#'                chains = 1, warmup = 100, iter = 100, seed = 1, progress = FALSE,
 #'                sampler = "nuts")
 #' sigma(fit)
 sigma.bnnfit <- function(object, ...) {

@@ -109,7 +109,7 @@ select_variables <- function(vars, variable, regex = FALSE, arg = "variable") {
 #' @export
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 2,
-#'                warmup = 100, iter = 50, seed = 1, progress = FALSE, sampler = "nuts")
+#'                warmup = 100, iter = 100, seed = 1, progress = FALSE, sampler = "nuts")
 #' dim(as.array(fit))
 #' head(as.matrix(fit, variable = c("W1[1,1]", "lp__")))
 #' head(as.data.frame(fit)[, c("b2[1]", "lp__", ".chain", ".iteration", ".draw")])
@@ -166,7 +166,7 @@ as.data.frame.bnnfit <- function(x, row.names = NULL, optional = FALSE, variable
 #' @name as_draws.bnnfit
 #' @examplesIf requireNamespace("posterior", quietly = TRUE)
 #' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 2,
-#'                warmup = 100, iter = 50, seed = 1, progress = FALSE, sampler = "nuts")
+#'                warmup = 100, iter = 100, seed = 1, progress = FALSE, sampler = "nuts")
 #' posterior::as_draws_df(fit)
 #' posterior::summarise_draws(posterior::as_draws_array(fit, variable = "^b2", regex = TRUE))
 #' posterior::as_draws_rvars(fit)$W1
@@ -241,7 +241,7 @@ variables.bnnfit <- function(x, ...) c(user_variables(x), "lp__")
 #' @exportS3Method coda::as.mcmc.list
 #' @examplesIf requireNamespace("coda", quietly = TRUE)
 #' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 2,
-#'                warmup = 100, iter = 50, seed = 1, progress = FALSE, sampler = "nuts")
+#'                warmup = 100, iter = 100, seed = 1, progress = FALSE, sampler = "nuts")
 #' ml <- coda::as.mcmc.list(fit)
 #' coda::gelman.diag(ml[, c("b2[1]", "lp__")])
 as.mcmc.list.bnnfit <- function(x, ...) {

@@ -264,7 +264,7 @@ formula.bnnfit <- function(x, ...) {
 #' coef(lm(mpg ~ wt + hp, data = mtcars))
 #' posterior_interval(lin)
 #' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 1,
-#'                warmup = 50, iter = 20, seed = 1, sampler = "nuts")
+#'                warmup = 100, iter = 100, seed = 1, sampler = "nuts")
 #' head(coef(fit))
 coef.bnnfit <- function(object, ...) {
   check_dots(list(...), "coef")
@@ -310,7 +310,7 @@ coef.bnnfit <- function(object, ...) {
 #' @name fitted.bnnfit
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 1,
-#'                warmup = 100, iter = 50, seed = 1, progress = FALSE, sampler = "nuts")
+#'                warmup = 100, iter = 100, seed = 1, progress = FALSE, sampler = "nuts")
 #' head(fitted(fit))
 #' fitted(fit, newdata = mtcars[1:3, ])
 #' dim(fitted(fit, summary = FALSE))

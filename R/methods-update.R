@@ -24,7 +24,7 @@ NULL
 #' @export
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 1,
-#'                warmup = 100, iter = 50, seed = 1, progress = FALSE, sampler = "nuts")
+#'                warmup = 100, iter = 100, seed = 1, progress = FALSE, sampler = "nuts")
 #' fit2 <- update(fit, . ~ . + hp, hidden = 3)
 #' fit2$call
 #' identical(update(fit)$draws, fit$draws)
@@ -95,7 +95,7 @@ logLik.bnnfit <- function(object, ...) {
 #' @export
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt + factor(cyl), data = mtcars, hidden = 2, chains = 1,
-#'                warmup = 50, iter = 20, seed = 1, progress = FALSE, sampler = "nuts")
+#'                warmup = 100, iter = 100, seed = 1, progress = FALSE, sampler = "nuts")
 #' head(model.frame(fit))
 model.frame.bnnfit <- function(formula, ...) {
   check_dots(list(...), "model.frame")

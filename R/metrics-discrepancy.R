@@ -107,9 +107,9 @@ function_inputs <- function(objs, newdata) {
 #' bnn_mmd(a, b)
 #' bnn_mmd(a, a[sample(200), ])   # the same set: 0
 #' fit1 <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 3, chains = 1,
-#'                 warmup = 100, iter = 50, seed = 1, progress = FALSE, sampler = "nuts")
+#'                 warmup = 100, iter = 100, seed = 1, progress = FALSE, sampler = "nuts")
 #' fit2 <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 3, chains = 1,
-#'                 warmup = 100, iter = 50, seed = 2, progress = FALSE, sampler = "nuts")
+#'                 warmup = 100, iter = 100, seed = 2, progress = FALSE, sampler = "nuts")
 #' bnn_mmd(fit1, fit2, space = "function")
 bnn_mmd <- function(x, y, space = c("weight", "function"), newdata = NULL,
                     ndraws = NULL, squared = TRUE) {

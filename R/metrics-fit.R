@@ -46,7 +46,7 @@
 #' @export
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars[1:24, ], hidden = 3, chains = 2,
-#'                warmup = 150, iter = 100, seed = 1, progress = FALSE, sampler = "nuts")
+#'                warmup = 300, iter = 300, seed = 1, progress = FALSE, sampler = "nuts")
 #' m <- bnn_metrics(fit, mtcars[25:32, ])
 #' c(rmse = m$rmse, lppd = m$lppd, coverage_90 = m$coverage_90)
 #' # classification, pooled and per chain

@@ -404,7 +404,7 @@ spec_par_names <- function(spec) c(bnn_parameter_names(spec$sizes), lik_par_name
 #' @export
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 1,
-#'                warmup = 50, iter = 20, seed = 1, sampler = "nuts")
+#'                warmup = 100, iter = 100, seed = 1, sampler = "nuts")
 #' th <- bnn_unconstrain(fit, fit$draws[1, 1, ])   # a draw, as stored
 #' str(bnn_log_posterior(fit, th))
 bnn_log_posterior <- function(object, theta) {

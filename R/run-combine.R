@@ -19,13 +19,13 @@
 #' @examples
 #' # two pieces of a 4-chain NUTS run, then combined
 #' a <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, sampler = "nuts",
-#'              chain_id = 1:2, warmup = 100, iter = 50, seed = 3, progress = FALSE)
+#'              chain_id = 1:2, warmup = 300, iter = 300, seed = 3, progress = FALSE)
 #' b <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, sampler = "nuts",
-#'              chain_id = 3:4, warmup = 100, iter = 50, seed = 3, progress = FALSE)
+#'              chain_id = 3:4, warmup = 300, iter = 300, seed = 3, progress = FALSE)
 #' ab <- bnn_combine_chains(a, b)
 #' ab$chain_id
 #' whole <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, sampler = "nuts",
-#'                  chains = 4, warmup = 100, iter = 50, seed = 3, progress = FALSE)
+#'                  chains = 4, warmup = 300, iter = 300, seed = 3, progress = FALSE)
 #' identical(ab$draws, whole$draws)
 bnn_combine_chains <- function(...) {
   fits <- list(...)

@@ -58,13 +58,14 @@
 #' reporting is enabled globally (`progressr::handlers(global = TRUE)`),
 #' bnnmc uses that.  Without progressr nothing is shown.
 #'
+#' @template reproducibility
 #' @name bnnmc-parallel
 #' @examplesIf requireNamespace("future", quietly = TRUE) && requireNamespace("future.apply", quietly = TRUE)
 #' old <- future::plan(future::sequential)
 #' a <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 2,
-#'              warmup = 100, iter = 50, seed = 3, progress = FALSE, sampler = "nuts")
+#'              warmup = 300, iter = 300, seed = 3, progress = FALSE, sampler = "nuts")
 #' future::plan(old)
 #' b <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 2,
-#'              warmup = 100, iter = 50, seed = 3, progress = FALSE, sampler = "nuts")
+#'              warmup = 300, iter = 300, seed = 3, progress = FALSE, sampler = "nuts")
 #' identical(a$draws, b$draws)
 NULL

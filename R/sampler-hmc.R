@@ -116,7 +116,7 @@ bnn_hmc <- function(stepsize = 1e-5, trajectory_length = pi * 0.1 / 2,
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = integer(0),
 #'                likelihood = "gaussian", sampler = bnn_rwm(), chains = 2,
-#'                warmup = 500, iter = 500, seed = 1)
+#'                warmup = 1000, iter = 1000, thin = 5, seed = 1)
 #' fit
 bnn_rwm <- function(stepsize = 0.1, adapt_stepsize = TRUE, target_accept = 0.234,
                     inv_metric = NULL) {

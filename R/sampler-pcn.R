@@ -47,7 +47,7 @@
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = integer(0),
 #'                likelihood = bnn_likelihood("gaussian", sigma = 0.5),
-#'                sampler = bnn_pcn(), chains = 2, warmup = 300, iter = 300,
+#'                sampler = bnn_pcn(), chains = 2, warmup = 1000, iter = 1000, thin = 5,
 #'                seed = 1)
 #' fit
 bnn_pcn <- function(beta = 0.1, adapt_beta = TRUE, target_accept = 0.25,

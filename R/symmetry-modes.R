@@ -56,6 +56,9 @@
 #' @export
 #' @examples
 #' \donttest{
+#' # Many short chains, one draw each (the symmetry paper's protocol):
+#' # bnn_fit() warns, on purpose here, that per-chain summaries (R-hat, ESS)
+#' # need 100 draws per chain; the modes are found from each chain's draw.
 #' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 60, warmup = 100,
 #'                iter = 1, seed = 1, progress = FALSE, sampler = "nuts")
 #' m <- bnn_modes(fit)

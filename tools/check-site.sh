@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Checks the site built by tools/build-site.sh: pages present, internal
-# links and images resolve, pages load in headless Chromium, screenshot of
-# the home page in docs/home.png.  See tools/check-site.R.
+# links and images resolve, nothing is loaded from outside the site (pages
+# load in headless Chromium with their network requests logged; any
+# request to another host fails), maths typeset (no raw \( in the text),
+# the page contents and the search box work, screenshot of the home page
+# in docs/home.png.  See tools/check-site.R.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 chrome=""

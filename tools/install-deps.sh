@@ -5,8 +5,9 @@
 # packages Debian does not have or has too old (parsnip, workflows, tune,
 # yardstick, tidybayes, marginaleffects, collapse and the newer versions of
 # their dependencies) - those are source builds, a quarter of an hour on two
-# cores.  Plus Chromium for the site check.  Set BNNMC_WITH_STAN=1 to also
-# install rstan for the benchmarks in inst/benchmarks/; set
+# cores.  Plus Chromium for the site check and MathJax (libjs-mathjax),
+# which tools/build-site.sh copies into the site so that it works offline.
+# Set BNNMC_WITH_STAN=1 to also install rstan for the benchmarks in inst/benchmarks/; set
 # BNNMC_NO_ECOSYSTEM=1 to skip the optional integrations (parsnip & co.,
 # pkgdown, Chromium).  `bash tools/install-deps.sh debian` runs only the
 # first (Debian) step, `... cran` only the second, so that CI can test on
@@ -32,7 +33,7 @@ if [ "${BNNMC_NO_ECOSYSTEM:-0}" != "1" ]; then
   r-cran-lhs r-cran-distributional r-cran-ipred r-cran-gower r-cran-foreach
   r-cran-warp r-cran-slider r-cran-clock r-cran-modeldata r-cran-svunit
   r-cran-rcpparmadillo r-cran-formula r-cran-quadprog r-cran-xml2
-  chromium"
+  chromium libjs-mathjax"
 fi
 if [ "${BNNMC_WITH_STAN:-0}" = "1" ]; then
   pkgs="$pkgs r-cran-rstan r-cran-bh r-cran-rcppeigen r-cran-stanheaders"

@@ -1,9 +1,10 @@
 # Quick start: a Bayesian neural network for the Boston housing data, fitted
 # by MILE (a deep ensemble, then one microcanonical Langevin chain per
-# member; bnn_fit()'s default sampler, here with the paper's ReLU network) on
-# 70% of the rows,
-# with 10% for the ensemble's early stopping, and evaluated on the held-out
-# 20% (MILE's split protocol).
+# member; bnn_fit()'s default sampler) on 70% of the rows, with 10% for the
+# ensemble's early stopping, and evaluated on the held-out 20% (MILE's split
+# protocol).  The network is a 16-16 ReLU one, with the package's default
+# likelihood (Gaussian, one sigma); MILE's paper uses the heteroscedastic
+# Gaussian (likelihood = "hetero_gaussian") and 12 chains.
 library(bnnmc)
 data("Boston", package = "MASS")
 s <- bnn_split(Boston, "mile", seed = 1)
