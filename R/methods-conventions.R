@@ -244,11 +244,16 @@ sigma.bnnfit <- function(object, ...) {
   if (is_classification(object))
     stop("sigma() is for regression fits; this one is a classification fit.", call. = FALSE)
   lik <- object$likelihood
-  if (lik$family == "gaussian") {
+  if (lik$family %in% c("gaussian", "student")) {
+    # the scale parameter (a Student-t's too, as brms's sigma), response scale
     if (!is.null(lik$sigma)) return(lik$sigma * object$y_scale)
     d <- object$draws[, object$chain_status == "ok", "sigma"]
     return(stats::median(d, na.rm = TRUE) * object$y_scale)
   }
+  if (lik$family %in% .count_families)
+    stop(sprintf(paste0("sigma() is for Gaussian and Student-t fits: a %s model has no ",
+                        "residual sd parameter (its variance follows from the mean)."),
+                 lik$family), call. = FALSE)
   pp <- predictive_params(object, NULL)
   sqrt(mean(pp$sd^2))
 }

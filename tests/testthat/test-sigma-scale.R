@@ -90,3 +90,20 @@ test_that("the heteroscedastic likelihood has no sigma draws; its linear model's
   expect_equal(unname(exp(m[, paste0("sigma_", colnames(X))] %*% t(X))), unname(pp$sd),
                tolerance = 1e-10)
 })
+
+test_that("a Student-t fit's sigma() is its scale parameter, as in its draws; counts have none", {
+  set.seed(6)
+  d <- data.frame(x = rnorm(80))
+  d$y <- 3 + 2 * d$x + 0.5 * rt(80, df = 3)
+  fit <- short_run(bnn_fit(y ~ x, data = d, family = student(), hidden = integer(0),
+                           sampler = "nuts", chains = 2, warmup = 200, iter = 200, seed = 2,
+                           progress = FALSE))
+  skip_if_not_installed("posterior")
+  expect_equal(median(posterior::as_draws_df(fit)$sigma), sigma(fit), tolerance = 0.05)
+  expect_true(is.finite(sigma(fit)))
+  d$k <- rpois(80, 3)
+  pois <- short_run(bnn_fit(k ~ x, data = d, family = poisson(), hidden = integer(0),
+                            sampler = "nuts", chains = 1, warmup = 100, iter = 100, seed = 2,
+                            progress = FALSE))
+  expect_error(sigma(pois), "no residual sd parameter")
+})
