@@ -75,13 +75,25 @@ choose_default_model <- function(fit_net, fit_lin) {
   if (use_lin)
     message(sprintf(paste0(
       "bnn_fit(): a Bayesian %s predicts these data better than the %s network ",
-      "(PSIS-LOO elpd %.1f against %.1f), so it is the model returned; give 'hidden' to ",
+      "(PSIS-LOO elpd %.1f against %.1f), so it is the model returned%s; give 'hidden' to ",
       "keep the network (?bnn_fit, \"The default model's check\")."),
       if (identical(lin$fit$likelihood$family, "bernoulli"))
         "linear model (logistic regression)" else "linear model",
-      paste(net$fit$hidden, collapse = "-"), e_lin$elpd, e_net$elpd))
+      paste(net$fit$hidden, collapse = "-"), e_lin$elpd, e_net$elpd,
+      uncertain_choice_note(e_net, e_lin, nrow(net$fit$X))))
   for (w in out$warnings) warning(w)
   out$fit
+}
+
+# Said with the choice when PSIS-LOO is unreliable for either model (more
+# than a tenth of the points with Pareto k above 0.7) and the two elpds are
+# within 4 nats: the comparison is then uncertain.
+uncertain_choice_note <- function(e_net, e_lin, n) {
+  high <- max(e_net$k_high, e_lin$k_high)
+  if (high <= 0.1 * n || abs(e_lin$elpd - e_net$elpd) > 4) return("")
+  sprintf(paste0(" (an uncertain comparison: %d of %d training points have a Pareto k ",
+                 "above 0.7 and the elpds differ by %.1f; kfold() of the two fits compares ",
+                 "them exactly)"), high, n, abs(e_lin$elpd - e_net$elpd))
 }
 
 # One line for print(): what the check compared and chose.

@@ -225,9 +225,10 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
     nuts <- as_sampler("nuts")
     lrun <- sampler_resolve_run(nuts, sampler_protocol_default(nuts, "warmup", 1000L),
                                 iter, 1L, given)
+    # the user's call: update() and kfold() re-run the whole check (with
+    # the same internal settings, so update(fit) reproduces the fit); the
+    # outcome is recorded in $model_choice
     lcall <- call
-    lcall$hidden <- integer(0)
-    lcall$sampler <- "nuts"
     fit_engine(lin, lrun$sampler, chains, lrun$warmup, lrun$iter, lrun$thin, "random", seed,
                FALSE, lcall, FALSE, sampler_name = "nuts", precision = precision)
   }

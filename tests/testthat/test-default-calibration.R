@@ -67,11 +67,27 @@ test_that("a default call keeps a linear model where it predicts better, and say
   expect_equal(mc$elpd_loo[2], lo$estimates["elpd_loo", "Estimate"])
   expect_match(paste(capture.output(print(fit)), collapse = " "),
                "model choice: the linear model, by the default's check")
-  # its call says which model it is, so update() refits the linear model
-  expect_identical(eval(fit$call$hidden), integer(0))
-  u <- suppressWarnings(update(fit, iter = 150))
-  expect_identical(u$spec$sizes, c(2L, 1L))
-  expect_null(u$model_choice)
+  # its call is the user's, so update() re-runs the check: with the same
+  # data it reproduces the fit (warm-up included), draw for draw ...
+  expect_null(fit$call$hidden)
+  u <- suppressMessages(suppressWarnings(update(fit)))
+  expect_identical(u$draws, fit$draws)
+  expect_identical(u$model_choice$chosen, fit$model_choice$chosen)
+  # ... and with data that are not linear it returns the network
+  set.seed(2)
+  x <- runif(60, -3, 3)
+  d2 <- data.frame(Girth = x, Height = rnorm(60), y = 3 * sin(2 * x) + rnorm(60, sd = 0.2))
+  u2 <- suppressMessages(suppressWarnings(update(fit, data = d2)))
+  expect_identical(u2$spec$sizes, c(2L, 16L, 16L, 1L))
+  expect_identical(u2$model_choice$chosen, c(TRUE, FALSE))
+})
+
+test_that("the check says when its PSIS-LOO comparison is uncertain", {
+  note <- bnnmc:::uncertain_choice_note
+  e <- function(elpd, k) list(elpd = elpd, k_high = k)
+  expect_match(note(e(-50, 12), e(-48, 1), 40), "an uncertain comparison: 12 of 40")
+  expect_identical(note(e(-50, 2), e(-48, 1), 40), "")    # reliable estimates
+  expect_identical(note(e(-80, 12), e(-48, 1), 40), "")   # far apart
 })
 
 test_that("a default call keeps the network where it predicts better, without a message", {
