@@ -15,7 +15,8 @@ or on a use that goes up or sideways."""
 import os, re, subprocess, sys
 
 src = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "src")
-rank = {"numerics": 0, "simd": 1, "model": 2, "mcmc": 3, "diag": 3, "api": 4}
+# "": init.c at the top of src/, which registers the api's routines
+rank = {"numerics": 0, "simd": 1, "model": 2, "mcmc": 3, "diag": 3, "api": 4, "": 5}
 mod = lambda f: os.path.splitext(os.path.basename(f))[0]
 paths = {}  # file name -> path relative to src
 for d, _, fs in os.walk(src):
