@@ -55,7 +55,7 @@ test_that("MC dropout at rate 0 equals the deterministic network", {
   expect_identical(md$approx$weights, plain$par)
   for (s in 1:5) expect_identical(unname(md$draws[s, 1, ]), plain$par)
   out <- .Call(bnnmc:::C_model_forward, sp, matrix(plain$par), md$X)[, 1, 1]
-  expect_equal(predict(md, d), out * md$y_scale + md$y_center)
+  expect_equal(unname(predict(md, d)), out * md$y_scale + md$y_center)
 })
 
 test_that("dropout training is reproducible and differs from training without it", {

@@ -2,6 +2,10 @@
 # gradients, their log density against R's own densities, fits through the
 # samplers, prediction, and family = as glm and brms users write it.
 
+# The fits here are short on purpose (they pin behaviour, not posteriors):
+# their "keeps fewer than 100 draws" warning is expected (helper-short-run.R).
+bnn_fit <- function(...) short_run(bnnmc::bnn_fit(...))
+
 fam_fd <- function(spec, theta, h = 1e-5) {
   g <- .Call(C_model_logpost, spec, matrix(theta))$grad[, 1]
   fd <- vapply(seq_along(theta), function(i) {
