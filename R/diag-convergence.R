@@ -36,7 +36,7 @@
 #'      against that of the second half, in units of the predictive sd; 90%
 #'      quantile over points at most `drift` (0.2: about 0.02 nats).
 #'    * *Calibration*: the coverage of the leave-one-out 90% predictive
-#'      intervals (PSIS LOO-PIT, Gaussian likelihoods) must lie in the 99%
+#'      intervals (PSIS LOO-PIT; Gaussian and Student-t likelihoods) must lie in the 99%
 #'      binomial band around 0.9 for that many points (see also
 #'      `pp_check(fit, type = "loo_pit_overlay")`).
 #' 2. **Is the fit level stationary?**  Within every chain, the chain-wise
@@ -261,7 +261,10 @@ function_draws <- function(object, idx) {
     cov <- NA_real_
   } else {
     f <- pp$mu
-    noise_var <- pp$sd^2
+    # the noise's variance around the mean; a Student-t's squared scale
+    # (its variance is infinite for nu <= 2)
+    noise_var <- if (identical(pp$family, "student")) matrix(pp$sigma^2, nrow(f), ncol(f))
+                 else pp$sd^2
     cov <- loo_pit_coverage(ll_point, response_values(sub, NULL), pp, 0.9)
   }
   list(f = unname(f), noise_var = unname(noise_var), loglik = loglik, loo_coverage = cov)
@@ -271,18 +274,23 @@ function_draws <- function(object, idx) {
 # at the observed value) lies inside the central `level` interval, from at
 # most `max_draws` draws; NA when the PSIS weights cannot be computed.
 loo_pit_coverage <- function(ll_point, y, pp, level, max_draws = 1000L) {
+  # the continuous likelihoods only: a count's PIT would need randomising
+  if (!is.null(pp$family) && !identical(pp$family, "student")) return(NA_real_)
   # at most max_draws draws, evenly spaced: the PSIS fits cost in proportion
   S <- nrow(ll_point)
   if (S > max_draws) {
     keep <- unique(round(seq(1, S, length.out = max_draws)))
     ll_point <- ll_point[keep, , drop = FALSE]
-    pp <- list(mu = pp$mu[keep, , drop = FALSE], sd = pp$sd[keep, , drop = FALSE])
+    pp <- list(family = pp$family, mu = pp$mu[keep, , drop = FALSE],
+               sd = pp$sd[keep, , drop = FALSE], sigma = pp$sigma[keep], nu = pp$nu[keep])
   }
   ps <- tryCatch(suppressWarnings(loo::psis(-ll_point, r_eff = rep(1, ncol(ll_point)))), error = function(e) NULL)
   if (is.null(ps)) return(NA_real_)
   lw <- stats::weights(ps, normalize = TRUE, log = TRUE)
   Y <- matrix(y, nrow(pp$mu), ncol(pp$mu), byrow = TRUE)
-  pit <- colSums(exp(lw) * stats::pnorm(Y, pp$mu, pp$sd))
+  cdf <- if (identical(pp$family, "student")) stats::pt((Y - pp$mu) / pp$sigma, df = pp$nu)
+         else stats::pnorm(Y, pp$mu, pp$sd)
+  pit <- colSums(exp(lw) * cdf)
   a <- (1 - level) / 2
   mean(pit > a & pit < 1 - a)
 }

@@ -109,5 +109,5 @@ void R_init_bnnmc(DllInfo *dll) {
   R_registerRoutines(dll, NULL, CallEntries, NULL, NULL);
   R_useDynamicSymbols(dll, FALSE);
   R_forceSymbols(dll, TRUE);
-  bnn_kernels_select(2);
+  bnn_simd_select(2);
 }

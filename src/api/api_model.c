@@ -108,9 +108,9 @@ SEXP C_simd(SEXP enable) {
       if (e == NA_LOGICAL) Rf_error("'enable' must be TRUE or FALSE");
       level = e ? 2 : 0;
     }
-    bnn_kernels_select(level);
+    bnn_simd_select(level);
   }
-  return Rf_mkString(bnn_kern()->name);
+  return Rf_mkString(bnn_simd()->name);
 }
 
 /* Elementwise exp, tanh or sigmoid of a double vector with the kernels in
@@ -123,7 +123,7 @@ SEXP C_vmath(SEXP which, SEXP x) {
   const char *w = CHAR(STRING_ELT(which, 0));
   int n = (int)XLENGTH(x);
   SEXP out = PROTECT(Rf_allocVector(REALSXP, n));
-  const bnn_kernels *k = bnn_kern();
+  const bnn_simd_table *k = bnn_simd();
   if (!strcmp(w, "exp")) k->vexp(REAL(x), REAL(out), n);
   else if (!strcmp(w, "tanh")) k->vtanh(REAL(x), REAL(out), n);
   else if (!strcmp(w, "sigmoid")) k->vsigmoid(REAL(x), REAL(out), n);

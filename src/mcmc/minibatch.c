@@ -138,7 +138,7 @@ static double logprior(const bnn_minibatch *mb, const double *theta, double *gra
   int n = m->n_net;
   double q = 0.0;
   if (m->prior == BNN_PRIOR_NORMAL) {
-    q = 0.5 * bnn_kern()->prior_normal(theta, s, grad, n);
+    q = 0.5 * bnn_simd()->prior_normal(theta, s, grad, n);
   } else {
     for (int i = 0; i < n; i++) {
       q += fabs(theta[i]) / s[i];

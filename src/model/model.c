@@ -486,12 +486,12 @@ static double *forward_chunk(bnn_model *m, const double *theta,
       pass->ld[l] = lda;
     }
     z = m->z + off;
-    bnn_kern()->dense(ain, lda, mrows, fin, fout, theta + m->w_off[l], 1, fin,
+    bnn_simd()->dense(ain, lda, mrows, fin, fout, theta + m->w_off[l], 1, fin,
                       theta + m->b_off[l], z, BNN_CHUNK);
     if (l < L - 1) {
       double *a = m->a + off;
       for (int j = 0; j < fout; j++)
-        bnn_kern()->act_forward(m->act, z + (size_t)j * BNN_CHUNK, a + (size_t)j * BNN_CHUNK, mrows);
+        bnn_simd()->act_forward(m->act, z + (size_t)j * BNN_CHUNK, a + (size_t)j * BNN_CHUNK, mrows);
       ain = a;
       lda = BNN_CHUNK;
     }
@@ -524,17 +524,17 @@ static void backward_chunk(bnn_model *m, const double *theta, const double *X,
       pass->layer_delta(pass, m, l, ain, lda, dcur, mrows);
     } else {
       double *gW = grad + m->w_off[l], *gb = grad + m->b_off[l];
-      bnn_kern()->grad_w(ain, lda, dcur, BNN_CHUNK, mrows, fin, fout, gW, gb);
+      bnn_simd()->grad_w(ain, lda, dcur, BNN_CHUNK, mrows, fin, fout, gW, gb);
     }
     if (l > 0) {
       /* delta of the layer below: D W^T, times the activation's slope */
-      bnn_kern()->dense(dcur, BNN_CHUNK, mrows, fout, fin, theta + m->w_off[l],
+      bnn_simd()->dense(dcur, BNN_CHUNK, mrows, fout, fin, theta + m->w_off[l],
                         fin, 1, NULL, dnext, BNN_CHUNK);
       int zo = layer_off(m, l - 1);
       for (int k = 0; k < fin; k++) {
         double *dk = dnext + (size_t)k * BNN_CHUNK;
         if (pass && pass->unit_delta) pass->unit_delta(pass, m, l - 1, k, dk, mrows);
-        bnn_kern()->act_backward(m->act, m->z + zo + k * BNN_CHUNK, m->a + zo + k * BNN_CHUNK,
+        bnn_simd()->act_backward(m->act, m->z + zo + k * BNN_CHUNK, m->a + zo + k * BNN_CHUNK,
                                  dk, m->out_tmp, mrows);
       }
       double *t = dcur;
@@ -583,7 +583,7 @@ static double loglik_rows(bnn_model *m, const double *theta, double *grad,
 /* a[i] = act(z[i]) in float: tanh, relu and identity natively, the other
  * activations through the double kernel (converted both ways) */
 static void act_forward_f32(bnn_model *m, const float *z, float *a, int n) {
-  const bnn_kernels *K = bnn_kern();
+  const bnn_simd_table *K = bnn_simd();
   int i;
   switch (m->act) {
   case BNN_ACT_TANH: K->tanh_f32(z, a, n); break;
@@ -604,7 +604,7 @@ static void act_backward_f32(bnn_model *m, const float *z, const float *a,
   int i;
   switch (m->act) {
   case BNN_ACT_TANH:
-  case BNN_ACT_RELU: bnn_kern()->act_backward_f32(m->act, z, a, d, n); break;
+  case BNN_ACT_RELU: bnn_simd()->act_backward_f32(m->act, z, a, d, n); break;
   case BNN_ACT_IDENTITY: break;
   default: {
     double *zd = m->f_tmp, *ad = m->f_tmp + BNN_CHUNK, *dd = m->f_tmp + 2 * BNN_CHUNK;
@@ -614,7 +614,7 @@ static void act_backward_f32(bnn_model *m, const float *z, const float *a,
       dd[i] = (double)d[i];
     }
     /* m->out_tmp: BNN_CHUNK x max_width doubles, free during the backward pass */
-    bnn_kern()->act_backward(m->act, zd, ad, dd, m->out_tmp, n);
+    bnn_simd()->act_backward(m->act, zd, ad, dd, m->out_tmp, n);
     for (i = 0; i < n; i++) d[i] = (float)dd[i];
   }
   }
@@ -626,7 +626,7 @@ static void act_backward_f32(bnn_model *m, const float *z, const float *a,
  * grad_w_f32 adds each chunk's float sums to the double gradient. */
 static double loglik_rows_f32(bnn_model *m, const double *theta, double *grad,
                               int row_begin, int row_end, int weighted) {
-  const bnn_kernels *K = bnn_kern();
+  const bnn_simd_table *K = bnn_simd();
   int L = m->n_layers, p = m->p, nout = bnn_model_n_out(m);
   float *th = m->f_theta;
   for (int i = 0; i < m->n_net; i++) th[i] = (float)theta[i];

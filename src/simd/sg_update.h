@@ -2,7 +2,7 @@
  * (sgld.c, sghmc.c): one table per instruction set, compiled from
  * sg_update_impl.h in the kernel files (simd_generic.c, simd_avx2.c,
  * simd_avx512.c) with their options, and selected together with the
- * network's kernels (bnn_kernels_select, simd.h).  Each update is the
+ * network's kernels (bnn_simd_select, simd.h).  Each update is the
  * same sequence of correctly rounded multiplies and adds whatever the
  * instruction set (no contraction), so the draws do not depend on it. */
 #ifndef BNNMC_SG_UPDATE_H

@@ -2,7 +2,7 @@
  * dense-layer products.  Three implementations: portable C
  * (simd_generic.c), AVX2+FMA (simd_avx2.c) and AVX-512 F/DQ/VL
  * (simd_avx512.c), the last two compiled with target pragmas on x86-64
- * GCC/Clang.  bnn_kernels_select() picks one once, when the package is
+ * GCC/Clang.  bnn_simd_select() picks one once, when the package is
  * loaded, from what the CPU supports; after that the table is read-only.
  * They can differ in the last bits (fused multiply-add), so draws are
  * reproducible on one kind of CPU, not bit-identical across CPU kinds.
@@ -10,8 +10,8 @@
  * Layouts: activations and deltas are stored neuron by neuron, rows
  * contiguous; a[k * lda + i] is row i of input k.  Weights W are
  * fin x fout column-major. */
-#ifndef BNNMC_KERNELS_H
-#define BNNMC_KERNELS_H
+#ifndef BNNMC_SIMD_H
+#define BNNMC_SIMD_H
 
 typedef struct {
   const char *name;
@@ -45,20 +45,20 @@ typedef struct {
   /* d[i] *= act'(z[i]) (a = act(z)) for tanh, relu and identity only */
   void (*act_backward_f32)(int act, const float *z, const float *a, float *d,
                            int n);
-} bnn_kernels;
+} bnn_simd_table;
 
-extern const bnn_kernels bnn_kernels_generic;
+extern const bnn_simd_table bnn_simd_generic;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define BNNMC_HAVE_AVX2_KERNELS 1
-extern const bnn_kernels bnn_kernels_avx2;
+extern const bnn_simd_table bnn_simd_avx2;
 #define BNNMC_HAVE_AVX512_KERNELS 1
-extern const bnn_kernels bnn_kernels_avx512;
+extern const bnn_simd_table bnn_simd_avx512;
 #endif
 
-/* the selected table (set once at load time by bnn_kernels_select) */
-const bnn_kernels *bnn_kern(void);
+/* the selected table (set once at load time by bnn_simd_select) */
+const bnn_simd_table *bnn_simd(void);
 /* level 0: portable C; 1: at most AVX2+FMA; 2 or more: the best the CPU
  * and the operating system support.  Selects the stochastic-gradient
  * updates of the same instruction set too (sg_update.h). */
-void bnn_kernels_select(int level);
+void bnn_simd_select(int level);
 #endif

@@ -75,8 +75,8 @@ test_that("a default call keeps a linear model where it predicts better, and say
   expect_identical(u$model_choice$chosen, fit$model_choice$chosen)
   # ... and with data that are not linear it returns the network
   set.seed(2)
-  x <- runif(60, -3, 3)
-  d2 <- data.frame(Girth = x, Height = rnorm(60), y = 3 * sin(2 * x) + rnorm(60, sd = 0.2))
+  x <- runif(150, -3, 3)
+  d2 <- data.frame(Girth = x, Height = rnorm(150), y = sin(2 * x) + rnorm(150, sd = 0.2))
   u2 <- suppressMessages(suppressWarnings(update(fit, data = d2)))
   expect_identical(u2$spec$sizes, c(2L, 16L, 16L, 1L))
   expect_identical(u2$model_choice$chosen, c(TRUE, FALSE))

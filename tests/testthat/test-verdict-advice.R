@@ -112,3 +112,22 @@ test_that("raw parameter R-hat and ESS say that they measure symmetries", {
                                   sampler = "nuts"))
   expect_false(any(grepl("symmetries", capture.output(print(bnn_diagnostics(lin))))))
 })
+
+test_that("the verdict covers the count and Student-t likelihoods", {
+  set.seed(3)
+  d <- data.frame(x = rnorm(120))
+  d$k <- rpois(120, exp(0.5 + 0.5 * d$x))
+  d$t <- 1 + d$x + 0.5 * rt(120, df = 3)
+  pois <- short_run(bnn_fit(k ~ x, data = d, family = poisson(), hidden = 3, sampler = "nuts",
+                            chains = 2, warmup = 300, iter = 200, seed = 1, progress = FALSE),
+                    also = "bnnmc_not_converged")
+  cv <- bnn_convergence(pois)
+  expect_false(is.na(cv$predictions$drift))
+  expect_true(is.na(cv$predictions$loo_coverage))     # no PIT for counts
+  stu <- short_run(bnn_fit(t ~ x, data = d, family = student(), hidden = 3, sampler = "nuts",
+                           chains = 2, warmup = 300, iter = 200, seed = 1, progress = FALSE),
+                   also = "bnnmc_not_converged")
+  cs <- bnn_convergence(stu)
+  # the Student-t's own CDF: its LOO intervals cover about 90%, not all points
+  expect_true(cs$predictions$loo_coverage > 0.8 && cs$predictions$loo_coverage < 0.98)
+})

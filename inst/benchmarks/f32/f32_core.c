@@ -62,7 +62,7 @@ static inline float bnnf_rng_norm(bnn_rng *r) { return (float)bnn_rng_norm(r); }
 #include "mclmc_adapt.c"
 
 /* the kernel table: always the generic one (replaces src/simd/simd.c) */
-const bnn_kernels *bnn_kern(void) { return &bnn_kernels_generic; }
+const bnn_simd_table *bnn_simd(void) { return &bnn_simd_generic; }
 
 #if BNNMC_F32
 #undef double
