@@ -114,7 +114,7 @@ check_counts <- function(y, what = "The response") {
   invisible(TRUE)
 }
 
-# The model's y of a count likelihood (columns as src/model.h says) and the
+# The model's y of a count likelihood (columns as src/model/model.h says) and the
 # centre of the linear predictor: the log of the mean rate (Poisson, NB) or
 # the logit of the overall proportion (binomial), a fixed part of it so the
 # network's prior is centred on the data (the response is not standardised).

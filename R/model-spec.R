@@ -342,7 +342,7 @@ make_spec <- function(sizes, activation, lik, prior, X = NULL, y = NULL) {
     X = X, y = y
   )
   if (lik$family %in% c("student", "negbinomial")) {
-    # fixed nu (0 = sampled) and the gamma prior of nu or phi (src/api_util.c)
+    # fixed nu (0 = sampled) and the gamma prior of nu or phi (src/api/api_util.c)
     spec$nu_fixed <- lik[["nu"]] %||% 0
     ab <- if (lik$family == "student") lik$nu_prior else lik$phi_prior
     spec$aux_prior_shape <- ab[1]
