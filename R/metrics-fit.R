@@ -177,3 +177,29 @@ method_cost <- function(obj) {
     mean(obj$stepsize[obj$chain_status == "ok"], na.rm = TRUE)
   list(n_grad = ng, accept = acc, stepsize = step)
 }
+
+# bnn_metrics() of a count or Student-t fit on newdata: RMSE of the
+# posterior mean on the response's scale, LPPD (log of the mean predictive
+# density over draws), and the coverage of equal-tailed predictive
+# intervals (integer intervals for counts).
+family_metrics <- function(object, newdata, ndraws, levels) {
+  pp <- predictive_params(object, newdata, ndraws)
+  y <- response_values(object, newdata)
+  ll <- family_log_density(pp, y)
+  mx <- apply(ll, 2L, max)
+  lpd <- mx + log(colMeans(exp(ll - rep(mx, each = nrow(ll)))))
+  yv <- if (is.matrix(y)) y[, 1L] else y
+  mean_pred <- colMeans(pp$mu)
+  lv <- sort(unique(c(levels, 0.5, 0.9, 0.95)))
+  cov <- data.frame(nominal = lv, coverage = vapply(lv, function(l) {
+    q <- family_quantiles(pp, c((1 - l) / 2, 1 - (1 - l) / 2))
+    mean(yv >= q[, 1] & yv <= q[, 2])
+  }, numeric(1)))
+  m <- list(rmse = sqrt(mean((yv - mean_pred)^2)), mae = mean(abs(yv - mean_pred)),
+            lppd = mean(lpd), nll = -mean(ll), coverage = cov,
+            n_obs = length(yv), n_draws = nrow(ll))
+  for (l in c(50, 90, 95))
+    m[[paste0("coverage_", l)]] <- cov$coverage[abs(cov$nominal - l / 100) < 1e-9][1]
+  m$scale <- "response"
+  m
+}
