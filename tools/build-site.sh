@@ -27,9 +27,10 @@ export BNNMC_SITE_LAZY="${BNNMC_SITE_LAZY:-0}"
 Rscript -e '
   options(pkgdown.internet = FALSE)
   # downlit links a package named in code to its web page: from the
-  # installed package's DESCRIPTION, else from CRAN's package list, which it
-  # downloads even offline and then fails; offline, a package that is not
-  # installed simply gets no link
+  # installed package DESCRIPTION, else from the CRAN package list, which
+  # it downloads even offline and then fails; offline, a package that is
+  # not installed simply gets no link (no apostrophes in this R code: it
+  # is one single-quoted shell word)
   ns <- asNamespace("downlit")
   if (exists("CRAN_urls", envir = ns, inherits = FALSE)) {
     unlockBinding("CRAN_urls", ns)
