@@ -115,7 +115,7 @@ test_that("BNNMC_KERNELS still sets the option's default, with a deprecation war
                    "invokeRestart('muffleWarning') }); cat(w, '\\n'); ",
                    "cat(getOption('bnnmc.simd'), bnnmc:::bnn_simd_in_use())"))),
                  stdout = TRUE, stderr = TRUE,
-                 env = c(paste0("R_LIBS=", libs), "BNNMC_KERNELS=portable"))
+                 env = c(paste0("R_LIBS=", libs), "BNNMC_SIMD=", "BNNMC_KERNELS=portable"))
   expect_match(out[1], "BNNMC_KERNELS is deprecated .*use BNNMC_SIMD")
   expect_identical(tail(out, 1), "portable generic")
 })
