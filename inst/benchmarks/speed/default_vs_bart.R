@@ -1,0 +1,80 @@
+# The default fit against BART (dbarts), the flexible Bayesian regression a
+# statistician weighs a BNN against: wall time on one core each and test
+# log predictive density and 90% coverage on the same 80/20 split.
+#   bnnmc: bnn_fit(y ~ ., data = train, seed = 1) under the default
+#          (sequential) future plan, so its chains run one after another;
+#   BART:  dbarts::bart(), 4 chains x (500 burn-in + 2,000 kept draws),
+#          nthread = 1; its predictive density from the draws of the mean
+#          and sigma.
+# Sets: MASS::mcycle, datasets::quakes (mag from the rest), and the UCI
+# sets yacht, energy and airfoil (BNNMC_DATA_DIR).  Each set's fits run
+# `reps` times in turn (bnnmc, BART, bnnmc, ...); the CSV has the median
+# wall times and their ratio.  dbarts is needed (benchmark only; not a
+# dependency of the package).  Writes default_vs_bart.csv.
+#   Rscript inst/benchmarks/speed/default_vs_bart.R [reps] [sets...]
+suppressPackageStartupMessages(library(bnnmc))
+if (!requireNamespace("dbarts", quietly = TRUE)) stop("dbarts is needed for this benchmark.")
+args <- commandArgs(trailingOnly = TRUE)
+reps <- if (length(args) >= 1) as.integer(args[1]) else 1L
+dir <- Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
+all_sets <- list(
+  mcycle = function() transform(MASS::mcycle, y = accel, accel = NULL),
+  quakes = function() transform(quakes, y = mag, mag = NULL),
+  yacht = function() bnn_read_uci("yacht", dir = dir),
+  energy = function() bnn_read_uci("energy", dir = dir),
+  airfoil = function() bnn_read_uci("airfoil", dir = dir))
+sets <- if (length(args) >= 2) args[-1] else names(all_sets)
+out_csv <- file.path("inst", "benchmarks", "speed", "default_vs_bart.csv")
+log_mean_exp <- function(a) { m <- max(a); m + log(mean(exp(a - m))) }
+
+bart_fit <- function(train, test) {
+  x <- as.matrix(train[, setdiff(names(train), "y")])
+  xt <- as.matrix(test[, setdiff(names(test), "y")])
+  t0 <- proc.time()[["elapsed"]]
+  b <- dbarts::bart(x, train$y, xt, ntree = 200, nskip = 500, ndpost = 2000, nchain = 4,
+                    nthread = 1, keeptrees = FALSE, verbose = FALSE, seed = 1)
+  secs <- proc.time()[["elapsed"]] - t0
+  mu <- b$yhat.test
+  sig <- as.vector(b$sigma)
+  ll <- stats::dnorm(matrix(test$y, nrow(mu), ncol(mu), byrow = TRUE), mu, sig, log = TRUE)
+  set.seed(1)
+  yrep <- mu + sig * matrix(stats::rnorm(length(mu)), nrow(mu))
+  q <- apply(yrep, 2, stats::quantile, c(0.05, 0.95))
+  c(seconds = secs, lppd = mean(apply(ll, 2, log_mean_exp)),
+    cov90 = mean(test$y >= q[1, ] & test$y <= q[2, ]))
+}
+
+bnn_run <- function(train, test) {
+  t0 <- proc.time()[["elapsed"]]
+  fit <- suppressMessages(suppressWarnings(bnn_fit(y ~ ., data = train, seed = 1,
+                                                   progress = FALSE)))
+  secs <- proc.time()[["elapsed"]] - t0
+  m <- bnn_metrics(fit, newdata = test)
+  c(seconds = secs, lppd = m$lppd, cov90 = m$coverage_90)
+}
+
+rows <- list()
+for (nm in sets) {
+  d <- all_sets[[nm]]()
+  set.seed(100)
+  te <- sample(nrow(d), round(0.2 * nrow(d)))
+  train <- d[-te, ]
+  test <- d[te, ]
+  b <- a <- list()
+  for (r in seq_len(reps)) {
+    b[[r]] <- bnn_run(train, test)
+    a[[r]] <- bart_fit(train, test)
+  }
+  med <- function(l, k) stats::median(vapply(l, `[[`, numeric(1), k))
+  rows[[nm]] <- data.frame(
+    set = nm, n_train = nrow(train), reps = reps,
+    seconds_default = med(b, "seconds"), seconds_bart = med(a, "seconds"),
+    ratio = med(b, "seconds") / med(a, "seconds"),
+    lppd_default = b[[1]][["lppd"]], lppd_bart = a[[1]][["lppd"]],
+    cov90_default = b[[1]][["cov90"]], cov90_bart = a[[1]][["cov90"]],
+    load1 = as.numeric(strsplit(readLines("/proc/loadavg"), " ")[[1]][1]))
+  print(rows[[nm]])
+}
+res <- do.call(rbind, rows)
+utils::write.csv(res, out_csv, row.names = FALSE)
+cat("wrote", out_csv, "\n")
