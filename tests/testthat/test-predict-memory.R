@@ -117,6 +117,9 @@ test_that("predict() peaks at a small multiple of its result, not of rows x draw
   expect_lt(mb_mean, 72)                 # 1.5 rows x draws matrices at most (the old code: 5)
   # the result itself is 48 MB; the old code made at least 5 such matrices
   # (mu, sd, y recycled, the densities and the network's output array)
+  # log_lik() holds its 48 MB result, one block's densities and the fit's
+  # draws: about 3 results, with a margin for the collector's timing (the
+  # old code needed at least 5)
   mb_ll <- peak_mb(ll <- log_lik(fit))
-  expect_lt(mb_ll, 3 * 48)
+  expect_lt(mb_ll, 3.5 * 48)
 })
