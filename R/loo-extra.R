@@ -194,11 +194,6 @@ kfold.bnnfit <- function(x, K = 10, folds = NULL, save_fits = FALSE, ...) {
   structure(out, class = c("kfold", "loo"))
 }
 
-log_mean_exp <- function(v) {
-  m <- max(v)
-  if (!is.finite(m)) return(m)
-  m + log(mean(exp(v - m)))
-}
 
 # The folds go through future like chains (one future per fold); inside a
 # fold the fit's chains run sequentially unless the plan is nested.  The

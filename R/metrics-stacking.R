@@ -94,21 +94,12 @@ bnn_stack_chains <- function(object, newdata = NULL,
     lpd = c(equal = mix(rep(1 / length(ok), length(ok))), stacked = mix(w))))
 }
 
-# The fit reduced to one of its chains (for its own predictive density).
-one_chain_fit <- function(object, k) bnnfit_subset_chains(object, k)
-
-log_sum_exp <- function(a) {
-  m <- max(a)
-  if (!is.finite(m)) return(m)
-  m + log(sum(exp(a - m)))
-}
-
 # Points x chains: each chain's log predictive density at the validation
 # points.
 chain_lpd_validation <- function(object, ok, newdata) {
   vapply(ok, function(k) {
-    ll <- pointwise_loglik_unweighted(one_chain_fit(object, k), newdata)
-    apply(ll, 2L, log_sum_exp) - log(nrow(ll))
+    ll <- pointwise_loglik_unweighted(bnnfit_subset_chains(object, k), newdata)
+    apply(ll, 2L, log_mean_exp)
   }, numeric(nrow(as.data.frame(newdata))))
 }
 
@@ -117,7 +108,7 @@ chain_lpd_validation <- function(object, ok, newdata) {
 # when fewer than half of the points qualify.
 chain_lpd_loo <- function(object, ok, k_threshold) {
   res <- lapply(ok, function(k) {
-    ll <- pointwise_loglik_unweighted(one_chain_fit(object, k))
+    ll <- pointwise_loglik_unweighted(bnnfit_subset_chains(object, k))
     r_eff <- loo::relative_eff(exp(sweep(ll, 2L, apply(ll, 2L, max), "-")),
                                chain_id = rep(1L, nrow(ll)))
     lo <- suppressWarnings(loo::loo(ll, r_eff = r_eff))

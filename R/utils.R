@@ -125,3 +125,12 @@ need_pkg <- function(pkg, what) {
                  what, pkg, pkg), call. = FALSE)
   invisible(TRUE)
 }
+
+# log(sum(exp(a))) and log(mean(exp(a))) without overflow (the maximum
+# taken out first).
+log_sum_exp <- function(a) {
+  m <- max(a)
+  if (!is.finite(m)) return(m)
+  m + log(sum(exp(a - m)))
+}
+log_mean_exp <- function(a) log_sum_exp(a) - log(length(a))

@@ -1,15 +1,5 @@
-# Gradients by backpropagation against central finite differences.
-
-fd_check <- function(spec, theta, h = 1e-5) {
-  g <- .Call(C_model_logpost, spec, matrix(theta))$grad[, 1]
-  fd <- vapply(seq_along(theta), function(i) {
-    tp <- theta; tm <- theta
-    tp[i] <- tp[i] + h; tm[i] <- tm[i] - h
-    (.Call(C_model_logpost, spec, matrix(tp))$lp -
-       .Call(C_model_logpost, spec, matrix(tm))$lp) / (2 * h)
-  }, numeric(1))
-  max(abs(g - fd) / pmax(1, abs(g)))
-}
+# Gradients by backpropagation against central finite differences
+# (fd_check(), helper-gradient.R).
 
 test_that("gradients match finite differences for every activation, likelihood and prior", {
   set.seed(11)

@@ -6,17 +6,6 @@
 # their "keeps fewer than 100 draws" warning is expected (helper-short-run.R).
 bnn_fit <- function(...) short_run(bnnmc::bnn_fit(...))
 
-fam_fd <- function(spec, theta, h = 1e-5) {
-  g <- .Call(C_model_logpost, spec, matrix(theta))$grad[, 1]
-  fd <- vapply(seq_along(theta), function(i) {
-    tp <- theta; tm <- theta
-    tp[i] <- tp[i] + h; tm[i] <- tm[i] - h
-    (.Call(C_model_logpost, spec, matrix(tp))$lp -
-       .Call(C_model_logpost, spec, matrix(tm))$lp) / (2 * h)
-  }, numeric(1))
-  max(abs(g - fd) / pmax(1, abs(g)))
-}
-
 # a spec of each new likelihood on random data (offset included for the
 # count likelihoods); y as encode_count_response() builds it
 fam_spec <- function(lik, n = 300, p = 3, hidden = c(4, 3), act = "tanh", seed = 1) {
@@ -45,7 +34,7 @@ test_that("the new likelihoods' gradients match finite differences, over several
     s <- fam_spec(lik, act = act)
     set.seed(2)
     theta <- rnorm(bnnmc:::spec_dim(s$spec), 0, 0.4)
-    err <- fam_fd(s$spec, theta)
+    err <- fd_check(s$spec, theta)
     expect_lt(err, 1e-6, label = sprintf("%s (nu %s) / %s: relative error %g", lik$family,
                                          format(lik[["nu"]]), act, err))
   }
@@ -75,7 +64,7 @@ test_that("the weighted likelihood of a new family is the sum of weighted rows",
       .Call(C_model_logpost, si, matrix(theta))$loglik
     }, numeric(1))
     expect_equal(ll_w, sum(w * ll_i), tolerance = 1e-10)
-    expect_lt(fam_fd(sw, theta), 1e-6)
+    expect_lt(fd_check(sw, theta), 1e-6)
   }
 })
 
@@ -123,7 +112,7 @@ test_that("the negative binomial is exact for large counts and a large phi too",
     theta <- c(rnorm(bnn_n_parameters(s$sizes), 0, 0.5), lphi)
     ll <- .Call(C_model_logpost, s$spec, matrix(theta))$loglik
     expect_equal(ll, ref_loglik(s, lik, theta), tolerance = 1e-8)
-    if (lphi < 30) expect_lt(fam_fd(s$spec, theta), 1e-6)
+    if (lphi < 30) expect_lt(fd_check(s$spec, theta), 1e-6)
   }
 })
 

@@ -43,7 +43,7 @@ test_that("every predictive function sees the stacked mixture", {
   one <- bnnmc:::bnnfit_with(fit, stacking = list(
     weights = c(`1` = 1, `2` = 0, `3` = 0), method = "validation", n_points = 8L,
     lpd = c(equal = NA, stacked = NA)))
-  chain1 <- bnnmc:::one_chain_fit(fit, 1L)
+  chain1 <- bnnmc:::bnnfit_subset_chains(fit, 1L)
   S <- dim(fit$draws)[1]
   # weight 1 on chain 1: its draws repeated (unevenly: 3 draws per draw on
   # average), so means are chain 1's up to that
@@ -69,6 +69,6 @@ test_that("PSIS-LOO stacking keeps equal weights where the leave-one-out estimat
   expect_identical(st2$stacking$method, "loo")
   expect_equal(sum(st2$stacking$weights), 1)
   expect_error(bnn_stack_chains(fit, method = "validation"), "'newdata' must be a validation set")
-  expect_error(bnn_stack_chains(bnnmc:::one_chain_fit(fit, 1L), newdata = d$valid),
+  expect_error(bnn_stack_chains(bnnmc:::bnnfit_subset_chains(fit, 1L), newdata = d$valid),
                "at least two chains")
 })
