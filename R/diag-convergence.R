@@ -180,7 +180,11 @@ prediction_reliability <- function(object, fs, S, K, mc_error, drift) {
   P <- ncol(fs$f)
   f <- array(fs$f, c(S, K, P))
   noise <- array(fs$noise_var, c(S, K, P))
-  psd <- sqrt(apply(f, 3L, stats::var) + apply(noise, 3L, mean))
+  # the pooled predictive sd at each point: the variance of the mean over
+  # all draws of all chains plus the mean noise variance (var() of a
+  # draws x chains slice would be a chains x chains covariance matrix)
+  psd <- sqrt(pmax(apply(f, 3L, function(z) stats::var(as.vector(z))), 0) +
+              pmax(apply(noise, 3L, mean), 0))
   psd[!is.finite(psd) | psd <= 0] <- NA_real_
   q90 <- function(z) if (all(is.na(z))) NA_real_ else
     stats::quantile(z, 0.9, na.rm = TRUE, names = FALSE)

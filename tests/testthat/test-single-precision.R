@@ -84,10 +84,12 @@ test_that("NUTS in single precision recovers a conjugate linear model's posterio
   d <- data.frame(x1 = rnorm(n), x2 = rnorm(n))
   d$y <- 1 + 2 * d$x1 - d$x2 + rnorm(n, sd = 0.7)
   sig <- 0.5     # fixed sigma on the standardised response
-  fit <- bnn_fit(y ~ x1 + x2, data = d, hidden = integer(0),
-                 likelihood = bnn_likelihood("gaussian", sigma = sig),
-                 sampler = "nuts", chains = 2, warmup = 300, iter = 500, seed = 5,
-                 progress = FALSE, precision = "single")
+  # (the fixed sigma is wider than the noise: the verdict says the intervals
+  # are too wide, rightly; the posterior mean is what is checked here)
+  fit <- quiet_verdict(bnn_fit(y ~ x1 + x2, data = d, hidden = integer(0),
+                               likelihood = bnn_likelihood("gaussian", sigma = sig),
+                               sampler = "nuts", chains = 2, warmup = 300, iter = 500, seed = 5,
+                               progress = FALSE, precision = "single"))
   expect_identical(fit$precision, "single")
   expect_output(print(fit), "precision: +single")
   # exact posterior: y_model = [X, 1] (W, b) + N(0, sig^2), (W, b) ~ N(0, diag(s^2))

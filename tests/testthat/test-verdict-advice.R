@@ -131,3 +131,19 @@ test_that("the verdict covers the count and Student-t likelihoods", {
   # the Student-t's own CDF: its LOO intervals cover about 90%, not all points
   expect_true(cs$predictions$loo_coverage > 0.8 && cs$predictions$loo_coverage < 0.98)
 })
+
+test_that("the Monte Carlo error and drift are in units of the pooled predictive sd at each point", {
+  fit <- advice_fit()
+  cv <- bnn_convergence(fit)
+  # recomputed from the draws: mu [S, K, n] and the noise sd
+  S <- dim(fit$draws)[1]
+  K <- dim(fit$draws)[2]
+  mu <- array(posterior_epred(fit), c(S, K, nrow(mtcars)))
+  sig <- as.vector(posterior::as_draws_df(fit)$sigma)
+  psd <- sqrt(apply(mu, 3L, function(z) var(as.vector(z))) + mean(sig^2))
+  mce <- apply(apply(mu, c(2L, 3L), mean), 2L, sd) / sqrt(K) / psd
+  h <- seq_len(S %/% 2L)
+  dr <- abs(apply(mu[h, , , drop = FALSE], 3L, mean) - apply(mu[-h, , , drop = FALSE], 3L, mean)) / psd
+  expect_equal(cv$predictions$mc_error, unname(quantile(mce, 0.9)), tolerance = 1e-8)
+  expect_equal(cv$predictions$drift, unname(quantile(dr, 0.9)), tolerance = 1e-8)
+})
