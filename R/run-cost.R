@@ -68,6 +68,7 @@ chain_workers <- function(chains) {
   workers <- 1L
   if (requireNamespace("future", quietly = TRUE) && !inherits(future::plan(), "sequential"))
     workers <- tryCatch(as.integer(future::nbrOfWorkers()), error = function(e) 1L)
+  else if (mc_cores_plan(chains)) workers <- mc_cores()
   cores <- if (requireNamespace("parallelly", quietly = TRUE))
     parallelly::availableCores() else parallel::detectCores()
   list(workers = max(1L, min(workers, chains)), cores = as.integer(cores %||% 1L))
@@ -183,8 +184,8 @@ announce_cost <- function(cost, call, chains, full_batch, quiet_below = 30) {
                                  " the progress bar's estimate follows the real pace)")
   if (cost$workers == 1L && chains > 1L && cost$cores > 1L)
     msg <- paste0(msg, sprintf(paste0(" The chains run one after another; with ",
-                                      "future::plan(future::multisession) they would use %d cores: ",
-                                      "about %s."), min(cost$cores, chains),
+                                      "options(mc.cores = %d) they would use %d cores: ",
+                                      "about %s."), min(cost$cores, chains), min(cost$cores, chains),
                                format_duration(cost$parallel_total)))
   if (!is.null(cost$single_total))
     msg <- paste0(msg, sprintf(paste0(" In single precision (precision = \"single\": float network ",

@@ -30,6 +30,14 @@ dispatch_chains <- function(ids, fun) {
   # R process with its own options and its own selection)
   kern <- simd_option()
   kern_here <- apply_simd(kern)
+  # options(mc.cores = n), as rstan, rstanarm and brms read it: with the
+  # default (sequential) plan, the chains run on n cores for this call
+  # (forked workers where the platform has them, R sessions otherwise);
+  # a plan the user has set is used as it is
+  if (use_future && mc_cores_plan(length(ids))) {
+    old_plan <- future::plan(mc_cores_strategy(), workers = min(mc_cores(), length(ids)))
+    on.exit(future::plan(old_plan), add = TRUE)
+  }
   run <- function() {
     # the progressor lives as long as this call (progressr finishes it on exit)
     if (!is.null(prog)) prog$p <- progressr::progressor(steps = prog$steps)
@@ -56,6 +64,30 @@ dispatch_chains <- function(ids, fun) {
   # the user set up around the call (with_progress()), or nothing.
   if (is.null(prog) || !prog$render || isTRUE(progressr::handlers(global = NA))) run() else
     progressr::with_progress(run(), enable = TRUE)
+}
+
+# getOption("mc.cores"), checked: a whole number of at least 1 (1 when unset).
+mc_cores <- function() {
+  n <- getOption("mc.cores", 1L)
+  if (is.null(n)) return(1L)
+  if (!is.numeric(n) || length(n) != 1L || is.na(n) || n < 1 || n != round(n))
+    stop(sprintf("options(mc.cores) must be a whole number of cores of at least 1, not %s.",
+                 paste(format(n), collapse = " ")), call. = FALSE)
+  as.integer(n)
+}
+
+# Whether this call should run its chains on mc_cores() cores: more than
+# one core asked for, more than one chain, and no plan set by the user.
+mc_cores_plan <- function(chains) {
+  chains > 1L && mc_cores() > 1L && requireNamespace("future", quietly = TRUE) &&
+    inherits(future::plan(), "sequential")
+}
+
+# Forked workers (future's multicore: no start-up cost, shared memory)
+# where future supports them -- not on Windows nor in RStudio -- and
+# background R sessions otherwise.
+mc_cores_strategy <- function() {
+  if (future::supportsMulticore()) future::multicore else future::multisession
 }
 
 # Chains per future: by default about 4 futures per worker (a worker that

@@ -8,6 +8,15 @@
 #' chain uses R's random number generator.
 #'
 #' @section On one machine:
+#' As with rstan, rstanarm and brms, `options(mc.cores = n)` runs the chains
+#' of every fit on up to `n` cores (forked workers where the platform has
+#' them, i.e. not on Windows nor in RStudio, background R sessions
+#' otherwise), when no \pkg{future} plan is set:
+#' ```
+#' options(mc.cores = parallel::detectCores())
+#' fit <- bnn_fit(y ~ ., data = d, chains = 4, seed = 1)
+#' ```
+#' A plan set with [future::plan()] takes precedence over `mc.cores`:
 #' ```
 #' future::plan(future::multisession, workers = 4)
 #' fit <- bnn_fit(y ~ ., data = d, chains = 4, seed = 1)

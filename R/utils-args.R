@@ -115,10 +115,10 @@ stop_unknown_args <- function(dots, formals, fun) {
 # (the user meant something; "unknown argument" alone would not say what).
 # `family` is left to bnn_fit()'s own argument.
 .foreign_fit_args <- list(
-  cores = paste0("bnnmc runs its chains through the future framework: set a plan before the fit, ",
-                 "e.g. future::plan(future::multisession, workers = %s) (see ?bnnmc-parallel)"),
+  cores = paste0("set the cores as for rstan, once per session: options(mc.cores = %s), ",
+                 "or a future plan (see ?bnnmc-parallel)"),
   threads = paste0("bnnmc has no within-chain threads; run the chains in parallel with ",
-                   "future::plan(future::multisession, workers = 4) (see ?bnnmc-parallel)"),
+                   "options(mc.cores = 4) (see ?bnnmc-parallel)"),
   refresh = "use progress = %s (progress is shown through progressr; see 'progress' in ?bnn_fit)",
   silent = "use progress = FALSE to show no progress",
   verbose = "use progress = TRUE (or FALSE)",

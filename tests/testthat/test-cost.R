@@ -31,7 +31,7 @@ test_that("a fit records its estimate, and long fits are announced with the rout
   msg <- suppressMessages(bnnmc:::announce_cost(cost, quote(bnn_fit(y ~ ., data = big)), 4L,
                                                 full_batch = TRUE))
   expect_match(msg, "estimated time 57 min")
-  expect_match(msg, "future::plan\\(future::multisession\\) they would use 2 cores: about 28 min")
+  expect_match(msg, "options\\(mc.cores = 2\\) they would use 2 cores: about 28 min")
   expect_match(msg, "bnn_fit\\(y ~ ., data = big, sampler = bnn_sgld\\(stepsize = 2e-07")
   expect_message(bnnmc:::announce_cost(cost, quote(bnn_fit(y ~ ., data = big)), 4L, TRUE),
                  "minibatch sampler")

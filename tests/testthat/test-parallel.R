@@ -189,3 +189,36 @@ test_that("make_progress() names its phases from the caller's warmup", {
   bnnmc:::make_progress(FALSE, 1L, 30L)
   expect_null(bnnmc:::.progress_env$pending)
 })
+
+test_that("options(mc.cores) runs the chains on that many workers, with the same draws", {
+  skip_if_not_installed("future")
+  skip_if_not_installed("future.apply")
+  old <- future::plan(future::sequential)
+  on.exit(future::plan(old), add = TRUE)
+  a <- suppressWarnings(par_fit(progress = FALSE))
+  # the plan the chains are sent under, recorded as they are sent
+  seen <- new.env()
+  op <- options(mc.cores = 2)
+  on.exit(options(op), add = TRUE)
+  expect_identical(bnnmc:::chain_workers(2L)$workers, 2L)
+  trace(bnnmc:::future_batches, tracer = bquote(assign("plan", class(future::plan()), envir = .(seen))),
+        print = FALSE)
+  on.exit(untrace(bnnmc:::future_batches), add = TRUE)
+  b <- suppressWarnings(par_fit(progress = FALSE))
+  expect_identical(a$draws, b$draws)
+  # the plan was a parallel one inside the call, and the user's (sequential) after it
+  expect_false("sequential" %in% seen$plan)
+  expect_true(inherits(future::plan(), "sequential"))
+  # a plan the user set is used as it is
+  future::plan(future::sequential)
+  options(mc.cores = 1)
+  expect_identical(bnnmc:::chain_workers(2L)$workers, 1L)
+})
+
+test_that("a malformed options(mc.cores) is an error that names it", {
+  op <- options(mc.cores = 0)
+  on.exit(options(op))
+  expect_error(bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 2, warmup = 20, iter = 20,
+                       sampler = "nuts", progress = FALSE),
+               "options\\(mc.cores\\) must be a whole number of cores of at least 1, not 0")
+})

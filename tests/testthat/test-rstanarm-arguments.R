@@ -1,10 +1,10 @@
 # brms/rstanarm arguments that bnn_fit() spells differently: the error names
 # the bnnmc way.
 
-test_that("cores, threads name a future plan", {
+test_that("cores, threads name options(mc.cores)", {
   expect_error(bnn_fit(mpg ~ wt, data = mtcars, cores = 2),
-               "no argument 'cores'.*future::plan\\(future::multisession, workers = 2\\)")
-  expect_error(bnn_fit(mpg ~ wt, data = mtcars, threads = 2), "'threads'.*future::plan")
+               "no argument 'cores'.*options\\(mc.cores = 2\\)")
+  expect_error(bnn_fit(mpg ~ wt, data = mtcars, threads = 2), "'threads'.*options\\(mc.cores")
 })
 
 test_that("refresh, silent and verbose name 'progress'", {
@@ -24,7 +24,7 @@ test_that("adapt_delta, max_treedepth and control name bnn_nuts() with their val
                "'control'.*sampler = bnn_nuts\\(adapt_delta = 0.99, max_treedepth = 12\\)")
   # several at once: one error naming each
   expect_error(bnn_fit(mpg ~ wt, data = mtcars, cores = 4, refresh = 0),
-               "no arguments 'cores', 'refresh'.*workers = 4.*progress = FALSE")
+               "no arguments 'cores', 'refresh'.*mc.cores = 4.*progress = FALSE")
 })
 
 test_that("algorithm, inits, prior_aux, QR name what bnnmc has instead", {
