@@ -78,7 +78,7 @@ loo_moment_match.bnnfit <- function(x, loo = NULL, ..., cores = getOption("mc.co
   need_pkg("loo", "loo_moment_match()")
   if (is.null(loo)) {
     ll <- pointwise_loglik(x)
-    loo <- loo::loo(ll, r_eff = fit_relative_eff(x, ll, cores), save_psis = TRUE,
+    loo <- loo::loo(ll, r_eff = fit_relative_eff(x, ll), save_psis = TRUE,
                     cores = cores)
   }
   X <- x$X

@@ -6,8 +6,8 @@
 #' `loo()` computes Pareto-smoothed importance-sampling leave-one-out
 #' cross-validation (PSIS-LOO; Vehtari, Gelman and Gabry 2017) from the
 #' pointwise log-likelihood of the training data ([log_lik.bnnfit()]), with
-#' relative efficiencies from [loo::relative_eff()] using the chain of every
-#' draw.  `waic()` computes the widely applicable information criterion from
+#' relative efficiencies as [loo::relative_eff()] computes them from the
+#' chain of every draw (in compiled code).  `waic()` computes the widely applicable information criterion from
 #' the same matrix.  The results are loo's own objects, so
 #' [loo::loo_compare()] compares bnnmc fits with each other (and with brms or
 #' rstanarm fits of the same data).
@@ -94,7 +94,7 @@ loo.bnnfit <- function(x, ..., r_eff = NULL, cores = getOption("mc.cores", 1),
     return(structure(out, class = "bnn_loolist"))
   }
   ll <- pointwise_loglik(x)
-  if (is.null(r_eff)) r_eff <- fit_relative_eff(x, ll, cores)
+  if (is.null(r_eff)) r_eff <- fit_relative_eff(x, ll)
   # loo's own Pareto k warnings are replaced by one warning of k_pointer()
   # below, given only if some k are still high after moment matching
   out <- muffle_pareto_k(loo::loo(ll, ..., r_eff = r_eff,

@@ -2,22 +2,29 @@
 # loo() and the plots use, and the plain PSIS-LOO elpd that bnn_fit()'s
 # default model check (R/fit-choice.R) compares.
 
-# Relative efficiency of exp(log_lik) per observation from the chains.  The
-# ESS is scale-invariant, so each column is shifted by its maximum first to
-# keep exp() from underflowing.  A block of observations at a time, so that
-# no full copy of ll is made.
-fit_relative_eff <- function(x, ll, cores = 1) {
+# Relative efficiency of exp(log_lik) per observation from the chains, as
+# loo::relative_eff(exp(ll - column maxima), chain_id = draw_chain_ids(x))
+# computes it (the ESS is scale-invariant; the shift keeps exp() from
+# underflowing).
+fit_relative_eff <- function(x, ll) {
   chain_id <- draw_chain_ids(x)
   if (length(chain_id) != nrow(ll))
     stop("The pointwise log-likelihood does not have one row per kept draw.", call. = FALSE)
   # a stacked fit's chains contribute unequal numbers of draws, which
   # loo::relative_eff() cannot take: its draws count as independent
   if (!is.null(x$stacking)) return(rep(1, ncol(ll)))
-  unlist(lapply(row_blocks(ncol(ll), nrow(ll), 4L, chunk = 1L), function(idx) {
-    lb <- ll[, idx, drop = FALSE]
-    lik <- exp(sweep(lb, 2L, apply(lb, 2L, max), "-"))
-    loo::relative_eff(lik, chain_id = chain_id, cores = cores)
-  }), use.names = FALSE)
+  relative_eff_chains(ll, length(unique(chain_id)))
+}
+
+# loo::relative_eff(exp(sweep(ll, 2, column maxima)), chain_id) for the
+# draws [S, n] of n_chain chains of equal length, one chain after the
+# other: loo's ESS of the whole (not split) chains / S per column, in C
+# (src/diag/ess.c), one column at a time, with no copy of ll.  Equal to
+# loo's up to rounding; NA where loo stops with an error (one iteration
+# per chain).
+relative_eff_chains <- function(ll, n_chain) {
+  if (!is.double(ll)) storage.mode(ll) <- "double"
+  .Call(C_relative_eff, ll, as.integer(n_chain), .bnn_threads())
 }
 
 # The PSIS-LOO elpd of a fit's training data, as loo(x, moment_match =

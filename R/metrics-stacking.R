@@ -109,8 +109,7 @@ chain_lpd_validation <- function(object, ok, newdata) {
 chain_lpd_loo <- function(object, ok, k_threshold) {
   res <- lapply(ok, function(k) {
     ll <- pointwise_loglik_unweighted(bnnfit_subset_chains(object, k))
-    r_eff <- loo::relative_eff(exp(sweep(ll, 2L, apply(ll, 2L, max), "-")),
-                               chain_id = rep(1L, nrow(ll)))
+    r_eff <- relative_eff_chains(ll, 1L)
     lo <- suppressWarnings(loo::loo(ll, r_eff = r_eff))
     list(elpd = lo$pointwise[, "elpd_loo"], k = lo$diagnostics$pareto_k)
   })

@@ -17,6 +17,7 @@ SEXP C_vmath(SEXP, SEXP);
 SEXP C_diag(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP C_cumulative_lppd(SEXP);
 SEXP C_lppd_stop(SEXP, SEXP, SEXP);
+SEXP C_relative_eff(SEXP, SEXP, SEXP);
 
 /* --- optimiser and MCLMC (api_optim.c, api_mclmc.c) --- */
 SEXP C_optimize(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
@@ -70,6 +71,7 @@ static const R_CallMethodDef CallEntries[] = {
     CALLDEF(C_diag, 8),
     CALLDEF(C_cumulative_lppd, 1),
     CALLDEF(C_lppd_stop, 3),
+    CALLDEF(C_relative_eff, 3),
     /* optimiser and MCLMC */
     CALLDEF(C_optimize, 6),
     CALLDEF(C_mclmc_ess, 1),

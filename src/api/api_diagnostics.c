@@ -193,6 +193,59 @@ SEXP C_diag(SEXP x, SEXP stats, SEXP probs, SEXP kappa, SEXP chainwise,
   return out;
 }
 
+/* ll: double matrix [draw, observation] of pointwise log-likelihoods, the
+ * draws chain by chain (n_chain chains of equal length); threads: number of
+ * OpenMP threads over observations (each with its own workspace; results
+ * do not depend on it).  Returns the relative efficiency of each
+ * observation as loo::relative_eff(exp(ll[, i] - max(ll[, i])), chain_id)
+ * (bnn_diag_relative_eff), NA where that is NaN (a single iteration).  ll is
+ * read in place; R_CheckUserInterrupt() runs between blocks of
+ * observations, outside the parallel region. */
+SEXP C_relative_eff(SEXP ll, SEXP n_chain, SEXP threads) {
+  if (TYPEOF(ll) != REALSXP) Rf_error("'ll' must be a double matrix [draw, observation]");
+  SEXP dim = Rf_getAttrib(ll, R_DimSymbol);
+  if (TYPEOF(dim) != INTSXP || Rf_length(dim) != 2)
+    Rf_error("'ll' must be a matrix [draw, observation]");
+  int S = INTEGER(dim)[0], n_obs = INTEGER(dim)[1];
+  int M = Rf_asInteger(n_chain);
+  if (M == NA_INTEGER || M < 1) Rf_error("'n_chain' must be a whole number >= 1");
+  if (S < 1 || S % M != 0)
+    Rf_error("'ll' must have n_chain chains of equal length (%d draws, %d chains)", S, M);
+  int n_iter = S / M;
+  int nth = Rf_asInteger(threads);
+  if (nth == NA_INTEGER || nth < 1) Rf_error("'threads' must be a whole number >= 1");
+#ifndef _OPENMP
+  nth = 1;
+#endif
+  if (nth > n_obs) nth = n_obs > 0 ? n_obs : 1;
+  size_t bytes = bnn_diag_reff_ws_size(n_iter, M);
+  if (!bytes) Rf_error("'ll' has too many draws (%d x %d)", n_iter, M);
+  bnn_diag_ws **wss = (bnn_diag_ws **) R_alloc(nth, sizeof(bnn_diag_ws *));
+  for (int t = 0; t < nth; t++) wss[t] = bnn_diag_reff_ws_init(R_alloc(bytes, 1), n_iter, M);
+
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, n_obs));
+  double *r = REAL(out);
+  const double *lp = REAL(ll);
+  const int block = 64 * nth;
+  for (int i0 = 0; i0 < n_obs; i0 += block) {
+    R_CheckUserInterrupt();
+    int i1 = n_obs - i0 < block ? n_obs : i0 + block;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(dynamic, 4) if (nth > 1)
+#endif
+    for (int i = i0; i < i1; i++) {
+#ifdef _OPENMP
+      bnn_diag_ws *ws = wss[omp_get_thread_num()];
+#else
+      bnn_diag_ws *ws = wss[0];
+#endif
+      r[i] = na_of(bnn_diag_relative_eff(ws, lp + (size_t) S * i));
+    }
+  }
+  UNPROTECT(1);
+  return out;
+}
+
 /* ll: double array [iteration, chain, observation] of log-likelihoods.
  * Returns the cumulative LPPD, a matrix [iteration, chain]. */
 SEXP C_cumulative_lppd(SEXP ll) {

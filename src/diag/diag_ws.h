@@ -36,9 +36,13 @@ enum {
 
 struct bnn_diag_ws {
   int n_iter, n_chain, kappa;
+  /* 1: a workspace of bnn_diag_reff_ws_init(), for the ESS of the whole
+   * chains only: the columns of the ESS are the chains (h = n_iter,
+   * m2 = n_chain) and only the buffers of ess.c are laid out */
+  int chains;
   int S;      /* draws per variable */
-  int h;      /* length of a split half: floor(n_iter / 2) */
-  int m2;     /* number of split chains: 2 * n_chain */
+  int h;      /* length of a split half: floor(n_iter / 2) (chains: n_iter) */
+  int m2;     /* number of split chains: 2 * n_chain (chains: n_chain) */
   int Sp;     /* split draws: m2 * h */
   int Lc, Sc; /* chain-wise: sub-chain length and kept draws per chain */
   int L, log2L;
@@ -68,7 +72,7 @@ struct bnn_diag_ws {
   double *fbuf;   /* folded draws in the order of sval */
   uint32_t *fidx;
 
-  /* split matrices [h, m2] */
+  /* split matrices [h, m2] (chains: tmp and yc, [n_iter, n_chain]) */
   double *zb, *tmp, *yc;
   /* Scores used only for R-hat need column moments only: they are added to
    * per-column accumulators (acc_add) instead of being stored.  tacc: the

@@ -27,8 +27,6 @@
 
 /* ---------- workspace ---------- */
 
-/* ---------- workspace ---------- */
-
 static size_t align_up(size_t b) { return (b + 63) & ~(size_t) 63; }
 
 typedef struct {
@@ -42,39 +40,44 @@ static void *take(arena *a, size_t bytes) {
   return p;
 }
 
-/* Lays out the workspace in a (a->base NULL: only measures). */
+/* Lays out the workspace in a (a->base NULL: only measures).  A workspace
+ * of bnn_diag_reff_ws_init() (w->chains) holds the ESS buffers only. */
 static void layout(arena *a, bnn_diag_ws *w) {
   size_t S = (size_t) w->S, Sp = (size_t) w->Sp, L = (size_t) w->L;
   size_t mcw = (size_t) w->n_chain * (w->kappa > 0 ? w->kappa : 1);
   size_t mx = (size_t) w->m2 > mcw ? (size_t) w->m2 : mcw;
-  w->key = take(a, S * sizeof(uint64_t));
-  w->key2 = take(a, S * sizeof(uint64_t));
-  w->key3 = take(a, S * sizeof(uint64_t));
-  w->sidx = take(a, S * sizeof(uint32_t));
-  w->hist = take(a, (size_t) (RADIX_MAX_PASSES + 4) * (1 << RADIX_MAX_BITS) * sizeof(uint32_t));
-  w->sval = take(a, S * sizeof(double));
-  w->fval = take(a, S * sizeof(double));
-  w->fbuf = take(a, (S + 2) * sizeof(double));
-  w->fidx = take(a, S * sizeof(uint32_t));
-  w->zb = take(a, Sp * sizeof(double));
-  w->tK = take(a, (size_t) w->m2 * sizeof(double));
-  w->tS1 = take(a, (size_t) w->m2 * sizeof(double));
-  w->tS2 = take(a, (size_t) w->m2 * sizeof(double));
-  w->run = take(a, 2 * RUN_BUF * sizeof(uint32_t));
+  if (!w->chains) {
+    w->key = take(a, S * sizeof(uint64_t));
+    w->key2 = take(a, S * sizeof(uint64_t));
+    w->key3 = take(a, S * sizeof(uint64_t));
+    w->sidx = take(a, S * sizeof(uint32_t));
+    w->hist = take(a, (size_t) (RADIX_MAX_PASSES + 4) * (1 << RADIX_MAX_BITS) * sizeof(uint32_t));
+    w->sval = take(a, S * sizeof(double));
+    w->fval = take(a, S * sizeof(double));
+    w->fbuf = take(a, (S + 2) * sizeof(double));
+    w->fidx = take(a, S * sizeof(uint32_t));
+    w->zb = take(a, Sp * sizeof(double));
+    w->tK = take(a, (size_t) w->m2 * sizeof(double));
+    w->tS1 = take(a, (size_t) w->m2 * sizeof(double));
+    w->tS2 = take(a, (size_t) w->m2 * sizeof(double));
+    w->run = take(a, 2 * RUN_BUF * sizeof(uint32_t));
+  }
   w->tmp = take(a, Sp * sizeof(double));
   w->yc = take(a, Sp * sizeof(double));
-  w->tsp_int = take(a, (Sp + 1) * sizeof(double));
-  w->tsp_half = take(a, (Sp + 1) * sizeof(double));
-  w->tcw_int = w->kappa ? take(a, ((size_t) w->Sc + 1) * sizeof(double)) : NULL;
-  w->tcw_half = w->kappa ? take(a, ((size_t) w->Sc + 1) * sizeof(double)) : NULL;
-  w->cK = take(a, mcw * sizeof(double));
-  w->cS1 = take(a, mcw * sizeof(double));
-  w->cS2 = take(a, mcw * sizeof(double));
-  w->sub_of = take(a, (size_t) w->n_iter * sizeof(int32_t));
-  w->cw_const = take(a, (size_t) w->n_chain * sizeof(int));
-  w->cnt = take(a, (size_t) w->n_chain * sizeof(int));
-  w->kcnt = take(a, (size_t) w->n_chain * sizeof(int));
-  w->chain_nan = take(a, (size_t) w->n_chain * sizeof(int));
+  if (!w->chains) {
+    w->tsp_int = take(a, (Sp + 1) * sizeof(double));
+    w->tsp_half = take(a, (Sp + 1) * sizeof(double));
+    w->tcw_int = w->kappa ? take(a, ((size_t) w->Sc + 1) * sizeof(double)) : NULL;
+    w->tcw_half = w->kappa ? take(a, ((size_t) w->Sc + 1) * sizeof(double)) : NULL;
+    w->cK = take(a, mcw * sizeof(double));
+    w->cS1 = take(a, mcw * sizeof(double));
+    w->cS2 = take(a, mcw * sizeof(double));
+    w->sub_of = take(a, (size_t) w->n_iter * sizeof(int32_t));
+    w->cw_const = take(a, (size_t) w->n_chain * sizeof(int));
+    w->cnt = take(a, (size_t) w->n_chain * sizeof(int));
+    w->kcnt = take(a, (size_t) w->n_chain * sizeof(int));
+    w->chain_nan = take(a, (size_t) w->n_chain * sizeof(int));
+  }
   w->cm = take(a, mx * sizeof(double));
   w->colp = take(a, (size_t) w->m2 * sizeof(double *));
   w->cv = take(a, mx * sizeof(double));
@@ -87,63 +90,70 @@ static void layout(arena *a, bnn_diag_ws *w) {
   w->rev = take(a, L * sizeof(uint32_t));
 }
 
-size_t bnn_diag_ws_size(int n_iter, int n_chain, int kappa) {
+/* the lags computed directly before Geyer's loop switches to the FFT: the
+ * FFT route costs (m2 / 2 + 1) transforms of about L log2(L) butterflies,
+ * a direct lag m2 * h multiply-adds; measured, a butterfly costs ~2.8
+ * multiply-adds of lags8(), and with AVX2 ~8 of lags8_avx2() */
+static int direct_lags(const bnn_diag_ws *w) {
+  return w->h > 0 ? (int) ((w->avx2 ? 8.0 : 2.8) * (w->m2 / 2 + 1) * (double) w->L *
+                           w->log2L / ((double) w->m2 * w->h)) : 0;
+}
+
+/* The sizes of a workspace for draws n_iter x n_chain: split chains
+ * (h = n_iter / 2 draws, m2 = 2 n_chain columns) or, with chains = 1, the
+ * whole chains as the columns of the ESS (h = n_iter, m2 = n_chain, no
+ * chain-wise R-hat).  0 if the sizes are invalid or too large. */
+static int dims(bnn_diag_ws *w, int n_iter, int n_chain, int kappa, int chains) {
   if (n_iter < 1 || n_chain < 1 || kappa < 0 || kappa == 1) return 0;
   if ((double) n_iter * n_chain > 1073741823.0) return 0; /* 2S + 2 fits int */
   /* draw codes (chain << ib | iteration) must fit 31 bits */
   if ((double) n_iter * n_chain * 4 > 2147483647.0) return 0;
+  memset(w, 0, sizeof *w);
+  w->chains = chains;
+  w->n_iter = n_iter;
+  w->n_chain = n_chain;
+  w->kappa = chains ? 0 : kappa;
+  w->S = n_iter * n_chain;
+  w->h = chains ? n_iter : n_iter / 2;
+  w->m2 = chains ? n_chain : 2 * n_chain;
+  w->Sp = w->m2 * w->h;
+  w->Lc = w->kappa ? n_iter / w->kappa : 0;
+  w->Sc = w->kappa * w->Lc;
+  w->L = bnn_fft_len(w->h, &w->log2L);
+  return 1;
+}
+
+static size_t ws_size(int n_iter, int n_chain, int kappa, int chains) {
   bnn_diag_ws w;
-  memset(&w, 0, sizeof w);
-  w.n_iter = n_iter;
-  w.n_chain = n_chain;
-  w.kappa = kappa;
-  w.S = n_iter * n_chain;
-  w.h = n_iter / 2;
-  w.m2 = 2 * n_chain;
-  w.Sp = w.m2 * w.h;
-  w.Lc = kappa ? n_iter / kappa : 0;
-  w.Sc = kappa * w.Lc;
-  w.L = bnn_fft_len(w.h, &w.log2L);
+  if (!dims(&w, n_iter, n_chain, kappa, chains)) return 0;
   arena a = {NULL, align_up(sizeof(bnn_diag_ws))};
   layout(&a, &w);
   return a.off + 64;
 }
 
-bnn_diag_ws *bnn_diag_ws_init(void *mem, int n_iter, int n_chain, int kappa) {
-  if (!bnn_diag_ws_size(n_iter, n_chain, kappa)) return NULL;
+static bnn_diag_ws *ws_init(void *mem, int n_iter, int n_chain, int kappa, int chains) {
+  if (!ws_size(n_iter, n_chain, kappa, chains)) return NULL;
   char *base = (char *) (((uintptr_t) mem + 63) & ~(uintptr_t) 63);
   bnn_diag_ws *w = (bnn_diag_ws *) base;
-  memset(w, 0, sizeof *w);
-  w->n_iter = n_iter;
-  w->n_chain = n_chain;
-  w->kappa = kappa;
-  w->S = n_iter * n_chain;
-  w->h = n_iter / 2;
-  w->m2 = 2 * n_chain;
-  w->Sp = w->m2 * w->h;
-  w->Lc = kappa ? n_iter / kappa : 0;
-  w->Sc = kappa * w->Lc;
-  w->L = bnn_fft_len(w->h, &w->log2L);
+  dims(w, n_iter, n_chain, kappa, chains);
   while ((1L << w->ib) < n_iter) w->ib++;
   w->imask = (uint32_t) ((1L << w->ib) - 1);
   int cb = 0;
   while ((1L << cb) < n_chain) cb++;
   w->id_bits = w->ib + cb;
-  w->r0 = kappa ? n_iter - w->Sc : 0;
-  /* the FFT route costs (m2 / 2 + 1) transforms of about L log2(L)
-   * butterflies, a direct lag m2 * h multiply-adds; measured, a butterfly
-   * costs ~2.8 multiply-adds of lags8(), and with AVX2 ~8 of lags8_avx2() */
+  w->r0 = w->kappa ? n_iter - w->Sc : 0;
   w->avx2 = bnn_cpu_has_avx2_fma();
-  w->direct_max = w->h > 0 ? (int) ((w->avx2 ? 8.0 : 2.8) * (w->m2 / 2 + 1) *
-                                    (double) w->L * w->log2L / ((double) w->m2 * w->h)) : 0;
+  w->direct_max = direct_lags(w);
   arena a = {base, align_up(sizeof(bnn_diag_ws))};
   layout(&a, w);
 
-  for (size_t k = 0; k <= (size_t) w->Sp; k++) w->tsp_int[k] = w->tsp_half[k] = NAN;
-  for (int i = 0; i < n_iter; i++)
-    w->sub_of[i] = (w->Lc > 0 && i >= w->r0) ? (i - w->r0) / w->Lc : -1;
-  if (kappa)
-    for (size_t k = 0; k <= (size_t) w->Sc; k++) w->tcw_int[k] = w->tcw_half[k] = NAN;
+  if (!chains) {
+    for (size_t k = 0; k <= (size_t) w->Sp; k++) w->tsp_int[k] = w->tsp_half[k] = NAN;
+    for (int i = 0; i < n_iter; i++)
+      w->sub_of[i] = (w->Lc > 0 && i >= w->r0) ? (i - w->r0) / w->Lc : -1;
+    if (w->kappa)
+      for (size_t k = 0; k <= (size_t) w->Sc; k++) w->tcw_int[k] = w->tcw_half[k] = NAN;
+  }
   /* FFT twiddles per stage and, in bit-reversed order, the position of
    * frequency L - k for the position of frequency k */
   bnn_fft_twiddles(w->L, w->tw, w->tw3);
@@ -159,14 +169,29 @@ bnn_diag_ws *bnn_diag_ws_init(void *mem, int n_iter, int n_chain, int kappa) {
   return w;
 }
 
+size_t bnn_diag_ws_size(int n_iter, int n_chain, int kappa) {
+  return ws_size(n_iter, n_chain, kappa, 0);
+}
+
+bnn_diag_ws *bnn_diag_ws_init(void *mem, int n_iter, int n_chain, int kappa) {
+  return ws_init(mem, n_iter, n_chain, kappa, 0);
+}
+
+size_t bnn_diag_reff_ws_size(int n_iter, int n_chain) {
+  return ws_size(n_iter, n_chain, 0, 1);
+}
+
+bnn_diag_ws *bnn_diag_reff_ws_init(void *mem, int n_iter, int n_chain) {
+  return ws_init(mem, n_iter, n_chain, 0, 1);
+}
+
 int bnn_diag_n_capped(const bnn_diag_ws *ws) { return ws->n_capped; }
 
 void bnn_diag_no_simd(bnn_diag_ws *ws) {
   if (!ws->avx2) return;
   ws->avx2 = 0;
   ws->fft.avx2 = 0;
-  ws->direct_max = ws->h > 0 ? (int) (2.8 * (ws->m2 / 2 + 1) * (double) ws->L * ws->log2L /
-                                      ((double) ws->m2 * ws->h)) : 0;
+  ws->direct_max = direct_lags(ws);
 }
 
 void bnn_diag_load(bnn_diag_ws *ws, const double *x) {

@@ -63,6 +63,20 @@ double bnn_diag_ess_basic(bnn_diag_ws *ws);
 double bnn_diag_ess_sd(bnn_diag_ws *ws);
 double bnn_diag_ess_quantile(bnn_diag_ws *ws, double prob);
 
+/* Relative efficiency of PSIS-LOO, as loo::relative_eff(exp(ll - max(ll)),
+ * chain_id) computes it for one observation: loo's ess_rfun() on the whole
+ * (not split) chains, divided by the number of draws.  Its workspace is
+ * made by bnn_diag_reff_ws_init() (bnn_diag_reff_ws_size() bytes, aligned
+ * as above) and serves bnn_diag_relative_eff() only.  ll holds the
+ * log-likelihoods of the observation, n_iter * n_chain doubles, chain by
+ * chain; they are read, not changed, and need no copy.  Like loo: a
+ * constant ll, or ll with NaN, an all -Inf ll or +Inf gives 1 / max(2,
+ * 1 / log10(S)) (S = n_iter * n_chain; 1/2 for S >= 100).  Unlike loo,
+ * which stops with an error, a single iteration (n_iter = 1) gives NaN. */
+size_t bnn_diag_reff_ws_size(int n_iter, int n_chain);
+bnn_diag_ws *bnn_diag_reff_ws_init(void *mem, int n_iter, int n_chain);
+double bnn_diag_relative_eff(bnn_diag_ws *ws, const double *ll);
+
 /* MCSE (posterior::mcse_mean, mcse_quantile). */
 double bnn_diag_mcse_mean(bnn_diag_ws *ws);
 double bnn_diag_mcse_quantile(bnn_diag_ws *ws, double prob);

@@ -1,6 +1,7 @@
 /* ESS and MCSE of the convergence diagnostics (posterior::ess_bulk,
- * ess_tail, ess_basic, ess_sd, ess_quantile, mcse_mean, mcse_quantile); see
- * diagnostics.h.
+ * ess_tail, ess_basic, ess_sd, ess_quantile, mcse_mean, mcse_quantile) and
+ * PSIS-LOO's relative efficiency (loo::relative_eff, the same algorithm on
+ * whole chains); see diagnostics.h.
  *
  * Autocovariances (acov.h): Geyer's truncation only reads the lags up to
  * the first negative pair of autocorrelations, usually a handful, so lags
@@ -55,15 +56,13 @@ enum {
  * centre matters.  For 0/1 indicators both means are k / n.  For normal
  * scores (spread ~1, never nearly constant) colMeans2 is used for both; the
  * difference to mean() is ~1e-16 and has no visible effect. */
-static double ess_core(bnn_diag_ws *ws, int n, int m);
+static double ess_core(bnn_diag_ws *ws, int n, int m, double acov_mult);
 
-/* ESS of the columns cols[0..m) of n values (RAW or SCORES); centres them
- * into yc. */
-static double ess_matrix(bnn_diag_ws *ws, const double *const *cols, int n, int m,
-                         int kind) {
-  if (n < 3) return NAN;
-  double spread = 1;
-  if (kind == ESS_RAW && diag_should_na_cols(cols, n, m, &spread)) return NAN;
+/* Centres the columns cols[0..m) of n values (RAW or SCORES) into yc and
+ * leaves their means in cm; spread (RAW only) is their range relative to
+ * their magnitude. */
+static void centre_cols(bnn_diag_ws *ws, const double *const *cols, int n, int m,
+                        int kind, double spread) {
   double *cm = ws->cm, *rm = ws->cv;
   if (kind == ESS_RAW) {
     /* R's mean() exactly only where its last bit matters: draws whose
@@ -110,7 +109,16 @@ static double ess_matrix(bnn_diag_ws *ws, const double *const *cols, int n, int 
     else
       for (int i = 0; i < n; i++) cj[i] = yj[i] - mu;
   }
-  return ess_core(ws, n, m);
+}
+
+/* ESS of the columns cols[0..m) of n values (RAW or SCORES). */
+static double ess_matrix(bnn_diag_ws *ws, const double *const *cols, int n, int m,
+                         int kind) {
+  if (n < 3) return NAN;
+  double spread = 1;
+  if (kind == ESS_RAW && diag_should_na_cols(cols, n, m, &spread)) return NAN;
+  centre_cols(ws, cols, n, m, kind, spread);
+  return ess_core(ws, n, m, 1.0);
 }
 
 /* ESS of the split indicators x <= q, centred straight into yc; for 0/1
@@ -139,15 +147,17 @@ static double ess_indicator(bnn_diag_ws *ws, double q) {
       for (int i = 0; i < n; i++) cj[i] = yj[i] <= q ? one : zero;
     }
   }
-  return ess_core(ws, n, m);
+  return ess_core(ws, n, m, 1.0);
 }
 
 /* Geyer's initial monotone sequence on the centred columns in yc, with
- * cm the column means (posterior:::.ess after the centring). */
-static double ess_core(bnn_diag_ws *ws, int n, int m) {
+ * cm the column means (posterior:::.ess after the centring).  The
+ * autocovariances are the biased estimates times acov_mult (1 for
+ * posterior; see bnn_diag_relative_eff() for loo). */
+static double ess_core(bnn_diag_ws *ws, int n, int m, double acov_mult) {
   double *cm = ws->cm;
   ws->n_acov = 0;
-  double scale = 1.0 / ((double) n * m); /* acov sums -> acov_means */
+  double scale = acov_mult / ((double) n * m); /* acov sums -> acov_means */
 #define ACOV(t) (need_lag(ws, (t), n, m), ws->acov[(t)] * scale)
   double mean_var = ACOV(0) * n / (n - 1);
   double var_plus = mean_var * (n - 1) / n;
@@ -285,4 +295,62 @@ double bnn_diag_mcse_quantile(bnn_diag_ws *ws, double prob) {
   if (i1 < 1) i1 = 1;
   if (i2 > S) i2 = S;
   return (ws->sval[(int) i2 - 1] - ws->sval[(int) i1 - 1]) / 2;
+}
+
+/* ---------- relative efficiency of PSIS-LOO ---------- */
+
+/* loo:::fft_next_good_size(): the smallest n' >= n of the form
+ * 2^a 3^b 5^c, and 2 for n <= 2. */
+static int good_size(int n) {
+  if (n <= 2) return 2;
+  for (;; n++) {
+    int k = n;
+    while (k % 2 == 0) k /= 2;
+    while (k % 3 == 0) k /= 3;
+    while (k % 5 == 0) k /= 5;
+    if (k == 1) return n;
+  }
+}
+
+/* loo::relative_eff(exp(ll - max(ll)), chain_id) for one observation:
+ * loo:::ess_rfun() on the draws [n, m] (the chains, not split), divided by
+ * S = n m.  ess_rfun() is posterior's ESS algorithm (ess_core()) with two
+ * differences:
+ *  - its autocovariance() takes the FFT of length 2 n', n' =
+ *    fft_next_good_size(n), and divides by 2 n^2: the biased estimates
+ *    times n' / n, a factor var(chain means) does not get;
+ *  - nothing is NA: for a constant ll, or NaN in exp(ll - max(ll)) (NaN in
+ *    ll, +Inf, all -Inf), the autocorrelation of lag one is NaN, Geyer's
+ *    loop never runs and tau = 2 (at least 1 / log10(S)); constant ll runs
+ *    through ess_core() to that end, NaN is answered here.
+ * Its chain means (colMeans, for var_plus) are long double sums, here
+ * double sums (rounding only).  Its y - mean(y) is exactly 0 for a
+ * constant chain, as the zeros of centre_cols().  The values exp(ll - max)
+ * in (0, 1] go to tmp (S values, reused for every observation); their
+ * maximum is exactly 1, so 1 - min is their relative spread (RAW). */
+double bnn_diag_relative_eff(bnn_diag_ws *ws, const double *ll) {
+  int n = ws->h, m = ws->m2;
+  double S = (double) n * m;
+  size_t len = (size_t) n * m;
+  if (n < 2) return NAN; /* loo: an error */
+  /* R's max(): NaN as soon as one value is NaN */
+  double mx = -INFINITY;
+  int nan = 0;
+  for (size_t i = 0; i < len; i++) {
+    double v = ll[i];
+    if (isnan(v)) nan = 1;
+    else if (v > mx) mx = v;
+  }
+  if (nan || !isfinite(mx)) {
+    double tau = 2, bound = 1 / log10(S);
+    return S / (tau < bound ? bound : tau) / S;
+  }
+  double *e = ws->tmp, lo = 1;
+  for (size_t i = 0; i < len; i++) {
+    double v = exp(ll[i] - mx);
+    e[i] = v;
+    if (v < lo) lo = v;
+  }
+  centre_cols(ws, cols_of(ws, e, n, m), n, m, ESS_RAW, 1 - lo);
+  return ess_core(ws, n, m, (double) good_size(n) / n) / S;
 }
