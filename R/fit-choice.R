@@ -10,10 +10,10 @@
 # elpd on the training data; choosing the linear model is said in one line.
 
 # Training rows above which the check is not made.  Its cost grows with the
-# rows (on airfoil's 1,052 rows the two PSIS-LOO computations took 10-20 s,
-# most of it loo::relative_eff()), while the network fell behind lm only on
-# sets of at most 50 rows and was ahead of it on every panel set of more
-# than 100 (default_panel_summary.csv).
+# rows (two PSIS-LOO computations and a NUTS fit), while the network fell
+# behind lm only on sets of at most 50 rows and was ahead of it on every
+# panel set of more than 100 (default_panel_summary.csv; the check's cost:
+# vignette("benchmarks")).
 .linear_check_max_rows <- 500L
 
 # Does the check apply?  Only to the default model of a numeric response

@@ -13,13 +13,25 @@ test_that("the default fit is MILE from a deep ensemble, with the documented net
   expect_true(fit$prior$fan_in)
   expect_s3_class(fit$sampler, "bnn_mclmc")
   expect_s3_class(fit$ensemble, "bnn_ensemble")
-  expect_identical(dim(fit$draws)[1:2], c(1000L, 2L))   # 10k steps thinned by 10
+  expect_identical(dim(fit$draws)[1:2], c(1000L, 2L))   # 5,000 steps thinned by 5
   expect_true(all(fit$chain_status == "ok"))
   expect_output(print(fit), "MCLMC")
-  # the default equals the explicit protocol, draw for draw
+  # the default budget: 16,000/2,000/2,000 tuning and 5,000 sampling steps,
+  # in single precision
+  expect_identical(fit$sampler$n_tune, c(16000L, 2000L, 2000L))
+  expect_identical(fit$n_grad, rep(50001, 2))
+  expect_identical(fit$precision, "single")
+  expect_output(print(fit), "MILE tuning 16000/2000/2000, 5000 sampling steps thinned by 5")
+  # the default equals MILE with that budget in single precision, draw for draw
   mile <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2, seed = 1,
-                  sampler = "mile", progress = FALSE)
+                  sampler = "mile", warmup = 20000, iter = 1000, thin = 5,
+                  precision = "single", progress = FALSE)
   expect_identical(fit$draws, mile$draws)
+  # sampler = "mile" is the paper's protocol: its budget, in double precision
+  paper <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 1, seed = 1,
+                   sampler = "mile", progress = FALSE)
+  expect_identical(paper$n_grad, 120001)
+  expect_identical(paper$precision, "double")
   # NUTS with Stan's defaults is one argument away
   nuts <- suppressWarnings(bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 1,
                                    sampler = "nuts", warmup = 20, iter = 10, seed = 1,

@@ -1,27 +1,41 @@
 # The default fit against BART (dbarts), the flexible Bayesian regression a
 # statistician weighs a BNN against: wall time on one core each and test
 # log predictive density and 90% coverage on the same 80/20 split.
-#   bnnmc: bnn_fit(y ~ ., data = train, seed = 1) under the default
-#          (sequential) future plan, so its chains run one after another;
-#   BART:  dbarts::bart(), 4 chains x (500 burn-in + 2,000 kept draws),
-#          nthread = 1; its predictive density from the draws of the mean
-#          and sigma.
-# Sets: MASS::mcycle, datasets::quakes (mag from the rest), and the UCI
-# sets yacht, energy and airfoil (BNNMC_DATA_DIR).  Each set's fits run
-# `reps` times in turn (bnnmc, BART, bnnmc, ...); the CSV has the median
-# wall times and their ratio.  dbarts is needed (benchmark only; not a
+#   default: bnn_fit(y ~ ., data = train, seed = 1): MILE on the default
+#            budget (20,000 tuning and 5,000 sampling steps) in single
+#            precision, with its check against a linear model (at most 500
+#            rows);
+#   before:  the default of earlier versions, the same call with MILE's
+#            budget (50,000 tuning and 10,000 sampling steps, thinned by 10)
+#            in double precision: warmup = 50000, thin = 10,
+#            precision = "double";
+#   BART:    dbarts::bart(), 4 chains x (500 burn-in + 2,000 kept draws),
+#            nthread = 1; its predictive density from the draws of the mean
+#            and sigma.
+# One core each: the chains run one after another (sequential future plan,
+# no mc.cores) and the C diagnostics on one thread (bnnmc.threads = 1).
+# Sets: MASS::mcycle, datasets::quakes (mag from the rest), MASS::Boston,
+# datasets::faithful, and the UCI sets yacht, energy, concrete and airfoil
+# (BNNMC_DATA_DIR).  Each set's fits run `reps` times in turn (default,
+# before, BART, default, ...); the CSV has the median wall times and their
+# ratios, and the scores of the first repetition (the fits are
+# deterministic given the seed).  dbarts is needed (benchmark only; not a
 # dependency of the package).  Writes default_vs_bart.csv.
 #   Rscript inst/benchmarks/speed/default_vs_bart.R [reps] [sets...]
 suppressPackageStartupMessages(library(bnnmc))
 if (!requireNamespace("dbarts", quietly = TRUE)) stop("dbarts is needed for this benchmark.")
+options(bnnmc.threads = 1L, mc.cores = 1L)
 args <- commandArgs(trailingOnly = TRUE)
 reps <- if (length(args) >= 1) as.integer(args[1]) else 1L
 dir <- Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
 all_sets <- list(
   mcycle = function() transform(MASS::mcycle, y = accel, accel = NULL),
   quakes = function() transform(quakes, y = mag, mag = NULL),
+  Boston = function() transform(MASS::Boston, y = medv, medv = NULL),
+  faithful = function() transform(faithful, y = eruptions, eruptions = NULL),
   yacht = function() bnn_read_uci("yacht", dir = dir),
   energy = function() bnn_read_uci("energy", dir = dir),
+  concrete = function() bnn_read_uci("concrete", dir = dir),
   airfoil = function() bnn_read_uci("airfoil", dir = dir))
 sets <- if (length(args) >= 2) args[-1] else names(all_sets)
 out_csv <- file.path("inst", "benchmarks", "speed", "default_vs_bart.csv")
@@ -44,13 +58,14 @@ bart_fit <- function(train, test) {
     cov90 = mean(test$y >= q[1, ] & test$y <= q[2, ]))
 }
 
-bnn_run <- function(train, test) {
+bnn_run <- function(train, test, ...) {
   t0 <- proc.time()[["elapsed"]]
   fit <- suppressMessages(suppressWarnings(bnn_fit(y ~ ., data = train, seed = 1,
-                                                   progress = FALSE)))
+                                                   progress = FALSE, ...)))
   secs <- proc.time()[["elapsed"]] - t0
   m <- bnn_metrics(fit, newdata = test)
-  c(seconds = secs, lppd = m$lppd, cov90 = m$coverage_90)
+  c(seconds = secs, lppd = m$lppd, cov90 = m$coverage_90,
+    linear = as.numeric(!length(fit$hidden)))
 }
 
 rows <- list()
@@ -60,21 +75,25 @@ for (nm in sets) {
   te <- sample(nrow(d), round(0.2 * nrow(d)))
   train <- d[-te, ]
   test <- d[te, ]
-  b <- a <- list()
+  b <- o <- a <- list()
   for (r in seq_len(reps)) {
     b[[r]] <- bnn_run(train, test)
+    o[[r]] <- bnn_run(train, test, warmup = 50000, thin = 10, precision = "double")
     a[[r]] <- bart_fit(train, test)
   }
   med <- function(l, k) stats::median(vapply(l, `[[`, numeric(1), k))
   rows[[nm]] <- data.frame(
     set = nm, n_train = nrow(train), reps = reps,
-    seconds_default = med(b, "seconds"), seconds_bart = med(a, "seconds"),
+    seconds_default = med(b, "seconds"), seconds_before = med(o, "seconds"),
+    seconds_bart = med(a, "seconds"),
     ratio = med(b, "seconds") / med(a, "seconds"),
-    lppd_default = b[[1]][["lppd"]], lppd_bart = a[[1]][["lppd"]],
-    cov90_default = b[[1]][["cov90"]], cov90_bart = a[[1]][["cov90"]],
+    ratio_before = med(o, "seconds") / med(a, "seconds"),
+    lppd_default = b[[1]][["lppd"]], lppd_before = o[[1]][["lppd"]],
+    lppd_bart = a[[1]][["lppd"]],
+    cov90_default = b[[1]][["cov90"]], cov90_before = o[[1]][["cov90"]],
+    cov90_bart = a[[1]][["cov90"]], linear_default = b[[1]][["linear"]] == 1,
     load1 = as.numeric(strsplit(readLines("/proc/loadavg"), " ")[[1]][1]))
   print(rows[[nm]])
+  utils::write.csv(do.call(rbind, rows), out_csv, row.names = FALSE)
 }
-res <- do.call(rbind, rows)
-utils::write.csv(res, out_csv, row.names = FALSE)
 cat("wrote", out_csv, "\n")
