@@ -9,6 +9,7 @@
 #                   10,000 sampling steps thinned by 10), double precision
 #     full_single : the same in single precision
 #     half_single : 16,000/2,000/2,000 tuning, 5,000 sampling steps (thin 5)
+#     half_double : the half budget in double precision
 #     tt_single   : 24,000/3,000/3,000 tuning, 5,000 sampling steps (thin 5)
 #     quarter_single: 8,000/1,000/1,000 tuning, 4,000 sampling steps (thin 4)
 #     quarter_double: the quarter budget in double precision
@@ -31,6 +32,7 @@ variants <- list(
   full_double = list(precision = "double"),
   full_single = list(precision = "single"),
   half_single = list(precision = "single", warmup = 20000, thin = 5),
+  half_double = list(precision = "double", warmup = 20000, thin = 5),
   tt_single = list(precision = "single", warmup = 30000, thin = 5),
   quarter_single = list(precision = "single", warmup = 10000, thin = 4),
   quarter_double = list(precision = "double", warmup = 10000, thin = 4))
