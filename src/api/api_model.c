@@ -113,11 +113,11 @@ SEXP C_simd(SEXP enable) {
   return Rf_mkString(bnn_simd()->name);
 }
 
-/* Elementwise exp, tanh or sigmoid of a double vector with the kernels in
- * use (for testing their accuracy against R's). */
+/* Elementwise exp, log1p, tanh or sigmoid of a double vector with the
+ * kernels in use (for testing their accuracy against R's). */
 SEXP C_vmath(SEXP which, SEXP x) {
   if (!Rf_isString(which) || XLENGTH(which) != 1)
-    Rf_error("'which' must be \"exp\", \"tanh\" or \"sigmoid\"");
+    Rf_error("'which' must be \"exp\", \"log1p\", \"tanh\" or \"sigmoid\"");
   if (TYPEOF(x) != REALSXP) Rf_error("'x' must be a double vector");
   if (XLENGTH(x) > INT_MAX) Rf_error("'x' is too long");
   const char *w = CHAR(STRING_ELT(which, 0));
@@ -127,7 +127,8 @@ SEXP C_vmath(SEXP which, SEXP x) {
   if (!strcmp(w, "exp")) k->vexp(REAL(x), REAL(out), n);
   else if (!strcmp(w, "tanh")) k->vtanh(REAL(x), REAL(out), n);
   else if (!strcmp(w, "sigmoid")) k->vsigmoid(REAL(x), REAL(out), n);
-  else Rf_error("'which' must be \"exp\", \"tanh\" or \"sigmoid\"");
+  else if (!strcmp(w, "log1p")) k->vlog1p(REAL(x), REAL(out), n);
+  else Rf_error("'which' must be \"exp\", \"log1p\", \"tanh\" or \"sigmoid\"");
   UNPROTECT(1);
   return out;
 }

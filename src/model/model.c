@@ -220,6 +220,112 @@ static inline double log_add_exp(double a, double b) {
   return a > b ? a + log1p(exp(b - a)) : b + log1p(exp(a - b));
 }
 
+/* Rows of the count and Student-t likelihoods, one formula for lik_chunk
+ * (double) and lik_chunk_f32 (the single-precision pass): each returns the
+ * row's log density and writes its output gradient to *d unless d is NULL.
+ * The transcendental parts come in as arguments (exp from bnn_vexp, log1p
+ * from the C library in double, from bnn_vlog1p in single precision). */
+
+/* Poisson: eta the log mean (output plus offset), mu = exp(eta) */
+static inline double poisson_row(double eta, double yi, double mu, double lfact, double *d) {
+  if (d) *d = yi - mu;
+  return yi * eta - mu - lfact;
+}
+
+/* Counts below NEGBIN_SMALL take lgamma(y + phi) - lgamma(phi) and
+ * digamma(y + phi) - digamma(phi) by the recurrence (negbin_lgd) */
+#define NEGBIN_SMALL 16
+
+/* The negative binomial's lgamma(y + phi) - lgamma(phi), and with grad its
+ * digamma(y + phi) - digamma(phi) in *dgd (u = log phi; lg_phi, dg_phi =
+ * lgamma(phi), digamma(phi)): small counts by the recurrence (a product and
+ * a sum over k < y of phi + k, cheaper than lgamma and digamma per row), a
+ * large phi by the difference of the asymptotic series, else directly. */
+static inline double negbin_lgd(double yi, double phi, double u, double lg_phi,
+                                double dg_phi, int grad, double *dgd) {
+  double lgd;
+  *dgd = 0.0;
+  if (yi < NEGBIN_SMALL && phi < 1e15) {
+    double pr = 1.0;
+    for (int k = 0; k < (int)yi; k++) {
+      pr *= phi + k;
+      if (grad) *dgd += 1.0 / (phi + k);
+    }
+    lgd = log(pr);
+  } else if (phi > 1e7) {
+    double t = yi / phi, a = 1.0 / (phi + yi), b = 1.0 / phi;
+    lgd = yi * u + (phi + yi - 0.5) * log1p(t) - yi + (a - b) / 12.0 -
+          (a * a * a - b * b * b) / 360.0;
+    if (grad) *dgd = log1p(t) - 0.5 * (a - b) - (a * a - b * b) / 12.0;
+  } else {
+    lgd = lgamma(yi + phi) - lg_phi;
+    if (grad) *dgd = digamma_pos(yi + phi) - dg_phi;
+  }
+  return lgd;
+}
+
+/* The negative binomial in r = mu / phi, so that a large phi (the Poisson
+ * limit) loses no digits: q = mu / (mu + phi) = r / (1 + r) and
+ * c = (mu - y) / (mu + phi), both finite for r = Inf (q = c = 1). */
+static inline void negbin_qc(double r, double yi, double phi, double *q, double *c) {
+  if (r > 1.0) {
+    *q = 1.0 / (1.0 + 1.0 / r);
+    *c = (1.0 - yi / (phi * r)) * *q;
+  } else {
+    *q = r / (1.0 + r);
+    *c = (r - yi / phi) / (1.0 + r);
+  }
+}
+
+/* A row of the negative binomial from q and c (negbin_qc), l1 = log1p(r)
+ * (log(mu + phi) = u + l1) and lgd, dgd (negbin_lgd).  Unless ge is NULL,
+ * *ge gets the row's term of the gradient in log phi (before the factor
+ * phi). */
+static inline double negbin_row(double eta, double yi, double lfact, double q, double c,
+                                double l1, double phi, double u, double lgd, double dgd,
+                                double *d, double *ge) {
+  if (d) *d = yi - (yi + phi) * q;
+  if (ge) *ge = dgd + c - l1;
+  return lgd - lfact - phi * l1 + yi * (eta - u - l1);
+}
+
+/* Binomial with trials tr: eta the logit (output plus offset),
+ * e = exp(-|eta|) (one exp per row), l1e = log1p(e); lch = log choose */
+static inline double binom_row(double eta, double e, double l1e, double yi, double tr,
+                               double lch, double *d) {
+  double sp = (eta > 0 ? eta : 0.0) + l1e;   /* log(1 + exp(eta)) */
+  if (d) {
+    double s = eta >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+    *d = yi - tr * s;
+  }
+  return lch + yi * eta - tr * sp;
+}
+
+/* Student-t: a row's z / (1 + z) (a term of s2 below), z = r^2 inv with
+ * r the residual and inv = 1 / (nu sigma^2) */
+static inline double student_row(double r, double z, double nu, double inv, double *d) {
+  if (d) *d = (nu + 1.0) * r * inv / (1.0 + z);
+  return z / (1.0 + z);
+}
+
+/* Student-t: the log density of mrows rows from s1 = sum log1p(z) and
+ * s2 = sum z / (1 + z), z = r^2 / (nu sigma^2), and the gradients in
+ * log sigma and (when sampled) log nu added to g_extra (ls = log sigma) */
+static inline double student_ll(const bnn_model *m, double ls, double nu, int mrows,
+                                double s1, double s2, double *g_extra) {
+  double c = lgamma(0.5 * (nu + 1.0)) - lgamma(0.5 * nu) - 0.5 * log(nu) -
+             0.5 * 1.14472988584940017414 - ls;   /* log(pi) */
+  double ll = mrows * c - 0.5 * (nu + 1.0) * s1;
+  if (g_extra) {
+    g_extra[0] += -mrows + (nu + 1.0) * s2;
+    if (!(m->nu_fixed > 0))
+      g_extra[1] += nu * (mrows * 0.5 * (digamma_pos(0.5 * (nu + 1.0)) -
+                                         digamma_pos(0.5 * nu) - 1.0 / nu) -
+                          0.5 * s1 + 0.5 * (nu + 1.0) / nu * s2);
+  }
+  return ll;
+}
+
 /* Log-likelihood of rows [r0, r0 + m) from outputs o (BNN_CHUNK x n_out);
  * when d is not NULL, d <- dll/do and g_extra[j] accumulates the gradient
  * of the likelihood's own parameter j (log sigma, log phi, log nu; at most
@@ -305,15 +411,11 @@ static double lik_chunk(bnn_model *m, const double *theta,
     double *mu = m->out_tmp;
     for (i = 0; i < mrows; i++) mu[i] = o[i] + off[i];
     bnn_vexp(mu, mu, mrows);
-    for (i = 0; i < mrows; i++) {
-      ll += y[i] * (o[i] + off[i]) - mu[i] - lfact[i];
-      if (d) d[i] = y[i] - mu[i];
-    }
+    for (i = 0; i < mrows; i++)
+      ll += poisson_row(o[i] + off[i], y[i], mu[i], lfact[i], d ? d + i : NULL);
     break;
   }
   case BNN_LIK_NEGBIN: {
-    /* in r = mu / phi, so that a large phi (the Poisson limit) loses no
-     * digits: log(mu + phi) = u + log1p(r) */
     const double *off = y + m->n, *lfact = y + 2 * (size_t)m->n;
     double u = theta[m->n_net], phi = exp(u);
     double lg_phi = lgamma(phi), dg_phi = g_extra ? digamma_pos(phi) : 0.0;
@@ -322,41 +424,12 @@ static double lik_chunk(bnn_model *m, const double *theta,
     for (i = 0; i < mrows; i++) rr[i] = o[i] + off[i] - u;
     bnn_vexp(rr, rr, mrows);
     for (i = 0; i < mrows; i++) {
-      double eta = o[i] + off[i], yi = y[i], r = rr[i];
-      double l1 = log1p(r);
-      /* q = mu / (mu + phi); c = (mu - y) / (mu + phi) */
-      double q, c;
-      if (r > 1.0) {
-        q = 1.0 / (1.0 + 1.0 / r);
-        c = (1.0 - yi / (phi * r)) * q;
-      } else {
-        q = r / (1.0 + r);
-        c = (r - yi / phi) / (1.0 + r);
-      }
-      /* lgamma(y + phi) - lgamma(phi) and digamma(y + phi) - digamma(phi):
-       * small counts by the recurrence (a product and a sum over k < y of
-       * phi + k, cheaper than lgamma and digamma per row), a large phi by
-       * the difference of the asymptotic series, else directly */
-      double lgd, dgd = 0.0;
-      if (yi < 16.0 && phi < 1e15) {
-        double pr = 1.0;
-        for (int k = 0; k < (int)yi; k++) {
-          pr *= phi + k;
-          if (g_extra) dgd += 1.0 / (phi + k);
-        }
-        lgd = log(pr);
-      } else if (phi > 1e7) {
-        double t = yi / phi, a = 1.0 / (phi + yi), b = 1.0 / phi;
-        lgd = yi * u + (phi + yi - 0.5) * log1p(t) - yi + (a - b) / 12.0 -
-              (a * a * a - b * b * b) / 360.0;
-        if (g_extra) dgd = log1p(t) - 0.5 * (a - b) - (a * a - b * b) / 12.0;
-      } else {
-        lgd = lgamma(yi + phi) - lg_phi;
-        if (g_extra) dgd = digamma_pos(yi + phi) - dg_phi;
-      }
-      ll += lgd - lfact[i] - phi * l1 + yi * (eta - u - l1);
-      if (d) d[i] = yi - (yi + phi) * q;
-      if (g_extra) ge += dgd + c - l1;
+      double yi = y[i], dgd, gi, q, c;
+      double lgd = negbin_lgd(yi, phi, u, lg_phi, dg_phi, g_extra != NULL, &dgd);
+      negbin_qc(rr[i], yi, phi, &q, &c);
+      ll += negbin_row(o[i] + off[i], yi, lfact[i], q, c, log1p(rr[i]), phi, u, lgd, dgd,
+                       d ? d + i : NULL, g_extra ? &gi : NULL);
+      if (g_extra) ge += gi;
     }
     if (g_extra) g_extra[0] += phi * ge;
     break;
@@ -370,19 +443,9 @@ static double lik_chunk(bnn_model *m, const double *theta,
       double r = y[i] - o[i];
       double z = r * r * inv;
       s1 += log1p(z);
-      s2 += z / (1.0 + z);
-      if (d) d[i] = (nu + 1.0) * r * inv / (1.0 + z);
+      s2 += student_row(r, z, nu, inv, d ? d + i : NULL);
     }
-    double c = lgamma(0.5 * (nu + 1.0)) - lgamma(0.5 * nu) - 0.5 * log(nu) -
-               0.5 * 1.14472988584940017414 - ls;   /* log(pi) */
-    ll = mrows * c - 0.5 * (nu + 1.0) * s1;
-    if (g_extra) {
-      g_extra[0] += -mrows + (nu + 1.0) * s2;
-      if (!(m->nu_fixed > 0))
-        g_extra[1] += nu * (mrows * 0.5 * (digamma_pos(0.5 * (nu + 1.0)) -
-                                           digamma_pos(0.5 * nu) - 1.0 / nu) -
-                            0.5 * s1 + 0.5 * (nu + 1.0) / nu * s2);
-    }
+    ll = student_ll(m, ls, nu, mrows, s1, s2, g_extra);
     break;
   }
   case BNN_LIK_BINOMIAL: {
@@ -390,15 +453,9 @@ static double lik_chunk(bnn_model *m, const double *theta,
     double *e = m->out_tmp;                      /* exp(-|eta|), one exp per row */
     for (i = 0; i < mrows; i++) e[i] = -fabs(o[i] + off[i]);
     bnn_vexp(e, e, mrows);
-    for (i = 0; i < mrows; i++) {
-      double eta = o[i] + off[i];
-      double sp = (eta > 0 ? eta : 0.0) + log1p(e[i]);   /* log(1 + exp(eta)) */
-      ll += lch[i] + y[i] * eta - tr[i] * sp;
-      if (d) {
-        double s = eta >= 0 ? 1.0 / (1.0 + e[i]) : e[i] / (1.0 + e[i]);
-        d[i] = y[i] - tr[i] * s;
-      }
-    }
+    for (i = 0; i < mrows; i++)
+      ll += binom_row(o[i] + off[i], e[i], log1p(e[i]), y[i], tr[i], lch[i],
+                      d ? d + i : NULL);
     break;
   }
   case BNN_LIK_MGAUSS: {
@@ -620,10 +677,133 @@ static void act_backward_f32(bnn_model *m, const float *z, const float *a,
   }
 }
 
+/* The negative binomial's numbers that are one per evaluation (phi is the
+ * same for every row): lgamma(phi), digamma(phi) and, when phi < 1e15, the
+ * small counts' lgamma and digamma differences as tables, lgd[y] and dgd[y]
+ * for y < NEGBIN_SMALL, built by negbin_lgd's recurrence in its order of
+ * multiplications and additions, so that a row reads the very numbers
+ * negbin_lgd would compute for it (without a loop over k < y and a log per
+ * row). */
+typedef struct {
+  double u, phi, lg_phi, dg_phi;
+  int table;
+  double lgd[NEGBIN_SMALL], dgd[NEGBIN_SMALL];
+} negbin_consts;
+
+static void negbin_consts_set(negbin_consts *nb, double u, int grad) {
+  nb->u = u;
+  nb->phi = exp(u);
+  nb->lg_phi = lgamma(nb->phi);
+  nb->dg_phi = grad ? digamma_pos(nb->phi) : 0.0;
+  nb->table = nb->phi < 1e15;
+  if (!nb->table) return;
+  double pr = 1.0, dg = 0.0;
+  for (int k = 0; k < NEGBIN_SMALL; k++) {
+    nb->lgd[k] = log(pr);
+    nb->dgd[k] = dg;
+    pr *= nb->phi + k;
+    if (grad) dg += 1.0 / (nb->phi + k);
+  }
+}
+
+/* lik_chunk for the Poisson, negative binomial, Student-t and binomial
+ * likelihoods, unweighted, in the single-precision pass: the outputs z read
+ * straight from float, the deltas written straight to float (d, or NULL),
+ * and the rows computed in double by the double path's row functions, with
+ * log1p vectorised (bnn_vlog1p, within an ulp of the C library's) and the
+ * negative binomial's small counts from the tables of nb (NULL for the
+ * others).  What the rows cost in lik_chunk was not the conversions of the
+ * outputs and deltas but the C library's log1p and the negative binomial's
+ * product and log per row.  Scratch: m->f_tmp, two chunks of doubles. */
+static double lik_chunk_f32(bnn_model *m, const double *theta, const float *z,
+                            const double *y, int mrows, float *d, double *g_extra,
+                            const negbin_consts *nb) {
+  double *t0 = m->f_tmp, *t1 = m->f_tmp + BNN_CHUNK;
+  double ll = 0.0, di;
+  int i;
+  switch (m->lik) {
+  case BNN_LIK_POISSON: {
+    const double *off = y + m->n, *lfact = y + 2 * (size_t)m->n;
+    for (i = 0; i < mrows; i++) t0[i] = (double)z[i] + off[i];
+    bnn_vexp(t0, t0, mrows);
+    for (i = 0; i < mrows; i++) {
+      ll += poisson_row((double)z[i] + off[i], y[i], t0[i], lfact[i], d ? &di : NULL);
+      if (d) d[i] = (float)di;
+    }
+    break;
+  }
+  case BNN_LIK_NEGBIN: {
+    const double *off = y + m->n, *lfact = y + 2 * (size_t)m->n;
+    double u = nb->u, phi = nb->phi, ge = 0.0, gi;
+    for (i = 0; i < mrows; i++) t0[i] = (double)z[i] + off[i] - u;
+    bnn_vexp(t0, t0, mrows);     /* r = mu / phi */
+    bnn_vlog1p(t0, t1, mrows);
+    for (i = 0; i < mrows; i++) {
+      double yi = y[i], q, c, lgd, dgd;
+      negbin_qc(t0[i], yi, phi, &q, &c);
+      if (nb->table && yi >= 0.0 && yi < NEGBIN_SMALL) {
+        int k = (int)yi;   /* negbin_lgd's trip count */
+        lgd = nb->lgd[k];
+        dgd = g_extra ? nb->dgd[k] : 0.0;
+      } else {
+        lgd = negbin_lgd(yi, phi, u, nb->lg_phi, nb->dg_phi, g_extra != NULL, &dgd);
+      }
+      ll += negbin_row((double)z[i] + off[i], yi, lfact[i], q, c, t1[i], phi, u, lgd, dgd,
+                       d ? &di : NULL, g_extra ? &gi : NULL);
+      if (d) d[i] = (float)di;
+      if (g_extra) ge += gi;
+    }
+    if (g_extra) g_extra[0] += phi * ge;
+    break;
+  }
+  case BNN_LIK_STUDENT: {
+    double ls = theta[m->n_net];
+    double nu = m->nu_fixed > 0 ? m->nu_fixed : exp(theta[m->n_net + 1]);
+    double inv = exp(-2.0 * ls) / nu;             /* 1 / (nu sigma^2) */
+    double s1 = 0.0, s2 = 0.0;
+    for (i = 0; i < mrows; i++) {
+      double r = y[i] - (double)z[i];
+      t0[i] = r * r * inv;
+    }
+    bnn_vlog1p(t0, t1, mrows);
+    for (i = 0; i < mrows; i++) {
+      s1 += t1[i];
+      s2 += student_row(y[i] - (double)z[i], t0[i], nu, inv, d ? &di : NULL);
+      if (d) d[i] = (float)di;
+    }
+    ll = student_ll(m, ls, nu, mrows, s1, s2, g_extra);
+    break;
+  }
+  case BNN_LIK_BINOMIAL: {
+    const double *tr = y + m->n, *off = y + 2 * (size_t)m->n, *lch = y + 3 * (size_t)m->n;
+    for (i = 0; i < mrows; i++) t0[i] = -fabs((double)z[i] + off[i]);
+    bnn_vexp(t0, t0, mrows);     /* exp(-|eta|) */
+    bnn_vlog1p(t0, t1, mrows);
+    for (i = 0; i < mrows; i++) {
+      ll += binom_row((double)z[i] + off[i], t0[i], t1[i], y[i], tr[i], lch[i],
+                      d ? &di : NULL);
+      if (d) d[i] = (float)di;
+    }
+    break;
+  }
+  default:
+    ll = NAN;
+  }
+  return ll;
+}
+
+static inline int lik_has_f32(int lik) {
+  return lik == BNN_LIK_POISSON || lik == BNN_LIK_NEGBIN || lik == BNN_LIK_STUDENT ||
+         lik == BNN_LIK_BINOMIAL;
+}
+
 /* loglik_rows() with the network in float: X's rows come from the float
- * copy, or are converted per chunk (minibatch models), the outputs come back to double for lik_chunk (the
- * double code), whose output deltas go to float for the backward pass;
- * grad_w_f32 adds each chunk's float sums to the double gradient. */
+ * copy, or are converted per chunk (minibatch models); the Gaussian's and
+ * (unweighted) the count and Student-t likelihoods read the float outputs
+ * and write float deltas themselves, the others' outputs come back to
+ * double for lik_chunk (the double code), whose output deltas go to float
+ * for the backward pass; grad_w_f32 adds each chunk's float sums to the
+ * double gradient. */
 static double loglik_rows_f32(bnn_model *m, const double *theta, double *grad,
                               int row_begin, int row_end, int weighted) {
   const bnn_simd_table *K = bnn_simd();
@@ -632,6 +812,9 @@ static double loglik_rows_f32(bnn_model *m, const double *theta, double *grad,
   for (int i = 0; i < m->n_net; i++) th[i] = (float)theta[i];
   double ll = 0.0, g_extra[2] = {0.0, 0.0};
   if (grad) memset(grad, 0, sizeof(double) * (size_t)m->dim);
+  int own_lik = !weighted && lik_has_f32(m->lik);
+  negbin_consts nb;
+  if (own_lik && m->lik == BNN_LIK_NEGBIN) negbin_consts_set(&nb, theta[m->n_net], grad != NULL);
   for (int r0 = row_begin; r0 < row_end; r0 += BNN_CHUNK) {
     int mrows = row_end - r0 < BNN_CHUNK ? row_end - r0 : BNN_CHUNK;
     const float *xin = m->f_X ? m->f_X + r0 : m->f_x;
@@ -694,6 +877,10 @@ static double loglik_rows_f32(bnn_model *m, const double *theta, double *grad,
         if (grad) dcur[i] = (float)(e * prec);
       }
       ll += gauss_ll(m, mrows, ls, prec, (s0 + s1) + (s2 + s3), grad ? g_extra : NULL);
+      if (!grad) continue;
+    } else if (own_lik) {
+      ll += lik_chunk_f32(m, theta, z, m->y + r0, mrows, grad ? dcur : NULL,
+                          grad ? g_extra : NULL, m->lik == BNN_LIK_NEGBIN ? &nb : NULL);
       if (!grad) continue;
     } else {
       double *o = m->z;   /* BNN_CHUNK x n_out doubles */

@@ -99,7 +99,8 @@ typedef struct {
   int single;
   float *f_X;        /* float copy of X (n x p), or NULL: rows converted per chunk */
   float *f_x, *f_z, *f_a, *f_d, *f_d2, *f_theta;
-  double *f_tmp;     /* 3 x BNN_CHUNK doubles: other activations in double */
+  double *f_tmp;     /* 3 x BNN_CHUNK doubles: other activations in double,
+                        and the likelihoods' scratch (lik_chunk_f32) */
 } bnn_model;
 
 /* Allocate a model; copies X and y when copy_data is nonzero.  Returns NULL

@@ -18,6 +18,9 @@ typedef struct {
   void (*vexp)(const double *x, double *out, int n);
   void (*vtanh)(const double *x, double *out, int n);
   void (*vsigmoid)(const double *x, double *out, int n);
+  /* log1p for x >= -1 (vmath_impl.h); used by the single-precision
+   * likelihoods only, so the double path keeps the C library's log1p */
+  void (*vlog1p)(const double *x, double *out, int n);
   void (*act_forward)(int act, const double *z, double *a, int n);
   void (*act_backward)(int act, const double *z, const double *a, double *d,
                        double *tmp, int n);

@@ -65,7 +65,7 @@ static void grad_w_generic(const double *a, int lda, const double *d, int ldd,
 }
 
 const bnn_simd_table bnn_simd_generic = {
-  "generic", vexp_generic, vtanh_generic, vsigmoid_generic,
+  "generic", vexp_generic, vtanh_generic, vsigmoid_generic, vlog1p_generic,
   act_forward_generic, act_backward_generic, dense_generic,
   grad_w_generic, KSUF(prior_normal),
   KSUF(dense_f32), KSUF(grad_w_f32), KSUF(tanh_f32),

@@ -142,6 +142,30 @@ test_that("exp and tanh kernels are accurate to a few ulp and keep NaN", {
   }
 })
 
+test_that("the log1p kernel is accurate to an ulp or two, with -1, Inf and NaN", {
+  old <- .Call(C_simd, NULL)
+  on.exit(.Call(C_simd, old))
+  set.seed(4)
+  x <- c(-runif(2e4), -1 + 10^runif(2e3, -16, -1), 10^runif(2e4, -320, 308),
+         sqrt(2) / 2 - 1 + (-50:50) * 1e-16, sqrt(2) - 1 + (-50:50) * 1e-16,
+         (-50:50) * 2e-16, 2^(-60:1000), rnorm(2e4, 0, 3), .Machine$double.xmax)
+  x <- x[x > -1]
+  r <- log1p(x)
+  ulp <- 2^(floor(log2(abs(r))) - 52)
+  kinds <- unique(vapply(c("generic", "avx2+fma", "avx512"),
+                         function(k) .Call(C_simd, k), ""))
+  for (k in kinds) {
+    .Call(C_simd, k)
+    l <- .Call(C_vmath, "log1p", x)
+    err <- ifelse(l == r, 0, abs(l - r) / ulp)   # (subnormal results: l == r)
+    expect_lte(max(err), 2, label = paste(k, "log1p ulp"))
+    sp <- .Call(C_vmath, "log1p", c(NaN, NA, Inf, -1, -2, 0, -Inf))
+    expect_true(all(is.na(sp[1:2])), label = k)
+    expect_identical(sp[3:6], c(Inf, -Inf, NaN, 0), label = k)
+    expect_true(is.nan(sp[7]), label = k)
+  }
+})
+
 test_that("a NaN parameter gives a non-finite log density with every kernel", {
   old <- .Call(C_simd, NULL)
   on.exit(.Call(C_simd, old))

@@ -132,14 +132,63 @@ test_that("the priors of phi and nu are gamma densities with the log-scale Jacob
 })
 
 test_that("single precision gives the new likelihoods' value and gradient to float accuracy", {
-  for (lik in new_liks()) {
-    s <- fam_spec(lik)
-    set.seed(5)
-    theta <- rnorm(bnnmc:::spec_dim(s$spec), 0, 0.4)
-    d <- .Call(C_model_logpost, s$spec, matrix(theta))
-    f <- .Call(C_model_logpost, bnnmc:::spec_set_precision(s$spec, "single"), matrix(theta))
-    expect_equal(f$lp, d$lp, tolerance = 1e-5, label = lik$family)
-    expect_lt(sqrt(sum((f$grad - d$grad)^2)) / sqrt(sum(d$grad^2)), 1e-4)
+  # every kernel: the single-precision pass computes these likelihoods from
+  # the float outputs itself, with the kernels' log1p
+  old <- .Call(C_simd, NULL)
+  on.exit(.Call(C_simd, old))
+  kinds <- unique(vapply(c("generic", "avx2+fma", "avx512"), function(k) .Call(C_simd, k), ""))
+  for (k in kinds) {
+    .Call(C_simd, k)
+    for (lik in new_liks()) for (act in c("tanh", "relu")) {
+      s <- fam_spec(lik, act = act)
+      set.seed(5)
+      theta <- matrix(rnorm(bnnmc:::spec_dim(s$spec) * 3, 0, 0.4), ncol = 3)
+      d <- .Call(C_model_logpost, s$spec, theta)
+      f <- .Call(C_model_logpost, bnnmc:::spec_set_precision(s$spec, "single"), theta)
+      lab <- paste(k, lik$family, act)
+      expect_equal(f$lp, d$lp, tolerance = 1e-5, label = lab)
+      expect_true(all(sqrt(colSums((f$grad - d$grad)^2)) / sqrt(colSums(d$grad^2)) < 1e-4),
+                  label = lab)
+      expect_false(identical(f$grad, d$grad))
+      # weighted rows take the double likelihood code in single precision
+      sw <- bnnmc:::spec_set_precision(s$spec, "single")
+      sw$weights <- rep(c(0.5, 2), length.out = nrow(s$X))
+      s$spec$weights <- sw$weights
+      dw <- .Call(C_model_logpost, s$spec, theta)
+      fw <- .Call(C_model_logpost, sw, theta)
+      expect_equal(fw$lp, dw$lp, tolerance = 1e-5, label = paste(lab, "weighted"))
+      expect_true(all(sqrt(colSums((fw$grad - dw$grad)^2)) / sqrt(colSums(dw$grad^2)) < 1e-4))
+    }
+  }
+})
+
+test_that("single precision keeps the negative binomial exact for large counts and phi", {
+  # counts of 16 and more (lgamma and digamma per row) and phi from exp(-1)
+  # to exp(40) (the asymptotic series, and beyond 1e15 no table of small
+  # counts), as the double test above
+  lik <- bnn_likelihood("negbinomial")
+  s <- fam_spec(lik, n = 300, hidden = 3)
+  set.seed(6)
+  y <- c(rnbinom(150, size = 2, mu = 40), rnbinom(150, size = 2, mu = 3))
+  s$spec$y <- as.double(bnnmc:::encode_count_response(y, lik, s$off)$y)
+  sf <- bnnmc:::spec_set_precision(s$spec, "single")
+  old <- .Call(C_simd, NULL)
+  on.exit(.Call(C_simd, old))
+  kinds <- unique(vapply(c("generic", "avx2+fma", "avx512"), function(k) .Call(C_simd, k), ""))
+  for (k in kinds) {
+    .Call(C_simd, k)
+    for (lphi in c(-1, 2, 17, 40)) {
+      set.seed(7)
+      theta <- matrix(c(rnorm(bnn_n_parameters(s$sizes), 0, 0.5), lphi))
+      d <- .Call(C_model_logpost, s$spec, theta)
+      f <- .Call(C_model_logpost, sf, theta)
+      expect_equal(f$lp, d$lp, tolerance = 1e-5, label = paste(k, lphi))
+      expect_lt(sqrt(sum((f$grad - d$grad)^2)) / sqrt(sum(d$grad^2)), 1e-4,
+                label = paste(k, lphi))
+      # the gradient in log phi alone, which sums a term over every row
+      np <- length(theta)
+      expect_equal(f$grad[np], d$grad[np], tolerance = 1e-5, label = paste(k, lphi))
+    }
   }
 })
 
