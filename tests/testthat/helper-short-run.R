@@ -13,3 +13,4 @@ quiet_verdict <- function(expr) {
   withCallingHandlers(expr, bnnmc_unreliable_predictions = function(w)
     invokeRestart("muffleWarning"))
 }
+
