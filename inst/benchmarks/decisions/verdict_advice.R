@@ -7,7 +7,8 @@
 # and advice of that fit: whether it passes, and whether its advice repeats
 # the first (it must not).  Test LPPD and 90% coverage of both fits.
 #   Rscript inst/benchmarks/decisions/verdict_advice.R [sets...]
-# Writes verdict_advice.csv (one row per set).
+# Writes verdict_advice.csv (one row per set; the rows of sets not run
+# this time are kept).
 suppressPackageStartupMessages(library(bnnmc))
 args <- commandArgs(trailingOnly = TRUE)
 sets <- if (length(args)) args else c("yacht", "energy", "concrete", "airfoil")
@@ -55,18 +56,23 @@ for (nm in sets) {
     fit2 <- suppressWarnings(do.call(stats::update, c(list(fit), adv)))
     verdict_row(fit2, test, "after_")
   } else NULL
-  row <- cbind(data.frame(set = nm, n_train = nrow(train),
-                          followed = if (is.null(adv)) "" else
-                            paste(names(adv), unlist(adv), sep = " = ", collapse = ", ")),
-               r1, if (!is.null(r2)) r2)
+  row <- do.call(cbind, Filter(Negate(is.null), list(
+    data.frame(set = nm, n_train = nrow(train),
+               followed = if (is.null(adv)) "" else
+                 paste(names(adv), unlist(adv), sep = " = ", collapse = ", ")),
+    r1, r2)))
   if (!is.null(r2)) {
     again <- advised_args(row$after_remedy)
     row$advice_repeats <- !is.null(again) && any(names(again) %in% names(adv))
   }
   print(row)
   rows[[nm]] <- row
-  all <- do.call(rbind, lapply(rows, function(x) {
-    cols <- union(names(x), unlist(lapply(rows, names)))
+  # the rows of this run and those of sets an earlier run did (kept)
+  keep <- if (file.exists(out_csv)) utils::read.csv(out_csv) else NULL
+  if (!is.null(keep)) keep <- keep[!keep$set %in% names(rows), , drop = FALSE]
+  parts <- c(if (!is.null(keep) && nrow(keep)) list(keep), rows)
+  cols <- unique(unlist(lapply(parts, names)))
+  all <- do.call(rbind, lapply(parts, function(x) {
     x[setdiff(cols, names(x))] <- NA
     x[cols]
   }))
