@@ -63,6 +63,12 @@ chain_gradients.default <- function(sampler, warmup, iter, n_obs) {
   list(n = (warmup + iter), exact = TRUE)
 }
 
+# CPU seconds a chain spends besides its gradients (the sampler's own work
+# per step: momentum draws and updates), for a model of `dim` parameters;
+# 0 where that is small next to the gradients.
+chain_sampler_seconds <- function(sampler, warmup, iter, dim) UseMethod("chain_sampler_seconds")
+chain_sampler_seconds.default <- function(sampler, warmup, iter, dim) 0
+
 # Workers the chains would run on, and the cores this machine has.
 chain_workers <- function(chains) {
   workers <- 1L
@@ -85,7 +91,9 @@ fit_cost <- function(spec, sampler, chains, warmup, iter, init, ensemble_opt = N
   ens <- 0
   if (!is.null(ensemble_opt)) ens <- n_members * (ensemble_opt$epochs %||% 1000) * as.double(t_g)
   w <- chain_workers(chains)
-  per_chain <- g$n * as.double(t_g)
+  # the sampler's own work per chain, on the same share of a core
+  own <- chain_sampler_seconds(sampler, warmup, iter, length(theta)) / attr(t_g, "share")
+  per_chain <- g$n * as.double(t_g) + own
   total <- ens / w$workers + ceiling(chains / w$workers) * per_chain
   # a long fit in double precision: the same fit in single precision (its
   # own gradient timed; the ensemble's share scales with it), offered in

@@ -30,6 +30,7 @@
 #   sampler_minibatch()        gradients from minibatches?             sgmcmc
 #   sampler_stepsize_note()    how print() describes the step size     mclmc
 #   chain_gradients()          gradients per chain (R/run-cost.R)      mclmc, sgmcmc, sghmc, nuts, hmc
+#   chain_sampler_seconds()    a chain's own work besides gradients    mclmc
 #   bytes_per_parameter()      memory per parameter of a fit          ces
 #   format()                   one line for print()                    every class
 #   fit_engine()               the engine of bnn_fit() (R/fit-engine.R) ces (R/fit-ces.R)

@@ -387,9 +387,24 @@ sampler_chain_result.bnn_mclmc <- function(sampler, res, info, schedule) {
 }
 
 # MCLMC: known in advance from its settings (as bnn_mclmc_budget()).
-chain_gradients.bnn_mclmc <- function(sampler, warmup, iter, n_obs) {
-  k <- if (identical(sampler$integrator, "leapfrog")) 1 else 2
+# The steps' own work -- 2 d normal draws and a few passes over d numbers
+# per step -- costs as much as a gradient on small data: timed on a
+# standard normal target of the model's dimension (C_mclmc_step_cost).
+chain_sampler_seconds.bnn_mclmc <- function(sampler, warmup, iter, dim) {
+  k <- if (identical(sampler$integrator, "leapfrog")) 0L else 1L
+  d <- as.integer(max(2, dim))
+  per_step <- time_per_rep(function(reps) .Call(C_mclmc_step_cost, d, k, as.integer(reps)))
+  mclmc_chain_steps(sampler) * per_step
+}
+
+# Steps of a chain: tuning (with the preconditioning steps) and sampling.
+mclmc_chain_steps <- function(sampler) {
   nt <- as.double(sampler$n_tune)
   pre <- if (isTRUE(sampler$diag_precond) || is.null(sampler$diag_precond)) floor(nt[2] / 3) else 0
-  list(n = 1 + k * (sum(nt) + pre + as.double(sampler$n_samples)), exact = TRUE)
+  sum(nt) + pre + as.double(sampler$n_samples)
+}
+
+chain_gradients.bnn_mclmc <- function(sampler, warmup, iter, n_obs) {
+  k <- if (identical(sampler$integrator, "leapfrog")) 1 else 2
+  list(n = 1 + k * mclmc_chain_steps(sampler), exact = TRUE)
 }

@@ -134,3 +134,21 @@ log_sum_exp <- function(a) {
   m + log(sum(exp(a - m)))
 }
 log_mean_exp <- function(a) log_sum_exp(a) - log(length(a))
+
+# CPU seconds per call of f(reps), timed as time_gradient() (R/run-cost.R)
+# times gradients: batches of about `target` CPU seconds, the median of
+# three.
+time_per_rep <- function(f, target = 0.01) {
+  clock <- function(reps) {
+    t <- system.time(f(reps), gcFirst = FALSE)
+    t[["user.self"]] + t[["sys.self"]]
+  }
+  reps <- 2L
+  repeat {
+    t <- clock(reps)
+    if (t >= target / 4 || reps >= 2^20) break
+    reps <- reps * 4L
+  }
+  reps <- as.integer(min(2^22, max(reps, ceiling(reps * target / max(t, 1e-3)))))
+  max(stats::median(vapply(1:3, function(i) clock(reps), 0)) / reps, 1e-10)
+}

@@ -121,3 +121,57 @@ SEXP C_mclmc_grads_per_step(SEXP integrator) {
     Rf_error("'integrator' code must be 0 (leapfrog) or 1 (mclachlan)");
   return Rf_ScalarInteger(bnn_mclmc_grads_per_step(k));
 }
+
+/* A standard normal target, log pi = -|x|^2 / 2: its gradient costs d
+ * operations, so MCLMC steps on it cost what a step costs besides the
+ * model's gradients (the momentum refresh's normal draws, the momentum
+ * updates and the drift). */
+static double std_normal_logdens(void *ctx, const double *x, double *g) {
+  int d = *(const int *)ctx;
+  double s = 0.0;
+  for (int i = 0; i < d; i++) {
+    s += x[i] * x[i];
+    g[i] = -x[i];
+  }
+  return -0.5 * s;
+}
+
+/* Runs n_steps MCLMC steps (integrator code) of dimension dim on the
+ * standard normal; R times the call (run-cost.R) to add the sampler's own
+ * cost per step to the gradients' in the announced estimate. */
+SEXP C_mclmc_step_cost(SEXP dim, SEXP integrator, SEXP n_steps) {
+  int d = Rf_asInteger(dim), k = Rf_asInteger(integrator), n = Rf_asInteger(n_steps);
+  if (d == NA_INTEGER || d < 2) Rf_error("'dim' must be an integer of at least 2");
+  if (k != BNN_MCLMC_LEAPFROG && k != BNN_MCLMC_MCLACHLAN)
+    Rf_error("'integrator' code must be 0 (leapfrog) or 1 (mclachlan)");
+  if (n == NA_INTEGER || n < 0) Rf_error("'n_steps' must be a non-negative integer");
+  bnn_target t;
+  memset(&t, 0, sizeof t);
+  t.dim = d;
+  t.fn = std_normal_logdens;
+  t.ctx = &d;
+  bnn_rng rng;
+  bnn_rng_seed(&rng, 1, 1);
+  double *start = (double *)R_alloc((size_t)d, sizeof(double));
+  for (int i = 0; i < d; i++) start[i] = 0.1;
+  bnn_mclmc m;
+  if (bnn_mclmc_alloc(&m, d)) {
+    bnn_mclmc_free(&m);
+    Rf_error("out of memory");
+  }
+  m.target = &t;
+  m.rng = &rng;
+  m.integrator = k;
+  m.check = BNN_CHECK_ALL;
+  m.eps = 0.5;
+  m.L = sqrt((double)d);
+  bnn_mclmc_init(&m, start);
+  bnn_mclmc_info info;
+  double acc = 0.0;
+  for (int s = 0; s < n; s++) {
+    bnn_mclmc_step(&m, &info);
+    acc += info.logdens;
+  }
+  bnn_mclmc_free(&m);
+  return Rf_ScalarReal(acc);
+}

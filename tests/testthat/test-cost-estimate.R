@@ -21,6 +21,23 @@ test_that("the gradient time is CPU time over the core share the process got", {
   expect_equal(cost$per_chain, cost$gradients * cost$t_gradient)
 })
 
+test_that("an MCLMC chain's estimate adds the sampler's own work per step to its gradients", {
+  spec <- cost_spec()
+  s <- bnn_mclmc(n_tune = c(800, 100, 100), n_samples = 500)
+  d <- bnnmc:::spec_dim(spec)
+  own <- bnnmc:::chain_sampler_seconds(s, 1000L, 500L, d)
+  # 1,500 steps of 2 d normal draws and a few passes over d numbers: more
+  # than nothing, less than the gradients' time
+  expect_gt(own, 0)
+  cost <- bnnmc:::fit_cost(spec, s, 2L, 1000L, 500L, "random")
+  expect_equal(cost$gradients, 1 + 2 * 1500)
+  expect_gt(cost$per_chain, cost$gradients * cost$t_gradient)
+  expect_lt(cost$per_chain - cost$gradients * cost$t_gradient, cost$gradients * cost$t_gradient)
+  # the C routine runs the steps it is asked for, on a finite target
+  expect_true(is.finite(.Call(bnnmc:::C_mclmc_step_cost, 50L, 1L, 10L)))
+  expect_error(.Call(bnnmc:::C_mclmc_step_cost, 1L, 1L, 10L), "'dim' must be")
+})
+
 test_that("under load the CPU time per gradient and the single/double ratio stay put", {
   skip_on_cran()
   skip_on_os("windows")
