@@ -94,7 +94,12 @@ fit_cost <- function(spec, sampler, chains, warmup, iter, init, ensemble_opt = N
   # the sampler's own work per chain, on the same share of a core
   own <- chain_sampler_seconds(sampler, warmup, iter, length(theta)) / attr(t_g, "share")
   per_chain <- g$n * as.double(t_g) + own
-  total <- ens / w$workers + ceiling(chains / w$workers) * per_chain
+  # the work after the chains: the verdict's predictions and PSIS-LOO at up
+  # to 500 training points (bnn_convergence()) and the assembly of the fit,
+  # about 0.3 s plus 1 ms per point of CPU (measured with one to four
+  # chains of 1,000 draws: inst/benchmarks/speed/cost_estimate.R)
+  post <- (0.3 + 1e-3 * min(n_obs, 500)) / attr(t_g, "share")
+  total <- ens / w$workers + ceiling(chains / w$workers) * per_chain + post
   # a long fit in double precision: the same fit in single precision (its
   # own gradient timed; the ensemble's share scales with it), offered in
   # the announcement, never switched to
@@ -110,7 +115,7 @@ fit_cost <- function(spec, sampler, chains, warmup, iter, init, ensemble_opt = N
        per_chain = per_chain, workers = w$workers, cores = w$cores,
        total = total,
        parallel_total = ens / min(w$cores, chains) +
-         ceiling(chains / min(w$cores, chains)) * per_chain,
+         ceiling(chains / min(w$cores, chains)) * per_chain + post, post = post,
        n_obs = n_obs, single_total = single_total)
 }
 

@@ -1,9 +1,10 @@
 # The cost estimate that bnn_fit() announces against the fit's true wall
 # time, on a machine loaded by other jobs.  For each small set, one chain of
 # the default model and sampler (hidden = c(16, 16) given, so no linear
-# check: MILE with its deep-ensemble start), sequential plan, double
-# precision: the estimate (fit$cost_estimate, gradients timed by CPU time
-# over the core share, R/run-cost.R), the estimate the former method gives
+# check: MILE with its deep-ensemble start, the default budget in single
+# precision), sequential plan: the estimate (fit$cost_estimate, gradients
+# and the sampler's own steps timed by CPU time over the core share,
+# R/run-cost.R), the estimate the former method gives
 # (gradients timed by elapsed time over about 10 ms, replicated here on a
 # model of the same size), and the elapsed time of the whole bnn_fit() call;
 # the fit's own CPU seconds, the core share the estimate assumed, the
@@ -11,7 +12,9 @@
 # the single/double gradient-time ratio, 8 repeats by each method (a spec of
 # 300 rows x 5 inputs, 16-16 tanh network), as the long-fit announcement
 # uses it.
-#   BNNMC_DATA_DIR=/path/uci Rscript inst/benchmarks/speed/cost_estimate.R
+# With --load N, N busy R processes load the machine while it runs (the
+# committed run: --load 4 on 2 cores).
+#   BNNMC_DATA_DIR=/path/uci Rscript inst/benchmarks/speed/cost_estimate.R [--load N]
 # Writes inst/benchmarks/speed/cost_estimate.csv and cost_estimate_ratio.csv.
 suppressPackageStartupMessages(library(bnnmc))
 dir <- Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
@@ -34,6 +37,15 @@ size_spec <- function(n, p, precision = "double") {
                          X = matrix(stats::rnorm(n * p), n), y = stats::rnorm(n))
   bnnmc:::spec_set_precision(s, precision)
 }
+args <- commandArgs(TRUE)
+n_load <- if ("--load" %in% args) as.integer(args[match("--load", args) + 1L]) else 0L
+if (n_load > 0) {
+  # (each stops by itself after 15 minutes, should this script fail)
+  t_end <- Sys.time() + 900
+  busy <- lapply(seq_len(n_load), function(i)
+    parallel::mcparallel(quote(while (Sys.time() < t_end) sum(stats::runif(1e5))), silent = TRUE))
+  Sys.sleep(20)   # let the load average rise
+}
 set.seed(1)
 sets <- list(
   mcycle = MASS::mcycle,
@@ -55,7 +67,7 @@ for (nm in names(sets)) {
     bnn_fit(f, data = d, hidden = c(16, 16), chains = 1, seed = 1, progress = FALSE))))
   t <- st[["elapsed"]]
   est <- fit$cost_estimate
-  rows[[nm]] <- data.frame(data = nm, n = nrow(d), p = p, chains = 1L, precision = "double",
+  rows[[nm]] <- data.frame(data = nm, n = nrow(d), p = p, chains = 1L, precision = fit$precision,
                            estimate_s = est,
                            estimate_elapsed_method_s = est * tg_old / as.double(tg_new),
                            elapsed_s = t, ratio = est / t,
@@ -81,3 +93,4 @@ rat <- do.call(rbind, lapply(1:8, function(r) {
 print(rat)
 utils::write.csv(rat, file.path("inst", "benchmarks", "speed", "cost_estimate_ratio.csv"),
                  row.names = FALSE)
+if (n_load > 0) tools::pskill(vapply(busy, `[[`, 0L, "pid"))
