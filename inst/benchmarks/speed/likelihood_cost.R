@@ -14,32 +14,26 @@
 # About 40 s of CPU with the defaults.
 #
 # Results (likelihood_cost.csv: a 2-core AMD EPYC machine, AVX2 kernels,
-# shared: another session's R process kept one core busy throughout, load
-# average 1.0-1.5; 5 reps, medians of us per gradient, ratio to the
-# Gaussian):
-#   16-16, single: Poisson 1.03, negative binomial 1.11, Student-t 1.08,
-#     binomial 1.07 (Gaussian 184 us).  These likelihoods now compute their
-#     rows from the float outputs and write float deltas, as the Gaussian
-#     does, with a vectorised log1p and the negative binomial's small-count
-#     lgamma and digamma differences from tables built once per gradient;
-#     the previous run gave 1.07, 1.32, 1.05 and 1.21, when the C library's
-#     log1p per row and the negative binomial's product and log per row
-#     were most of the likelihood's time (converting the outputs to double
-#     and the deltas back cost little).  Two runs just before, at load
-#     averages of 1.9 to 3: negative binomial 1.10 and 1.12, binomial 1.06
-#     and 1.08, Student-t 1.04 and 1.10, Poisson 1.04 and 1.21 (its
-#     likelihood costs 3 us per gradient: that 1.21 is the load);
-#   16-16, double: Poisson 1.05, negative binomial 1.21, Student-t 1.12,
-#     binomial 1.10 (Gaussian 222 us).  The double code did not change (its
-#     gradients are bit for bit the same): the previous run gave 0.92, 1.10,
-#     0.93 and 1.03, so ratios of this size move by 0.1 with the load;
-#   linear (no hidden layer), double: Poisson 1.7, Student-t 4.1, binomial
-#     4.9, negative binomial 9.8 (Gaussian 4.8 us, 5 ns per row): the
+# run alone, load average about 1; 5 reps, medians of us per gradient,
+# ratio to the Gaussian), after the register-blocked single-precision
+# dense and weight-gradient kernels (the network's share of a gradient
+# halved in single precision, so the likelihood's share grew):
+#   16-16, single: Poisson 1.09, negative binomial 1.18, Student-t 1.09,
+#     binomial 1.18 (Gaussian 90 us).  These likelihoods compute their rows
+#     from the float outputs and write float deltas, as the Gaussian does,
+#     with a vectorised log1p and the negative binomial's small-count
+#     lgamma and digamma differences from tables built once per gradient.
+#     Before the blocked kernels (Gaussian 184 us) the same code gave 1.03,
+#     1.11, 1.08 and 1.07; before this float path 1.07, 1.32, 1.05, 1.21;
+#   16-16, double: Poisson 1.04, negative binomial 1.19, Student-t 1.16,
+#     binomial 1.15 (Gaussian 211 us); ratios of this size move by about
+#     0.1 with the machine's load;
+#   linear (no hidden layer), double: Poisson 2.0, Student-t 4.2, binomial
+#     4.5, negative binomial 10.7 (Gaussian 3.5 us, 3.5 ns per row): the
 #     network costs almost nothing, so the likelihood's exp/log1p per row
 #     (and the negative binomial's lgamma-type terms) are the whole gradient;
-#   linear, single: Poisson 2.1, Student-t 3.1, binomial 3.3, negative
-#     binomial 5.5 (Gaussian 3.7 us): the negative binomial's likelihood is
-#     16 us per 1,000 rows (28 in the previous run), the binomial's 8.5 (18).
+#   linear, single: Poisson 2.6, Student-t 4.0, binomial 4.8, negative
+#     binomial 7.2 (Gaussian 2.65 us).
 library(bnnmc)
 args <- commandArgs(TRUE)
 opt <- function(name, default) {
