@@ -243,26 +243,26 @@ student_mixture_quantile <- function(pp, p, max_iter = 100L) {
   hi <- apply(qc, 2L, max)
   x <- colMeans(qc)
   width <- pmax(hi - lo, 1e-300)
-  todo <- seq_len(n)
+  active <- seq_len(n)
   for (it in seq_len(max_iter)) {
-    if (!length(todo)) break
-    z <- (matrix(x[todo], S, length(todo), byrow = TRUE) - pp$mu[, todo, drop = FALSE]) / pp$sigma
+    if (!length(active)) break
+    z <- (matrix(x[active], S, length(active), byrow = TRUE) - pp$mu[, active, drop = FALSE]) / pp$sigma
     f_cdf <- colMeans(stats::pt(z, df = pp$nu)) - p
     dens <- colMeans(stats::dt(z, df = pp$nu) / pp$sigma)
     # converged points keep x (a Newton step from a root may land on the
     # bracket's end and be replaced by a bisection step)
     conv <- abs(f_cdf) < 1e-10
     below <- f_cdf < 0
-    lo[todo] <- ifelse(below, x[todo], lo[todo])
-    hi[todo] <- ifelse(below, hi[todo], x[todo])
-    step <- x[todo] - f_cdf / dens
-    bad <- !is.finite(step) | step <= lo[todo] | step >= hi[todo]
-    step[bad] <- (lo[todo][bad] + hi[todo][bad]) / 2
-    step[conv] <- x[todo][conv]
-    moved <- abs(step - x[todo])
-    x[todo] <- step
-    done <- conv | moved < 1e-12 * width[todo] | hi[todo] - lo[todo] < 1e-12 * width[todo]
-    todo <- todo[!done]
+    lo[active] <- ifelse(below, x[active], lo[active])
+    hi[active] <- ifelse(below, hi[active], x[active])
+    step <- x[active] - f_cdf / dens
+    bad <- !is.finite(step) | step <= lo[active] | step >= hi[active]
+    step[bad] <- (lo[active][bad] + hi[active][bad]) / 2
+    step[conv] <- x[active][conv]
+    moved <- abs(step - x[active])
+    x[active] <- step
+    done <- conv | moved < 1e-12 * width[active] | hi[active] - lo[active] < 1e-12 * width[active]
+    active <- active[!done]
   }
   x
 }

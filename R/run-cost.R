@@ -18,26 +18,10 @@
 # gave single/double ratios from 0.29 to 29, see
 # inst/benchmarks/speed/cost_estimate.R).  The value carries attributes
 # "cpu" (CPU seconds per gradient) and "share".
-# gcFirst = FALSE: system.time() runs a full gc() first by default, 0.1 s
-# with the usual packages loaded, i.e. half a second per fit here
 time_gradient <- function(spec, theta, target = 0.02) {
-  clock <- function(reps) {
-    t <- system.time(.Call(C_model_grad_loop, spec, theta, reps), gcFirst = FALSE)
-    c(cpu = t[["user.self"]] + t[["sys.self"]], wall = t[["elapsed"]])
-  }
-  reps <- 2L
-  repeat {
-    t <- clock(reps)
-    if (t[["cpu"]] >= target / 4 || reps >= 2^20) break
-    reps <- reps * 4L
-  }
-  # batches of about `target` CPU seconds each
-  reps <- as.integer(min(2^22, max(reps, ceiling(reps * target / max(t[["cpu"]], 1e-3)))))
-  times <- vapply(1:3, function(i) clock(reps), c(cpu = 0, wall = 0))
-  cpu <- max(stats::median(times["cpu", ]) / reps, 1e-9)
-  share <- sum(times["cpu", ]) / max(sum(times["wall", ]), 1e-9)
-  share <- min(1, max(min(share, load_share()), 0.02))
-  structure(cpu / share, cpu = cpu, share = share)
+  t <- time_per_rep(function(reps) .Call(C_model_grad_loop, spec, theta, reps), target)
+  share <- min(1, max(min(t[["share"]], load_share()), 0.02))
+  structure(t[["cpu"]] / share, cpu = t[["cpu"]], share = share)
 }
 
 # The share of a core a new busy process gets: cores over the 1-minute

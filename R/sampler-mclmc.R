@@ -393,7 +393,7 @@ sampler_chain_result.bnn_mclmc <- function(sampler, res, info, schedule) {
 chain_sampler_seconds.bnn_mclmc <- function(sampler, warmup, iter, dim) {
   k <- if (identical(sampler$integrator, "leapfrog")) 0L else 1L
   d <- as.integer(max(2, dim))
-  per_step <- time_per_rep(function(reps) .Call(C_mclmc_step_cost, d, k, as.integer(reps)))
+  per_step <- time_per_rep(function(reps) .Call(C_mclmc_step_cost, d, k, as.integer(reps)))[["cpu"]]
   mclmc_chain_steps(sampler) * per_step
 }
 

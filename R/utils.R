@@ -135,20 +135,24 @@ log_sum_exp <- function(a) {
 }
 log_mean_exp <- function(a) log_sum_exp(a) - log(length(a))
 
-# CPU seconds per call of f(reps), timed as time_gradient() (R/run-cost.R)
-# times gradients: batches of about `target` CPU seconds, the median of
-# three.
+# CPU seconds per call of f(reps) ("cpu", the median of three timed batches
+# of about `target` CPU seconds each: R reads CPU time to the millisecond)
+# and the share of a core the process got meanwhile ("share": CPU over
+# elapsed time summed over the batches).  gcFirst = FALSE: system.time()
+# runs a full gc() first by default, about 0.1 s with the usual packages.
 time_per_rep <- function(f, target = 0.01) {
   clock <- function(reps) {
     t <- system.time(f(reps), gcFirst = FALSE)
-    t[["user.self"]] + t[["sys.self"]]
+    c(cpu = t[["user.self"]] + t[["sys.self"]], wall = t[["elapsed"]])
   }
   reps <- 2L
   repeat {
     t <- clock(reps)
-    if (t >= target / 4 || reps >= 2^20) break
+    if (t[["cpu"]] >= target / 4 || reps >= 2^20) break
     reps <- reps * 4L
   }
-  reps <- as.integer(min(2^22, max(reps, ceiling(reps * target / max(t, 1e-3)))))
-  max(stats::median(vapply(1:3, function(i) clock(reps), 0)) / reps, 1e-10)
+  reps <- as.integer(min(2^22, max(reps, ceiling(reps * target / max(t[["cpu"]], 1e-3)))))
+  times <- vapply(1:3, function(i) clock(reps), c(cpu = 0, wall = 0))
+  c(cpu = max(stats::median(times["cpu", ]) / reps, 1e-9),
+    share = sum(times["cpu", ]) / max(sum(times["wall", ]), 1e-9))
 }

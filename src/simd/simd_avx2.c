@@ -98,15 +98,30 @@ static void dense_f32_avx2(const float *a, int lda, int m, int fin, int fout,
   }
 }
 
+/* The sum of one dot product's 8 lane sums v, after the rows i >= m8 of
+ * a . d are added to lane 0 (fused), in the fixed tree of the plain loop. */
+static inline double lane_sum_f32(__m256 v, const float *a, const float *d, int m8, int m) {
+  float t[8];
+  _mm256_storeu_ps(t, v);
+  for (int i = m8; i < m; i++) t[0] = fmaf(a[i], d[i], t[0]);
+  return (double)(((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7])));
+}
+
+/* One dot product a . d over the m rows (lanes as above). */
+static inline double dot_f32(const float *a, const float *d, int m8, int m) {
+  __m256 v = _mm256_setzero_ps();
+  for (int i = 0; i < m8; i += 8)
+    v = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(d + i), v);
+  return lane_sum_f32(v, a, d, m8, m);
+}
+
 /* gW[k, j] += sum_i a[i, k] d[i, j], gb[j] += sum_i d[i, j] over the m rows
  * of one chunk: lane q of a vector of 8 partial sums takes the rows
  * i = q mod 8 in order (fused multiply-add), the rows after the last
  * multiple of 8 are added to lane 0, and the lanes are summed in a fixed
- * tree, as in simd_f32_impl.h's plain loop.  (The compiler vectorised that
- * loop with some products rounded before their sum, so the last bit can
- * differ from it: single-precision draws of this SIMD level moved once.)  Inputs k are
- * taken 4 at a time and outputs j 2 at a time (8 accumulators), so each
- * load serves several dot products. */
+ * tree, as in simd_f32_impl.h's plain loop.  Inputs k are taken 4 at a
+ * time and outputs j 2 at a time (8 accumulators), so each load serves
+ * several dot products. */
 static void grad_w_f32_avx2(const float *a, int lda, const float *d, int ldd,
                             int m, int fin, int fout, double *gW, double *gb) {
   int m8 = m - m % 8;
@@ -140,48 +155,25 @@ static void grad_w_f32_avx2(const float *a, int lda, const float *d, int ldd,
         t12 = _mm256_fmadd_ps(x2, e1, t12);
         t13 = _mm256_fmadd_ps(x3, e1, t13);
       }
-      __m256 acc[2][4] = {{t00, t01, t02, t03}, {t10, t11, t12, t13}};
-      for (int jj = 0; jj < 2; jj++) {
-        const float *dj = jj ? d1 : d0;
-        for (int c = 0; c < 4; c++) {
-          const float *ac = a + (size_t)(k + c) * lda;
-          float t[8];
-          _mm256_storeu_ps(t, acc[jj][c]);
-          for (int i = m8; i < m; i++) t[0] = fmaf(ac[i], dj[i], t[0]);
-          gW[k + c + (size_t)(j + jj) * fin] +=
-            (double)(((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7])));
-        }
-      }
+      double *g0 = gW + k + (size_t)j * fin, *g1 = g0 + fin;
+      g0[0] += lane_sum_f32(t00, a0, d0, m8, m);
+      g0[1] += lane_sum_f32(t01, a1, d0, m8, m);
+      g0[2] += lane_sum_f32(t02, a2, d0, m8, m);
+      g0[3] += lane_sum_f32(t03, a3, d0, m8, m);
+      g1[0] += lane_sum_f32(t10, a0, d1, m8, m);
+      g1[1] += lane_sum_f32(t11, a1, d1, m8, m);
+      g1[2] += lane_sum_f32(t12, a2, d1, m8, m);
+      g1[3] += lane_sum_f32(t13, a3, d1, m8, m);
     }
     for (; k < fin; k++) {
       const float *ak = a + (size_t)k * lda;
-      for (int jj = 0; jj < 2; jj++) {
-        const float *dj = jj ? d1 : d0;
-        __m256 v = _mm256_setzero_ps();
-        for (int i = 0; i < m8; i += 8)
-          v = _mm256_fmadd_ps(_mm256_loadu_ps(ak + i), _mm256_loadu_ps(dj + i), v);
-        float t[8];
-        _mm256_storeu_ps(t, v);
-        for (int i = m8; i < m; i++) t[0] = fmaf(ak[i], dj[i], t[0]);
-        gW[k + (size_t)(j + jj) * fin] +=
-          (double)(((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7])));
-      }
+      gW[k + (size_t)j * fin] += dot_f32(ak, d0, m8, m);
+      gW[k + (size_t)(j + 1) * fin] += dot_f32(ak, d1, m8, m);
     }
   }
-  for (; j < fout; j++) {
-    const float *dj = d + (size_t)j * ldd;
-    for (int k = 0; k < fin; k++) {
-      const float *ak = a + (size_t)k * lda;
-      __m256 v = _mm256_setzero_ps();
-      for (int i = 0; i < m8; i += 8)
-        v = _mm256_fmadd_ps(_mm256_loadu_ps(ak + i), _mm256_loadu_ps(dj + i), v);
-      float t[8];
-      _mm256_storeu_ps(t, v);
-      for (int i = m8; i < m; i++) t[0] = fmaf(ak[i], dj[i], t[0]);
-      gW[k + (size_t)j * fin] +=
-        (double)(((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7])));
-    }
-  }
+  for (; j < fout; j++)
+    for (int k = 0; k < fin; k++)
+      gW[k + (size_t)j * fin] += dot_f32(a + (size_t)k * lda, d + (size_t)j * ldd, m8, m);
 }
 
 /* z = b + A W for a block of rows: 8 rows x 4 outputs in 8 accumulators */
