@@ -142,6 +142,11 @@
 #'   (BlackJAX 1.2.2: chains can turn non-finite and are reported as
 #'   failed); see **Non-finite values**. `NULL`: `"blackjax"` for `tuning =
 #'   "naive"`, `"revert"` otherwise.
+#' @param normal How the momentum refresh draws its standard normal
+#'   deviates (two per parameter per step): `"polar"` (Marsaglia's polar
+#'   method, the papers' protocols) or `"ziggurat"` (Marsaglia and Tsang's
+#'   ziggurat, exact too and about three times faster per deviate; the
+#'   default fit's). The two give different chains from the same seed.
 #' @return A sampler settings object of class `c("bnn_mclmc", "bnn_sampler")`
 #'   for [bnn_fit()]; dimension-dependent defaults
 #'   (`NULL` `stepsize` and `L`) are resolved when a chain starts.
@@ -168,8 +173,9 @@ bnn_mclmc <- function(integrator = c("mclachlan", "leapfrog"),
                       stepsize = NULL, L = NULL, energy_var = NULL,
                       n_eff = NULL, trust = 1.5, Lfactor = 0.4,
                       fft_params = NULL, fft_samples = NULL, shrink = 0.8,
-                      safeguard = NULL) {
+                      safeguard = NULL, normal = c("polar", "ziggurat")) {
   integrator <- match.arg(integrator)
+  normal <- match_choice(normal[1L], c("polar", "ziggurat"), "normal")
   tuning <- match.arg(tuning)
   # "naive" runs MILE's tuning code with BlackJAX's targets
   mile <- tuning %in% c("mile", "naive")
@@ -222,7 +228,7 @@ bnn_mclmc <- function(integrator = c("mclachlan", "leapfrog"),
     fft_samples = lim(fft_samples, "fft_samples"),
     shrink = .omc_check_number(shrink, "shrink", 0, 1, lower_open = TRUE,
                                upper_open = TRUE),
-    safeguard = safeguard
+    safeguard = safeguard, normal = normal
   ), "mclmc")
 }
 
@@ -279,7 +285,8 @@ bnn_mclmc_budget <- function(settings = bnn_mclmc()) {
        trust = settings$trust, Lfactor = settings$Lfactor,
        fft_params = lim(settings$fft_params),
        fft_samples = lim(settings$fft_samples), shrink = settings$shrink,
-       safeguard = if (identical(settings$safeguard, "blackjax")) 1L else 0L)
+       safeguard = if (identical(settings$safeguard, "blackjax")) 1L else 0L,
+       ziggurat = as.integer(mclmc_ziggurat(settings)))
 }
 
 # The tuning's transitions per stage: n1, n2 plus the preconditioning steps
@@ -331,11 +338,12 @@ mclmc_chain_result <- function(res, info, stages, warmup) {
 format.bnn_mclmc <- function(x, ...) {
   tun <- switch(x$tuning, mile = "MILE", blackjax = "BlackJAX",
                 naive = "naive (MILE's code, BlackJAX's targets)", x$tuning)
-  sprintf("MCLMC (%s integrator, %s tuning %s, %d sampling steps thinned by %d%s%s)",
+  sprintf("MCLMC (%s integrator, %s tuning %s, %d sampling steps thinned by %d%s%s%s)",
           x$integrator, tun, paste(x$n_tune, collapse = "/"), x$n_samples, x$thin,
           if (x$diag_precond) ", diagonal preconditioning" else "",
           if (identical(x$safeguard, "blackjax"))
-            ", BlackJAX 1.2.2 safeguard: chains can fail" else "")
+            ", BlackJAX 1.2.2 safeguard: chains can fail" else "",
+          if (mclmc_ziggurat(x)) ", ziggurat normals" else "")
 }
 
 #' @export
@@ -393,9 +401,14 @@ sampler_chain_result.bnn_mclmc <- function(sampler, res, info, schedule) {
 chain_sampler_seconds.bnn_mclmc <- function(sampler, warmup, iter, dim) {
   k <- if (identical(sampler$integrator, "leapfrog")) 0L else 1L
   d <- as.integer(max(2, dim))
-  per_step <- time_per_rep(function(reps) .Call(C_mclmc_step_cost, d, k, as.integer(reps)))[["cpu"]]
+  zg <- mclmc_ziggurat(sampler)
+  per_step <- time_per_rep(function(reps) .Call(C_mclmc_step_cost, d, k, as.integer(reps), zg))[["cpu"]]
   mclmc_chain_steps(sampler) * per_step
 }
+
+# TRUE when the settings draw the momentum's deviates by the ziggurat
+# (settings made before the option existed have none: the polar method).
+mclmc_ziggurat <- function(settings) identical(settings$normal, "ziggurat")
 
 # Steps of a chain: tuning (with the preconditioning steps) and sampling.
 mclmc_chain_steps <- function(sampler) {

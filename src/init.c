@@ -23,7 +23,7 @@ SEXP C_relative_eff(SEXP, SEXP, SEXP);
 SEXP C_optimize(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP C_mclmc_ess(SEXP);
 SEXP C_mclmc_grads_per_step(SEXP);
-SEXP C_mclmc_step_cost(SEXP, SEXP, SEXP);
+SEXP C_mclmc_step_cost(SEXP, SEXP, SEXP, SEXP);
 
 /* --- the chain driver, every kernel (api_kernel.c) --- */
 SEXP C_kchain_new(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
@@ -77,7 +77,7 @@ static const R_CallMethodDef CallEntries[] = {
     CALLDEF(C_optimize, 6),
     CALLDEF(C_mclmc_ess, 1),
     CALLDEF(C_mclmc_grads_per_step, 1),
-    CALLDEF(C_mclmc_step_cost, 3),
+    CALLDEF(C_mclmc_step_cost, 4),
     /* the chain driver */
     CALLDEF(C_kchain_new, 6),
     CALLDEF(C_kchain_run, 3),

@@ -63,6 +63,8 @@ void bnn_parse_mclmc(SEXP settings, int dim, void *out) {
   s.safeguard = bnn_get_int(settings, "safeguard", BNN_SAFEGUARD_REVERT);
   if (s.safeguard != BNN_SAFEGUARD_REVERT && s.safeguard != BNN_SAFEGUARD_BLACKJAX)
     Rf_error("'safeguard' code must be 0 (revert) or 1 (blackjax)");
+  s.ziggurat = bnn_get_int(settings, "ziggurat", 0);
+  if (s.ziggurat != 0 && s.ziggurat != 1) Rf_error("'ziggurat' code must be 0 (polar) or 1 (ziggurat)");
   if (!(s.stepsize > 0) || !isfinite(s.stepsize)) Rf_error("'stepsize' must be a positive number");
   if (!(s.L > 0)) Rf_error("'L' must be positive (Inf: no momentum noise)");
   if (!(s.ev_start > 0 && s.ev_end > 0) || !isfinite(s.ev_start) || !isfinite(s.ev_end))
@@ -139,8 +141,10 @@ static double std_normal_logdens(void *ctx, const double *x, double *g) {
 /* Runs n_steps MCLMC steps (integrator code) of dimension dim on the
  * standard normal; R times the call (run-cost.R) to add the sampler's own
  * cost per step to the gradients' in the announced estimate. */
-SEXP C_mclmc_step_cost(SEXP dim, SEXP integrator, SEXP n_steps) {
+SEXP C_mclmc_step_cost(SEXP dim, SEXP integrator, SEXP n_steps, SEXP ziggurat) {
   int d = Rf_asInteger(dim), k = Rf_asInteger(integrator), n = Rf_asInteger(n_steps);
+  int zg = Rf_asLogical(ziggurat);
+  if (zg == NA_LOGICAL) Rf_error("'ziggurat' must be TRUE or FALSE");
   if (d == NA_INTEGER || d < 2) Rf_error("'dim' must be an integer of at least 2");
   if (k != BNN_MCLMC_LEAPFROG && k != BNN_MCLMC_MCLACHLAN)
     Rf_error("'integrator' code must be 0 (leapfrog) or 1 (mclachlan)");
@@ -165,6 +169,11 @@ SEXP C_mclmc_step_cost(SEXP dim, SEXP integrator, SEXP n_steps) {
   m.check = BNN_CHECK_ALL;
   m.eps = 0.5;
   m.L = sqrt((double)d);
+  bnn_zig zig;
+  if (zg) {
+    bnn_zig_init(&zig);
+    m.zig = &zig;
+  }
   bnn_mclmc_init(&m, start);
   bnn_mclmc_info info;
   double acc = 0.0;

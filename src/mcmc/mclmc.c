@@ -59,11 +59,16 @@ static void nan_to_num_vec(double *x, int n) {
     if (!isfinite(x[i])) x[i] = bnn_nan_to_num(x[i]);
 }
 
+/* One standard normal deviate of the kernel's generator */
+static inline double mclmc_norm(const bnn_mclmc *k) {
+  return k->zig ? bnn_zig_norm(k->rng, k->zig) : bnn_rng_norm(k->rng);
+}
+
 /* u <- z / |z| with z ~ N(0, I): uniform on the unit sphere */
-static void random_unit(bnn_rng *r, double *u, int d) {
+static void random_unit(const bnn_mclmc *k, double *u, int d) {
   double nn = 0.0;
   for (int i = 0; i < d; i++) {
-    u[i] = bnn_rng_norm(r);
+    u[i] = mclmc_norm(k);
     nn += u[i] * u[i];
   }
   double s = 1.0 / sqrt(nn);
@@ -74,7 +79,7 @@ int bnn_mclmc_init(bnn_mclmc *k, const double *x0) {
   int d = k->dim;
   memcpy(k->x, x0, sizeof(double) * (size_t)d);
   k->logp = bnn_target_eval(k->target, k->x, k->g);
-  random_unit(k->rng, k->u, d);
+  random_unit(k, k->u, d);
   return !(isfinite(k->logp) && all_finite(k->g, d));
 }
 
@@ -133,7 +138,7 @@ static void refresh(bnn_mclmc *k, double *u, double s) {
   double nu = sqrt(expm1(2.0 * s / k->L) / (double)d);
   double nn = 0.0;
   for (int i = 0; i < d; i++) {
-    u[i] += nu * bnn_rng_norm(k->rng);
+    u[i] += nu * mclmc_norm(k);
     nn += u[i] * u[i];
   }
   double r = 1.0 / sqrt(nn);
@@ -211,7 +216,7 @@ void bnn_mclmc_step(bnn_mclmc *k, bnn_mclmc_info *info) {
      * law, so this is a valid Gibbs move), as newer BlackJAX does in
      * handle_nans; keeping it (MILE / blackjax 1.2.2, BNN_CHECK_POSITION)
      * would aim the next step at the same non-finite region again. */
-    if (k->check == BNN_CHECK_ALL) random_unit(k->rng, k->u, d);
+    if (k->check == BNN_CHECK_ALL) random_unit(k, k->u, d);
     info->energy_change = NAN;
     info->kinetic_change = NAN;
   }

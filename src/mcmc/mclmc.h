@@ -33,6 +33,7 @@
 #include <math.h>
 #include "rng.h"
 #include "target.h"
+#include "ziggurat.h"
 
 enum bnn_mclmc_integrator { BNN_MCLMC_LEAPFROG = 0, BNN_MCLMC_MCLACHLAN = 1 };
 
@@ -51,6 +52,9 @@ typedef struct {
   int integrator;
   bnn_target *target;
   bnn_rng *rng;
+  const bnn_zig *zig;    /* the momentum's normal deviates: the ziggurat's
+                            tables, or NULL for the polar method
+                            (bnn_rng_norm) */
   double eps, L;
   int check;             /* BNN_CHECK_* */
   double *sigma;         /* sqrt_diag_cov (all 1: no preconditioning) */

@@ -43,6 +43,8 @@ typedef struct {
   int fft_samples;         /* max stage-3 rows entering the ESS (<= 0: all) */
   double shrink;           /* failed step: eps_max (tuning) / eps *= shrink */
   int safeguard;           /* BNN_SAFEGUARD_* */
+  int ziggurat;            /* 1: the momentum's normal deviates by the
+                              ziggurat (ziggurat.h), 0: polar method */
   const double *sqrt_diag_cov; /* NULL: ones (copied by the kernel) */
 } bnn_mclmc_settings;
 

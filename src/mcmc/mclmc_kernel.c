@@ -25,6 +25,7 @@ typedef struct {
   int blackjax;            /* safeguard "blackjax" */
   double shrink;
   bnn_mclmc k;
+  bnn_zig zig;             /* the ziggurat's tables (settings' ziggurat) */
   bnn_mclmc_tuner t;
   double n_reverted;
   double n_sample_steps;   /* sampling steps taken */
@@ -58,6 +59,10 @@ static void *mclmc_create(int dim, const void *settings) {
   m->k.check = BNN_CHECK_ALL;
   m->k.eps = s->stepsize;
   m->k.L = s->L;
+  if (s->ziggurat) {
+    bnn_zig_init(&m->zig);
+    m->k.zig = &m->zig;
+  }
   if (s->sqrt_diag_cov)
     memcpy(m->k.sigma, s->sqrt_diag_cov, sizeof(double) * (size_t)dim);
   m->tuned_eps = m->k.eps;

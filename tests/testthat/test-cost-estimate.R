@@ -34,8 +34,10 @@ test_that("an MCLMC chain's estimate adds the sampler's own work per step to its
   expect_gt(cost$per_chain, cost$gradients * cost$t_gradient)
   expect_lt(cost$per_chain - cost$gradients * cost$t_gradient, cost$gradients * cost$t_gradient)
   # the C routine runs the steps it is asked for, on a finite target
-  expect_true(is.finite(.Call(bnnmc:::C_mclmc_step_cost, 50L, 1L, 10L)))
-  expect_error(.Call(bnnmc:::C_mclmc_step_cost, 1L, 1L, 10L), "'dim' must be")
+  expect_true(is.finite(.Call(bnnmc:::C_mclmc_step_cost, 50L, 1L, 10L, FALSE)))
+  expect_true(is.finite(.Call(bnnmc:::C_mclmc_step_cost, 50L, 1L, 10L, TRUE)))
+  expect_error(.Call(bnnmc:::C_mclmc_step_cost, 1L, 1L, 10L, FALSE), "'dim' must be")
+  expect_error(.Call(bnnmc:::C_mclmc_step_cost, 50L, 1L, 10L, NA), "'ziggurat' must be")
 })
 
 test_that("under load the CPU time per gradient and the single/double ratio stay put", {
