@@ -288,9 +288,8 @@ loo_pit_coverage <- function(ll_point, y, pp, level, max_draws = 1000L) {
     pp <- list(family = pp$family, mu = pp$mu[keep, , drop = FALSE],
                sd = pp$sd[keep, , drop = FALSE], sigma = pp$sigma[keep], nu = pp$nu[keep])
   }
-  ps <- tryCatch(suppressWarnings(loo::psis(-ll_point, r_eff = rep(1, ncol(ll_point)))), error = function(e) NULL)
-  if (is.null(ps)) return(NA_real_)
-  lw <- stats::weights(ps, normalize = TRUE, log = TRUE)
+  lw <- psis_log_weights(-ll_point)$log_weights
+  if (anyNA(lw)) return(NA_real_)
   Y <- matrix(y, nrow(pp$mu), ncol(pp$mu), byrow = TRUE)
   cdf <- if (identical(pp$family, "student")) stats::pt((Y - pp$mu) / pp$sigma, df = pp$nu)
          else stats::pnorm(Y, pp$mu, pp$sd)

@@ -27,15 +27,35 @@ relative_eff_chains <- function(ll, n_chain) {
   .Call(C_relative_eff, ll, as.integer(n_chain), .bnn_threads())
 }
 
+# Pareto-smoothed importance sampling in C (src/diag/psis.c), as
+# loo::psis() computes it, for the package's own uses (the default's check,
+# the verdict's LOO-PIT); loo() of a fit returns loo's objects.
+# psis_log_weights(): the normalised log weights [draw, observation] of the
+# log ratios and their Pareto k.  psis_loo_pointwise(): from the pointwise
+# log-likelihood [draw, observation], a matrix of elpd_loo, lpd and
+# pareto_k per observation (loo::loo()'s pointwise columns).
+psis_log_weights <- function(log_ratios, r_eff = rep(1, ncol(log_ratios))) {
+  if (!is.double(log_ratios)) storage.mode(log_ratios) <- "double"
+  .Call(C_psis, log_ratios, as.double(r_eff), FALSE, .bnn_threads())
+}
+
+psis_loo_pointwise <- function(ll, r_eff = rep(1, ncol(ll))) {
+  if (!is.double(ll)) storage.mode(ll) <- "double"
+  out <- .Call(C_psis, ll, as.double(r_eff), TRUE, .bnn_threads())
+  colnames(out) <- c("elpd_loo", "lpd", "pareto_k")
+  out
+}
+
 # The PSIS-LOO elpd of a fit's training data, as loo(x, moment_match =
 # FALSE) computes it (pointwise_loglik() has the draws of the chains that
 # did not fail): the estimate, its standard error and the number of
-# observations with Pareto k above loo's threshold.
+# observations with Pareto k above 0.7.  An error when PSIS fails for a
+# point (a non-finite log-likelihood).
 fit_psis_elpd <- function(x) {
   ll <- pointwise_loglik(x)
-  lo <- suppressWarnings(loo::loo(ll, r_eff = fit_relative_eff(x, ll)))
-  k <- lo$diagnostics$pareto_k
-  thr <- lo$diagnostics$k_threshold %||% 0.7
-  list(elpd = lo$estimates["elpd_loo", "Estimate"], se = lo$estimates["elpd_loo", "SE"],
-       k_high = sum(k > thr, na.rm = TRUE))
+  pw <- psis_loo_pointwise(ll, fit_relative_eff(x, ll))
+  e <- pw[, "elpd_loo"]
+  if (anyNA(e)) stop("PSIS-LOO failed for some observations.", call. = FALSE)
+  list(elpd = sum(e), se = sqrt(length(e) * stats::var(e)),
+       k_high = sum(pw[, "pareto_k"] > 0.7, na.rm = TRUE))
 }

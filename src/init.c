@@ -18,6 +18,7 @@ SEXP C_diag(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
 SEXP C_cumulative_lppd(SEXP);
 SEXP C_lppd_stop(SEXP, SEXP, SEXP);
 SEXP C_relative_eff(SEXP, SEXP, SEXP);
+SEXP C_psis(SEXP, SEXP, SEXP, SEXP);
 
 /* --- optimiser and MCLMC (api_optim.c, api_mclmc.c) --- */
 SEXP C_optimize(SEXP, SEXP, SEXP, SEXP, SEXP, SEXP);
@@ -73,6 +74,7 @@ static const R_CallMethodDef CallEntries[] = {
     CALLDEF(C_cumulative_lppd, 1),
     CALLDEF(C_lppd_stop, 3),
     CALLDEF(C_relative_eff, 3),
+    CALLDEF(C_psis, 4),
     /* optimiser and MCLMC */
     CALLDEF(C_optimize, 6),
     CALLDEF(C_mclmc_ess, 1),

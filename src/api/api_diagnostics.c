@@ -6,6 +6,7 @@
 #include <string.h>
 #include "api_util.h"
 #include "diagnostics.h"
+#include "psis.h"
 
 /* statistics known to C_diag; "per_prob" ones give one column per prob */
 typedef enum {
@@ -293,6 +294,87 @@ SEXP C_lppd_stop(SEXP lppd, SEXP eps, SEXP window) {
   bnn_lppd_stop(REAL(lppd), n_iter, n_chain, e, w, INTEGER(out));
   for (int c = 0; c < n_chain; c++)
     if (INTEGER(out)[c] == 0) INTEGER(out)[c] = NA_INTEGER;
+  UNPROTECT(1);
+  return out;
+}
+
+/* PSIS of the columns of a matrix [draw, observation]: with loo = 0, x holds
+ * log importance ratios and the result is list(log_weights = the
+ * normalised log weights [draw, observation], pareto_k); with loo = 1, x
+ * holds pointwise log-likelihoods (the ratios are -x) and the result is a
+ * matrix [observation, 3] of elpd_loo, lpd and pareto_k, as loo::loo()'s
+ * pointwise columns, without the weights.  r_eff: one relative efficiency
+ * per observation.  Columns are spread over `threads` OpenMP threads; the
+ * result does not depend on their number. */
+SEXP C_psis(SEXP x, SEXP r_eff, SEXP loo, SEXP threads) {
+  if (TYPEOF(x) != REALSXP) Rf_error("'x' must be a double matrix [draw, observation]");
+  SEXP dim = Rf_getAttrib(x, R_DimSymbol);
+  if (TYPEOF(dim) != INTSXP || Rf_length(dim) != 2)
+    Rf_error("'x' must be a matrix [draw, observation]");
+  int S = INTEGER(dim)[0], n_obs = INTEGER(dim)[1];
+  if (S < 2) Rf_error("'x' must have at least 2 draws");
+  if (TYPEOF(r_eff) != REALSXP || Rf_length(r_eff) != n_obs)
+    Rf_error("'r_eff' must be a double vector with one value per observation (%d)", n_obs);
+  int is_loo = Rf_asLogical(loo);
+  if (is_loo == NA_LOGICAL) Rf_error("'loo' must be TRUE or FALSE");
+  int nth = Rf_asInteger(threads);
+  if (nth == NA_INTEGER || nth < 1) Rf_error("'threads' must be a whole number >= 1");
+#ifndef _OPENMP
+  nth = 1;
+#endif
+  if (nth > n_obs) nth = n_obs > 0 ? n_obs : 1;
+  bnn_psis_pair **wss = (bnn_psis_pair **) R_alloc(nth, sizeof(bnn_psis_pair *));
+  double **cols = (double **) R_alloc(nth, sizeof(double *));
+  for (int t = 0; t < nth; t++) {
+    wss[t] = (bnn_psis_pair *) R_alloc(bnn_psis_ws_size(S), 1);
+    cols[t] = (double *) R_alloc(2 * (size_t) S, sizeof(double));
+  }
+  SEXP out, lw_m = R_NilValue, k_v = R_NilValue;
+  if (is_loo) {
+    out = PROTECT(Rf_allocMatrix(REALSXP, n_obs, 3));
+  } else {
+    out = PROTECT(Rf_allocVector(VECSXP, 2));
+    lw_m = Rf_allocMatrix(REALSXP, S, n_obs);
+    SET_VECTOR_ELT(out, 0, lw_m);
+    k_v = Rf_allocVector(REALSXP, n_obs);
+    SET_VECTOR_ELT(out, 1, k_v);
+    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 2));
+    SET_STRING_ELT(nm, 0, Rf_mkChar("log_weights"));
+    SET_STRING_ELT(nm, 1, Rf_mkChar("pareto_k"));
+    Rf_setAttrib(out, R_NamesSymbol, nm);
+    UNPROTECT(1);
+  }
+  const double *xp = REAL(x), *re = REAL(r_eff);
+  double *op = is_loo ? REAL(out) : NULL;
+  double *lwp = is_loo ? NULL : REAL(lw_m), *kp = is_loo ? NULL : REAL(k_v);
+  const int block = 64 * nth;
+  for (int i0 = 0; i0 < n_obs; i0 += block) {
+    R_CheckUserInterrupt();
+    int i1 = n_obs - i0 < block ? n_obs : i0 + block;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(dynamic, 4) if (nth > 1)
+#endif
+    for (int i = i0; i < i1; i++) {
+#ifdef _OPENMP
+      int t = omp_get_thread_num();
+#else
+      int t = 0;
+#endif
+      const double *xi = xp + (size_t) S * i;
+      if (!is_loo) {
+        kp[i] = na_of(bnn_psis(xi, S, re[i], lwp + (size_t) S * i, wss[t]));
+        continue;
+      }
+      double *lr = cols[t], *lw = cols[t] + S;
+      for (int s = 0; s < S; s++) lr[s] = -xi[s];
+      double k = bnn_psis(lr, S, re[i], lw, wss[t]);
+      /* elpd_loo = log sum w_s p(y_i | theta_s), lpd = log mean p(y_i | theta_s) */
+      for (int s = 0; s < S; s++) lw[s] += xi[s];
+      op[i] = na_of(bnn_log_sum_exp(lw, S));
+      op[i + n_obs] = na_of(bnn_log_sum_exp(xi, S) - log((double) S));
+      op[i + 2 * (size_t) n_obs] = na_of(k);
+    }
+  }
   UNPROTECT(1);
   return out;
 }
