@@ -1,0 +1,87 @@
+# The default likelihood of a numeric response with more than 500 training
+# rows: the homoscedastic Gaussian with the fan-in prior (the default chosen
+# on the panel, whose sets are mostly small), or the papers' heteroscedastic
+# Gaussian with Normal(0, 1) weights when the response is continuous
+# (R/model-defaults.R)?
+#
+# Sets of more than 625 rows (more than 500 training rows): the UCI sets
+# energy, concrete, airfoil, wine_red (random 1,000 of its rows, as in
+# default_panel.R; its response takes six values), wine_white, protein and
+# bikesharing (random 2,000 rows each; bikesharing's response is a count).
+# Two random 80/20 splits each (seed 100 + split).  On every split:
+#   default:  bnn_fit(y ~ ., data = train, seed = 1): the rule chooses the
+#             likelihood (`likelihood` says which);
+#   gaussian: the same with likelihood = "gaussian", prior =
+#             bnn_prior(fan_in = TRUE), the earlier default (not run where
+#             the rule chose it: the same fit);
+#   bart:     dbarts::bart(), 4 chains x (500 + 2,000), one thread.
+# Scores: test log predictive density per point (response scale), 90%
+# coverage of the predictive draws, wall seconds (one core each).
+#   BNNMC_DATA_DIR=/work/shared/data/uci Rscript inst/benchmarks/decisions/default_likelihood.R
+suppressPackageStartupMessages(library(bnnmc))
+options(bnnmc.threads = 1L, mc.cores = 1L)
+dir <- Sys.getenv("BNNMC_DATA_DIR", "/work/shared/data/uci")
+out_csv <- file.path("inst", "benchmarks", "decisions", "default_likelihood.csv")
+sub <- function(d, n) {
+  if (nrow(d) <= n) return(d)
+  set.seed(20231)
+  d[sort(sample(nrow(d), n)), ]
+}
+sets <- list(
+  energy = function() bnn_read_uci("energy", dir = dir),
+  concrete = function() bnn_read_uci("concrete", dir = dir),
+  airfoil = function() bnn_read_uci("airfoil", dir = dir),
+  wine_red = function() sub(bnn_read_uci("wine_red_proc", dir = dir, classification = FALSE), 1000),
+  wine_white = function() sub(bnn_read_uci("wine_white_proc", dir = dir, classification = FALSE), 2000),
+  protein = function() sub(bnn_read_uci("protein", dir = dir), 2000),
+  bikesharing = function() sub(bnn_read_uci("bikesharing", dir = dir), 2000))
+only <- Sys.getenv("BNNMC_SETS")
+if (nzchar(only)) sets <- sets[strsplit(only, ",")[[1]]]
+logmeanexp <- function(a) { m <- max(a); m + log(mean(exp(a - m))) }
+cover90 <- function(draws, y) {
+  q <- apply(draws, 2, stats::quantile, c(0.05, 0.95))
+  mean(y >= q[1, ] & y <= q[2, ])
+}
+bnn_score <- function(train, test, ...) {
+  t0 <- proc.time()[["elapsed"]]
+  fit <- suppressMessages(suppressWarnings(bnn_fit(y ~ ., data = train, seed = 1,
+                                                   progress = FALSE, ...)))
+  secs <- proc.time()[["elapsed"]] - t0
+  ll <- log_lik(fit, newdata = test)
+  data.frame(likelihood = fit$likelihood$family, seconds = secs,
+             lpd = mean(apply(ll, 2, logmeanexp)),
+             cov90 = cover90(posterior_predict(fit, newdata = test, seed = 1), test$y))
+}
+bart_score <- function(train, test) {
+  x <- as.matrix(train[, setdiff(names(train), "y")])
+  xt <- as.matrix(test[, setdiff(names(test), "y")])
+  t0 <- proc.time()[["elapsed"]]
+  b <- dbarts::bart(x, train$y, xt, ntree = 200, nskip = 500, ndpost = 2000, nchain = 4,
+                    nthread = 1, keeptrees = FALSE, verbose = FALSE, seed = 1)
+  secs <- proc.time()[["elapsed"]] - t0
+  mu <- b$yhat.test
+  sig <- as.vector(b$sigma)
+  ll <- stats::dnorm(matrix(test$y, nrow(mu), ncol(mu), byrow = TRUE), mu, sig, log = TRUE)
+  set.seed(1)
+  yrep <- mu + sig * matrix(stats::rnorm(length(mu)), nrow(mu))
+  data.frame(likelihood = "bart", seconds = secs, lpd = mean(apply(ll, 2, logmeanexp)),
+             cov90 = cover90(yrep, test$y))
+}
+rows <- if (file.exists(out_csv)) utils::read.csv(out_csv) else NULL
+for (split in 1:2) for (nm in names(sets)) {
+  if (!is.null(rows) && any(rows$set == nm & rows$split == split)) next
+  d <- sets[[nm]]()
+  set.seed(100 + split)
+  te <- sample(nrow(d), round(0.2 * nrow(d)))
+  train <- d[-te, ]
+  test <- d[te, ]
+  r <- list(default = bnn_score(train, test))
+  if (r$default$likelihood != "gaussian")
+    r$gaussian <- bnn_score(train, test, likelihood = "gaussian", prior = bnn_prior(fan_in = TRUE))
+  if (requireNamespace("dbarts", quietly = TRUE)) r$bart <- bart_score(train, test)
+  out <- cbind(data.frame(set = nm, split = split, n_train = nrow(train), method = names(r)),
+               do.call(rbind, r))
+  print(out, digits = 3, row.names = FALSE)
+  rows <- rbind(rows, out)
+  utils::write.csv(rows, out_csv, row.names = FALSE)
+}
