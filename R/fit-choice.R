@@ -31,15 +31,25 @@ linear_check_applies <- function(given, model) {
     ncol(model$X) >= 1L && nrow(model$X) <= .linear_check_max_rows
 }
 
+# Stacking weights below this share go to the other model alone: a weight
+# near 1 is a choice of one model, as the PSIS-LOO comparison makes it.
+.stack_min_weight <- 0.05
+
 # Runs the network's fit (`fit_net`, a function of no arguments) and the
-# linear model's (`fit_lin`), and returns the fit with the larger PSIS-LOO
-# elpd, with `$model_choice` saying what was compared.  The warnings of the
+# linear model's (`fit_lin`), and stacks them (Yao, Vehtari, Simpson and
+# Gelman 2018): the weights of the two predictive distributions that
+# maximise the PSIS-LOO log score of their mixture (loo::stacking_weights()).
+# When one model has (almost) all the weight it is returned alone (the one
+# with the larger elpd, nearly always); otherwise the network's fit is
+# returned with the linear model's as its $mixture (R/predict-mixture.R).
+# `$model_choice` says what was compared.  psis_elpd: fit_psis_elpd() (a
+# test gives its own).  The warnings of the
 # fit not returned are dropped (a convergence warning of a network that is
 # not returned is no concern of the user's); those of the fit returned are
 # signalled again after the choice.  The time of the whole check (the
 # network, the linear model, the PSIS-LOO comparison and the total) is the
 # attribute "timing" of `$model_choice`, which print() shows.
-choose_default_model <- function(fit_net, fit_lin) {
+choose_default_model <- function(fit_net, fit_lin, psis_elpd = fit_psis_elpd) {
   t_start <- proc.time()[["elapsed"]]
   catch <- function(f) {
     w <- list()
@@ -53,21 +63,27 @@ choose_default_model <- function(fit_net, fit_lin) {
   t0 <- proc.time()[["elapsed"]]
   lin <- tryCatch(catch(function() suppressMessages(fit_lin())), error = function(e) NULL)
   t1 <- proc.time()[["elapsed"]]
-  elpd <- function(f) if (is.null(f)) NULL else tryCatch(fit_psis_elpd(f), error = function(e) NULL)
+  elpd <- function(f) if (is.null(f)) NULL else tryCatch(psis_elpd(f), error = function(e) NULL)
   e_net <- elpd(net$fit)
   e_lin <- if (!is.null(lin) && all(lin$fit$chain_status == "ok")) elpd(lin$fit)
-  use_lin <- !is.null(e_net) && !is.null(e_lin) && e_lin$elpd > e_net$elpd
+  both <- !is.null(e_net) && !is.null(e_lin)
+  w <- if (both) stacking_pair(e_net$pointwise, e_lin$pointwise)
+  stack <- both && min(w) >= .stack_min_weight
+  use_lin <- both && !stack && e_lin$elpd > e_net$elpd
   t2 <- proc.time()[["elapsed"]]
   seconds <- t2 - t0
   out <- if (use_lin) lin else net
-  if (!is.null(e_net) && !is.null(e_lin)) {
+  if (stack)
+    out$fit <- bnnfit_with(out$fit, mixture = list(fit = lin$fit,
+                                                   weights = c(network = w[1L], linear = w[2L])))
+  if (both) {
     out$fit <- bnnfit_with(out$fit, model_choice = structure(
       data.frame(model = c("network", "linear"),
                  network = c(paste(net$fit$spec$sizes, collapse = "-"),
                              paste(lin$fit$spec$sizes, collapse = "-")),
                  elpd_loo = c(e_net$elpd, e_lin$elpd), se = c(e_net$se, e_lin$se),
-                 pareto_k_high = c(e_net$k_high, e_lin$k_high),
-                 chosen = c(!use_lin, use_lin), stringsAsFactors = FALSE),
+                 pareto_k_high = c(e_net$k_high, e_lin$k_high), weight = w,
+                 chosen = c(!use_lin, use_lin | stack), stringsAsFactors = FALSE),
       seconds = seconds,
       timing = c(total = t2 - t_start, network = t0 - t_start, linear = t1 - t0,
                  check = t2 - t1)))
@@ -81,8 +97,24 @@ choose_default_model <- function(fit_net, fit_lin) {
         "linear model (logistic regression)" else "linear model",
       paste(net$fit$hidden, collapse = "-"), e_lin$elpd, e_net$elpd,
       uncertain_choice_note(e_net, e_lin, nrow(net$fit$X))))
-  for (w in out$warnings) warning(w)
+  if (stack)
+    message(sprintf(paste0(
+      "bnn_fit(): the %s network and a Bayesian %s predict these data about equally well ",
+      "(PSIS-LOO elpd %.1f against %.1f), so the fit returned stacks them: its predictions use ",
+      "the network's draws with weight %.2f and the linear model's with weight %.2f%s; give ",
+      "'hidden' to keep the network alone (?bnn_fit, \"The default model's check\")."),
+      paste(net$fit$hidden, collapse = "-"),
+      if (identical(lin$fit$likelihood$family, "bernoulli"))
+        "linear model (logistic regression)" else "linear model",
+      e_net$elpd, e_lin$elpd, w[1L], w[2L], uncertain_choice_note(e_net, e_lin, nrow(net$fit$X))))
+  for (cnd in out$warnings) warning(cnd)
   out$fit
+}
+
+# Stacking weights of two models from their pointwise PSIS-LOO elpds.
+stacking_pair <- function(e1, e2) {
+  w <- as.numeric(loo::stacking_weights(cbind(e1, e2)))
+  w / sum(w)
 }
 
 # Said with the choice when PSIS-LOO is unreliable for either model (more
@@ -100,6 +132,10 @@ uncertain_choice_note <- function(e_net, e_lin, n) {
 format_model_choice <- function(mc) {
   if (is.null(mc) || !is.data.frame(mc) || nrow(mc) != 2L) return(NULL)
   ch <- mc$chosen
+  if (all(ch))
+    return(sprintf(paste0("the %s network and the linear model, stacked with weights %.2f ",
+                          "and %.2f (PSIS-LOO elpd %.1f and %.1f)"),
+                   mc$network[1], mc$weight[1], mc$weight[2], mc$elpd_loo[1], mc$elpd_loo[2]))
   sprintf("%s (PSIS-LOO elpd %.1f against %.1f for the %s)",
           if (ch[2]) "the linear model, by the default's check" else
             "the network, by the default's check",

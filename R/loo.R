@@ -104,7 +104,8 @@ loo.bnnfit <- function(x, ..., r_eff = NULL, cores = getOption("mc.cores", 1),
   if (identical(moment_match, "auto")) {
     n_high <- sum(out$diagnostics$pareto_k > (out$diagnostics$k_threshold %||% 0.7),
                   na.rm = TRUE)
-    moment_match <- n_high > 0L
+    # a mixture of two models has no one parameter space to transform
+    moment_match <- n_high > 0L && is.null(x$mixture)
     if (moment_match)
       message(sprintf(paste0("loo(): %d observation(s) have high Pareto k; improving them by ",
                              "moment matching (moment_match = FALSE skips this)."), n_high))

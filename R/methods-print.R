@@ -350,7 +350,7 @@ residuals.bnnfit <- function(object, type = c("response", "ordinary", "pearson")
   } else {
     ps <- pred_setup(object, newdata, ndraws)
     q <- list(mean = numeric(nrow(ps$X)), v = numeric(nrow(ps$X)))
-    for (idx in row_blocks(nrow(ps$X), ncol(ps$th), 2L)) {
+    for (idx in row_blocks(nrow(ps$X), ps_ndraws(ps), 2L)) {
       pp <- block_params(object, ps, idx)
       q$mean[idx] <- colMeans(pp$mu)
       # variance of the equal-weight mixture of N(mu_s, sd_s^2)

@@ -127,7 +127,7 @@ fit_metrics_gaussian <- function(object, newdata, ndraws, yc, ys, y, levels,
   all_levels <- c(levels, cal_levels)
   ps <- pred_setup(object, newdata, ndraws)
   n <- nrow(ps$X)
-  S <- ncol(ps$th)
+  S <- ps_ndraws(ps)
   if (length(y) != n) stop("'y' must have one value per row of 'newdata'.", call. = FALSE)
   pw <- data.frame(mean = numeric(n), lpd = numeric(n), pit = numeric(n))
   lo <- hi <- matrix(NA_real_, n, length(all_levels))

@@ -7,12 +7,13 @@
 # computes it (the ESS is scale-invariant; the shift keeps exp() from
 # underflowing).
 fit_relative_eff <- function(x, ll) {
+  # a stacked fit's chains contribute unequal numbers of draws, which
+  # loo::relative_eff() cannot take, and a mixture's draws come from two
+  # models: their draws count as independent
+  if (!is.null(x$stacking) || !is.null(x$mixture)) return(rep(1, ncol(ll)))
   chain_id <- draw_chain_ids(x)
   if (length(chain_id) != nrow(ll))
     stop("The pointwise log-likelihood does not have one row per kept draw.", call. = FALSE)
-  # a stacked fit's chains contribute unequal numbers of draws, which
-  # loo::relative_eff() cannot take: its draws count as independent
-  if (!is.null(x$stacking)) return(rep(1, ncol(ll)))
   relative_eff_chains(ll, length(unique(chain_id)))
 }
 
@@ -49,13 +50,13 @@ psis_loo_pointwise <- function(ll, r_eff = rep(1, ncol(ll))) {
 # The PSIS-LOO elpd of a fit's training data, as loo(x, moment_match =
 # FALSE) computes it (pointwise_loglik() has the draws of the chains that
 # did not fail): the estimate, its standard error and the number of
-# observations with Pareto k above 0.7.  An error when PSIS fails for a
-# point (a non-finite log-likelihood).
+# observations with Pareto k above 0.7, and the pointwise elpds.  An error
+# when PSIS fails for a point (a non-finite log-likelihood).
 fit_psis_elpd <- function(x) {
   ll <- pointwise_loglik(x)
   pw <- psis_loo_pointwise(ll, fit_relative_eff(x, ll))
   e <- pw[, "elpd_loo"]
   if (anyNA(e)) stop("PSIS-LOO failed for some observations.", call. = FALSE)
   list(elpd = sum(e), se = sqrt(length(e) * stats::var(e)),
-       k_high = sum(pw[, "pareto_k"] > 0.7, na.rm = TRUE))
+       k_high = sum(pw[, "pareto_k"] > 0.7, na.rm = TRUE), pointwise = unname(e))
 }

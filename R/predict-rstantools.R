@@ -175,7 +175,7 @@ posterior_epred.bnnfit <- function(object, newdata = NULL, ndraws = NULL, ...) {
   if (identical(object$likelihood$family, "bernoulli")) {
     # the probability of the second level, without the full probability array
     n <- nrow(ps$X)
-    S <- ncol(ps$th)
+    S <- ps_ndraws(ps)
     check_result_size(as.double(S) * n, "The draws of the expected response")
     out <- matrix(NA_real_, S, n, dimnames = list(NULL, nm))
     for (idx in row_blocks(n, S, 2L))
@@ -206,7 +206,7 @@ posterior_linpred.bnnfit <- function(object, transform = FALSE, newdata = NULL,
     return(posterior_epred.bnnfit(object, newdata = newdata, ndraws = ndraws))
   ps <- pred_setup(object, newdata, ndraws)
   n <- nrow(ps$X)
-  S <- ncol(ps$th)
+  S <- ps_ndraws(ps)
   K <- if (object$likelihood$family == "bernoulli") 1L else n_classes(object)
   check_result_size(as.double(S) * n * K, "The draws of the linear predictor")
   out <- if (K == 1L) matrix(NA_real_, S, n) else array(NA_real_, c(S, n, K))
@@ -267,7 +267,7 @@ pointwise_loglik_unweighted <- function(object, newdata = NULL, ndraws = NULL, p
   }
   ps <- pred_setup(object, newdata, ndraws)
   n <- nrow(ps$X)
-  S <- ncol(ps$th)
+  S <- ps_ndraws(ps)
   check_result_size(as.double(S) * n, "The pointwise log-likelihood")
   out <- matrix(NA_real_, S, n, dimnames = list(NULL, rownames(ps$X)))
   fam <- object$likelihood$family
@@ -315,6 +315,8 @@ predictive_error.bnnfit <- function(object, newdata = NULL, ndraws = NULL, seed 
 # Chain index (1, 2, ... over the chains that did not fail) of every row of
 # the [draw, observation] matrices above when all draws are used.
 draw_chain_ids <- function(object) {
+  # a mixture's draws come from two models' chains: none of them is a chain
+  if (!is.null(object$mixture)) return(rep(NA_integer_, pooled_ndraws(object)))
   n_ok <- sum(object$chain_status == "ok")
   ids <- rep(seq_len(n_ok), each = dim(object$draws)[1])
   if (!is.null(object$stacking)) ids <- ids[stacked_rows(object)]

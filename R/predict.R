@@ -26,12 +26,7 @@ stacked_rows <- function(object) {
   S <- dim(object$draws)[1]
   w <- object$stacking$weights
   K <- length(w)
-  total <- S * K
-  raw <- w * total
-  n <- floor(raw)
-  short <- total - sum(n)
-  if (short > 0) n[order(raw - n, decreasing = TRUE)[seq_len(short)]] <-
-    n[order(raw - n, decreasing = TRUE)[seq_len(short)]] + 1
+  n <- largest_remainder(w, S * K)
   unlist(lapply(seq_len(K), function(k) if (n[k] > 0)
     (k - 1L) * S + round(seq(1, S, length.out = n[k]))))
 }
@@ -51,6 +46,8 @@ predictive_params <- function(object, newdata, ndraws = NULL) {
 # newdata with missing predictors (`missing`, when allowed; those rows of X
 # are zeros and their predictions are set to NA by the caller).
 pred_setup <- function(object, newdata, ndraws = NULL, allow_na = FALSE) {
+  # a mixture of two models: one setup per model (R/predict-mixture.R)
+  if (!is.null(object$mixture)) return(mixture_setup(object, newdata, ndraws, allow_na))
   X <- new_design(object, newdata, allow_na = allow_na)
   list(X = X, th = draws_matrix(object, ndraws), missing = attr(X, "missing"),
        trials = family_trials(object, newdata))
@@ -96,6 +93,7 @@ check_result_size <- function(n_values, what) {
 
 # Raw network outputs [row, output, draw] for the rows `idx` of a pred_setup().
 block_outputs <- function(object, ps, idx) {
+  if (!is.null(ps$parts)) return(mixture_outputs(ps, idx))
   X <- ps$X
   if (length(idx) != nrow(X)) X <- X[idx, , drop = FALSE]
   .Call(C_model_forward, object$spec, ps$th, X)
@@ -105,6 +103,8 @@ block_outputs <- function(object, ps, idx) {
 # [draw, row] matrices on the response's original scale (regression; with
 # sd = FALSE no sd matrix is built), or list(prob) [draw, row, class].
 block_params <- function(object, ps, idx, sd = TRUE) {
+  if (!is.null(ps$parts))
+    return(mixture_block(ps, function(obj, p) block_params(obj, p, idx, sd)))
   th <- ps$th
   off <- attr(ps$X, "offset")
   if (!is.null(off) && length(idx) != nrow(ps$X)) off <- off[idx]
@@ -173,6 +173,7 @@ class_prob_summary <- function(object, newdata, ndraws = NULL, y = NULL,
                                                                  n_classes(object)))),
                                X = new_design(object, newdata),
                                th = draws_matrix(object, ndraws)) {
+  if (!is.null(object$mixture)) return(mixture_class_summary(object, newdata, ndraws, y))
   fam <- object$likelihood$family
   S <- ncol(th)
   n <- nrow(X)
@@ -355,7 +356,7 @@ pred_na <- function(out, missing, mode, draws = FALSE) {
 pred_mean <- function(object, ps) {
   n <- nrow(ps$X)
   out <- numeric(n)
-  for (idx in row_blocks(n, ncol(ps$th)))
+  for (idx in row_blocks(n, ps_ndraws(ps)))
     out[idx] <- colMeans(block_params(object, ps, idx, sd = FALSE)$mu)
   names(out) <- rownames(ps$X)
   out
@@ -367,7 +368,7 @@ pred_quantiles <- function(object, ps, probs) {
   mean <- numeric(n)
   q <- matrix(NA_real_, n, length(probs))
   if (n == 0L) return(list(mean = mean, q = q))
-  for (idx in row_blocks(n, ncol(ps$th), 2L)) {
+  for (idx in row_blocks(n, ps_ndraws(ps), 2L)) {
     pp <- block_params(object, ps, idx)
     mean[idx] <- colMeans(pp$mu)
     q[idx, ] <- if (!is.null(pp$family)) family_quantiles(pp, probs) else
@@ -384,7 +385,7 @@ pred_quantiles <- function(object, ps, probs) {
 # or the [draw, observation, class] probabilities.
 pred_draws <- function(object, ps, noise = TRUE, seed = NULL, classes = "sample") {
   n <- nrow(ps$X)
-  S <- ncol(ps$th)
+  S <- ps_ndraws(ps)
   cls <- is_classification(object)
   K <- if (cls && !noise) n_classes(object) else 1L
   check_result_size(as.double(S) * n * K,

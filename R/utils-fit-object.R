@@ -74,6 +74,7 @@ convergence   | list       | optional | the convergence verdict of bnn_convergen
 model_choice  | data.frame | optional | the default model's check: the elpds of the network and the linear model compared
 symmetries    | character  | optional | the method whose symmetries were removed from the draws (bnn_remove_symmetries())
 stacking      | list       | optional | bnn_stack_chains(): the chains' weights in the predictive distribution, how they were computed
+mixture       | list       | optional | the default's check stacked the network with the linear model: that model's fit and the two weights
 ")
 
 # Does `x` have the type `type` of the field table?  Cheap checks only
@@ -177,7 +178,8 @@ bnnfit_subset_chains <- function(fit, chains = seq_len(dim(fit$draws)[2L]),
               chain_id = at(fit$chain_id), inits = at(fit$inits),
               inv_metric = rows(fit$inv_metric), timing = rows(fit$timing),
               failed_at = rows(fit$failed_at), chains = length(chains),
-              stacking = NULL)                  # its weights were the chains'
+              stacking = NULL,                  # its weights were the chains'
+              mixture = NULL)                   # the network's chains alone
 }
 
 bnnfit_build <- function(fields, class, strict) {

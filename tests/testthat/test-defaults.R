@@ -22,11 +22,20 @@ test_that("the default fit is MILE from a deep ensemble, with the documented net
   expect_identical(fit$n_grad, rep(50001, 2))
   expect_identical(fit$precision, "single")
   expect_output(print(fit), "MILE tuning 16000/2000/2000, 5000 sampling steps thinned by 5")
-  # the default equals MILE with that budget in single precision, draw for draw
+  # the default equals MILE with that budget in single precision and the
+  # ziggurat's normal deviates, draw for draw
+  expect_identical(fit$sampler$normal, "ziggurat")
+  expect_output(print(fit), "ziggurat normals")
   mile <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2, seed = 1,
-                  sampler = "mile", warmup = 20000, iter = 1000, thin = 5,
-                  precision = "single", progress = FALSE)
+                  sampler = bnnmc:::default_sampler(), precision = "single", progress = FALSE)
   expect_identical(fit$draws, mile$draws)
+  # sampler = "mile" with the same budget draws its normals by the polar
+  # method, as the paper's protocol: other chains
+  polar <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 1, seed = 1,
+                   sampler = "mile", warmup = 20000, iter = 1000, thin = 5,
+                   precision = "single", progress = FALSE)
+  expect_identical(polar$sampler$normal, "polar")
+  expect_false(identical(fit$draws[, 1, ], polar$draws[, 1, ]))
   # sampler = "mile" is the paper's protocol: its budget, in double precision
   paper <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 1, seed = 1,
                    sampler = "mile", progress = FALSE)

@@ -4,7 +4,8 @@
 #   default: bnn_fit(y ~ ., data = train, seed = 1): MILE on the default
 #            budget (20,000 tuning and 5,000 sampling steps) in single
 #            precision, with its check against a linear model (at most 500
-#            rows);
+#            rows) or, above 500 rows of a continuous response, the
+#            heteroscedastic likelihood (`hetero_default`);
 #   before:  the network of the default of earlier versions: MILE's budget
 #            (50,000 tuning and 10,000 sampling steps, thinned by 10) in
 #            double precision, sampler = "mile", precision = "double".  The
@@ -23,7 +24,8 @@
 # before, BART, default, ...); the CSV has the median wall times and their
 # ratios, and the scores of the first repetition (the fits are
 # deterministic given the seed).  dbarts is needed (benchmark only; not a
-# dependency of the package).  Writes default_vs_bart.csv.
+# dependency of the package).  Writes default_vs_bart.csv, replacing the
+# rows of the sets run and keeping the others.
 #   Rscript inst/benchmarks/speed/default_vs_bart.R [reps] [sets...]
 suppressPackageStartupMessages(library(bnnmc))
 if (!requireNamespace("dbarts", quietly = TRUE)) stop("dbarts is needed for this benchmark.")
@@ -68,7 +70,8 @@ bnn_run <- function(train, test, ...) {
   secs <- proc.time()[["elapsed"]] - t0
   m <- bnn_metrics(fit, newdata = test)
   c(seconds = secs, lppd = m$lppd, cov90 = m$coverage_90,
-    linear = as.numeric(!length(fit$hidden)))
+    linear = as.numeric(!length(fit$hidden)),
+    hetero = as.numeric(identical(fit$likelihood$family, "hetero_gaussian")))
 }
 
 rows <- list()
@@ -95,8 +98,16 @@ for (nm in sets) {
     lppd_bart = a[[1]][["lppd"]],
     cov90_default = b[[1]][["cov90"]], cov90_before = o[[1]][["cov90"]],
     cov90_bart = a[[1]][["cov90"]], linear_default = b[[1]][["linear"]] == 1,
+    hetero_default = b[[1]][["hetero"]] == 1,
     load1 = as.numeric(strsplit(readLines("/proc/loadavg"), " ")[[1]][1]))
   print(rows[[nm]])
-  utils::write.csv(do.call(rbind, rows), out_csv, row.names = FALSE)
+  # the rows of sets not run this time stay (their load1 says when they ran)
+  old <- if (file.exists(out_csv)) utils::read.csv(out_csv) else NULL
+  old <- old[!old$set %in% names(rows), , drop = FALSE]
+  new <- do.call(rbind, rows)
+  for (v in setdiff(names(new), names(old))) old[[v]] <- rep(NA, nrow(old))
+  all <- rbind(old[names(new)], new)
+  all <- all[order(match(all$set, names(all_sets))), ]
+  utils::write.csv(all, out_csv, row.names = FALSE)
 }
 cat("wrote", out_csv, "\n")

@@ -1,0 +1,134 @@
+# Fits whose predictive distribution mixes two models: the default's check
+# (R/fit-choice.R) stacks its network and its linear model by their
+# PSIS-LOO elpds (Yao, Vehtari, Simpson and Gelman 2018) when neither
+# takes (almost) all the weight.  Such a fit is the network's, with
+# $mixture = list(fit = <the linear model's fit>, weights = c(network = ,
+# linear = )); every predictive function uses the draws of each model in
+# proportion to its weight, through pred_setup(), block_params(),
+# block_outputs() and class_prob_summary() (R/predict.R).  The parameter
+# draws, diagnostics and the convergence verdict are the network's.
+
+# The fit's components, in the order of $mixture$weights: the fit itself
+# without its mixture, then the other model.
+mixture_components <- function(object) {
+  own <- object
+  own$mixture <- NULL
+  list(own, object$mixture$fit)
+}
+
+# Whole numbers n[k] summing to `total`, proportional to the weights w
+# (largest remainders).
+largest_remainder <- function(w, total) {
+  raw <- w / sum(w) * total
+  n <- floor(raw)
+  short <- total - sum(n)
+  if (short > 0) {
+    top <- order(raw - n, decreasing = TRUE)[seq_len(short)]
+    n[top] <- n[top] + 1
+  }
+  n
+}
+
+# Draws the fit's predictive functions use: those of its chains that did
+# not fail, or ndraws of them.
+pooled_ndraws <- function(object, ndraws = NULL) {
+  S <- sum(object$chain_status == "ok") * dim(object$draws)[1L]
+  if (!is.null(ndraws)) S <- min(S, check_count(ndraws, "ndraws", 1L))
+  as.integer(S)
+}
+
+# Draws of each component of a mixture for a prediction with ndraws.
+mixture_counts <- function(object, ndraws = NULL) {
+  largest_remainder(object$mixture$weights, pooled_ndraws(object, ndraws))
+}
+
+# pred_setup() of a mixture: one setup per component with its share of the
+# draws (NULL for a component without draws), the design of the first.
+mixture_setup <- function(object, newdata, ndraws, allow_na) {
+  comps <- mixture_components(object)
+  n_k <- mixture_counts(object, ndraws)
+  parts <- lapply(seq_along(comps), function(k)
+    if (n_k[k] > 0) pred_setup(comps[[k]], newdata, n_k[k], allow_na))
+  first <- parts[[which(n_k > 0)[1L]]]
+  list(X = first$X, th = NULL, missing = first$missing, trials = first$trials,
+       comps = comps, parts = parts)
+}
+
+# Draws of a pred_setup().
+ps_ndraws <- function(ps) {
+  if (is.null(ps$parts)) return(ncol(ps$th))
+  sum(vapply(ps$parts, function(p) if (is.null(p)) 0L else ncol(p$th), 0L))
+}
+
+# f(component, its setup) for the components with draws, their results
+# joined along the draws: [draw, row] matrices and [draw, row, class]
+# arrays by rows, per-draw vectors (sigma, nu, phi) end to end; the family
+# name and the binomial's trials (per row) as they are.
+mixture_block <- function(ps, f) {
+  res <- list()
+  for (k in seq_along(ps$parts))
+    if (!is.null(ps$parts[[k]])) res[[length(res) + 1L]] <- f(ps$comps[[k]], ps$parts[[k]])
+  if (length(res) == 1L) return(res[[1L]])
+  out <- res[[1L]]
+  for (nm in names(out)) {
+    v <- lapply(res, `[[`, nm)
+    x <- v[[1L]]
+    if (is.null(x) || is.character(x) || nm == "trials") next
+    out[[nm]] <- if (is.matrix(x)) do.call(rbind, v) else
+      if (is.array(x)) bind_draw_arrays(v) else unlist(v, use.names = FALSE)
+  }
+  out
+}
+
+# [draw, row, class] arrays joined along the draws.
+bind_draw_arrays <- function(v) {
+  d <- dim(v[[1L]])
+  S <- vapply(v, function(a) dim(a)[1L], 0L)
+  out <- array(NA_real_, c(sum(S), d[2L], d[3L]))
+  s0 <- 0L
+  for (k in seq_along(v)) {
+    out[s0 + seq_len(S[k]), , ] <- v[[k]]
+    s0 <- s0 + S[k]
+  }
+  out
+}
+
+# block_outputs() of a mixture: raw outputs [row, output, draw] of each
+# component joined along the draws (the two models have the same outputs).
+mixture_outputs <- function(ps, idx) {
+  res <- list()
+  for (k in seq_along(ps$parts))
+    if (!is.null(ps$parts[[k]])) res[[length(res) + 1L]] <- block_outputs(ps$comps[[k]], ps$parts[[k]], idx)
+  if (length(res) == 1L) return(res[[1L]])
+  d <- dim(res[[1L]])
+  array(unlist(res, use.names = FALSE), c(d[1L], d[2L], sum(vapply(res, function(a) dim(a)[3L], 0L))))
+}
+
+# class_prob_summary() of a mixture: each component's summary with its
+# share of the draws, combined as the pooled draws would be.
+mixture_class_summary <- function(object, newdata, ndraws, y) {
+  comps <- mixture_components(object)
+  n_k <- mixture_counts(object, ndraws)
+  keep <- which(n_k > 0)
+  res <- lapply(keep, function(k) class_prob_summary(comps[[k]], newdata, n_k[k], y = y))
+  w <- n_k[keep] / sum(n_k[keep])
+  prob <- Reduce(`+`, Map(function(r, wk) wk * r$prob, res, w))
+  out <- list(prob = prob, loglik = NULL, lpd = NULL, n_draws = sum(n_k))
+  if (!is.null(y)) {
+    out$loglik <- Reduce(`+`, Map(function(r, wk) wk * r$loglik, res, w))
+    lp <- vapply(res, `[[`, numeric(nrow(prob)), "lpd") + rep(log(w), each = nrow(prob))
+    lp <- matrix(lp, nrow(prob))
+    m <- apply(lp, 1L, max)
+    out$lpd <- m + log(rowSums(exp(lp - m)))
+  }
+  out
+}
+
+# One line for print() of a mixture.
+format_mixture <- function(mx) {
+  if (is.null(mx)) return(NULL)
+  w <- mx$weights
+  sprintf(paste0("the network and the linear model stacked by their PSIS-LOO elpds: ",
+                 "weights %.2f (network), %.2f (linear); predictions use each model's draws ",
+                 "in proportion"), w[[1L]], w[[2L]])
+}
