@@ -6,8 +6,11 @@
 # 0.06 to 0.37 below lm's, while the same family's linear model (no hidden
 # layer, fan-in prior, sampled exactly by NUTS) was within 0.03 of lm's on
 # all of them.  So a default call also fits that linear model, which costs
-# a second or two, and keeps whichever of the two has the larger PSIS-LOO
-# elpd on the training data; choosing the linear model is said in one line.
+# a second or two, and stacks the two by their PSIS-LOO elpds on the
+# training data: one model alone when it has nearly all the weight (the
+# earlier rule kept the one with the larger elpd), else their mixture
+# (inst/benchmarks/decisions/panel_stacking.R compares the two rules on the
+# panel).  Returning the linear model or a mixture is said in one line.
 
 # Training rows above which the check is not made.  Its cost grows with the
 # rows (two PSIS-LOO computations and a NUTS fit), while the network fell
@@ -39,8 +42,8 @@ linear_check_applies <- function(given, model) {
 # linear model's (`fit_lin`), and stacks them (Yao, Vehtari, Simpson and
 # Gelman 2018): the weights of the two predictive distributions that
 # maximise the PSIS-LOO log score of their mixture (loo::stacking_weights()).
-# When one model has (almost) all the weight it is returned alone (the one
-# with the larger elpd, nearly always); otherwise the network's fit is
+# When one model has (almost) all the weight it is returned alone (nearly
+# always the one with the larger elpd); otherwise the network's fit is
 # returned with the linear model's as its $mixture (R/predict-mixture.R).
 # `$model_choice` says what was compared.  psis_elpd: fit_psis_elpd() (a
 # test gives its own).  The warnings of the
@@ -69,7 +72,7 @@ choose_default_model <- function(fit_net, fit_lin, psis_elpd = fit_psis_elpd) {
   both <- !is.null(e_net) && !is.null(e_lin)
   w <- if (both) stacking_pair(e_net$pointwise, e_lin$pointwise)
   stack <- both && min(w) >= .stack_min_weight
-  use_lin <- both && !stack && e_lin$elpd > e_net$elpd
+  use_lin <- both && !stack && w[2L] > w[1L]
   t2 <- proc.time()[["elapsed"]]
   seconds <- t2 - t0
   out <- if (use_lin) lin else net

@@ -124,10 +124,18 @@
 #'   `init`, `ensemble`, `valid_data`, `chain_id` or waves (nor a likelihood
 #'   other than a count or Student-t family), without `weights` and at most
 #'   500 rows, also fits the same family's linear model (NUTS; logistic
-#'   regression for a two-level factor) and returns it, saying so, when its
-#'   PSIS-LOO elpd is larger; it then prints as a linear model, with
-#'   coefficients on the data's scale.  Give `hidden` or set
-#'   `options(bnnmc.linear_check = FALSE)` to keep the network.
+#'   regression for a two-level factor) and stacks the two (Yao, Vehtari,
+#'   Simpson and Gelman 2018): the weights that maximise the PSIS-LOO log
+#'   score of their mixture.  When one model has at least 95% of the weight
+#'   it is returned alone, saying so if it is the linear model, which then
+#'   prints as one, with coefficients on the data's scale.  Otherwise the
+#'   fit returned is the network's with the linear model's in `$mixture`:
+#'   its predictions (`predict()`, `posterior_predict()`, `log_lik()`,
+#'   `loo()`, `bnn_metrics()`, ...) use each model's draws in proportion to
+#'   its weight, while its parameter draws, diagnostics and convergence
+#'   verdict are the network's.  `$model_choice` and `print()` give the
+#'   elpds and weights.  Give `hidden` or set
+#'   `options(bnnmc.linear_check = FALSE)` to keep the network alone.
 #'
 #' @template habits
 #' @seealso [predict.bnnfit()], [bnn_convergence()], [bnn_metrics()], `vignette("getting-started")`.
