@@ -15,31 +15,17 @@
 # costs the fit of every other point, so the likelihood stays bounded.
 # It was once the default only for a response with many ties (its most
 # frequent value at least 10% of the observations and at least 10 of
-# them), with a message; it is now the default for every numeric response
-# (R/model-defaults.R), and likelihood = "hetero_gaussian" keeps the
-# heteroscedastic one.  Whatever the likelihood, a fit whose
+# them: many_ties(), R/model-defaults.R), with a message; it is now the
+# default for every numeric response of at most 500 rows and for every
+# response with many ties or few distinct values (R/model-defaults.R), and
+# likelihood = "hetero_gaussian" keeps the heteroscedastic one.  Whatever the likelihood, a fit whose
 # posterior puts a near-zero predictive sd on training points gets a
 # warning naming the cause: below 0.001 response sds on at least 1% of the
 # training points when the response has many ties, below 0.0001 otherwise.
 
-.tie_share_min <- 0.10
-.tie_count_min <- 10L
 .sd_collapse_rel <- 1e-3        # with many ties
 .sd_collapse_rel_any <- 1e-4    # whatever the response (the least noisy UCI set, yacht,
                                 # has a smallest predictive sd of 0.003 response sds under MILE)
-
-# The most frequent value of a numeric response and its share.
-response_ties <- function(y) {
-  tab <- table(y)
-  k <- which.max(tab)
-  list(value = as.numeric(names(tab)[k]), count = as.integer(tab[[k]]),
-       share = as.numeric(tab[[k]]) / length(y))
-}
-
-many_ties <- function(y) {
-  t <- response_ties(y)
-  t$share >= .tie_share_min && t$count >= .tie_count_min
-}
 
 # Warn when the posterior mean of the predictive sd is near zero (relative
 # to the response's sd) on at least 1% of the training points (and 2):

@@ -13,6 +13,11 @@
 
 # Chain, iteration and draw number of the draws posterior_epred() uses.
 tidy_draw_ids <- function(object, ndraws = NULL) {
+  # a mixture's draws come from two models' chains (R/predict-mixture.R)
+  if (!is.null(object$mixture)) {
+    S <- pooled_ndraws(object, ndraws)
+    return(data.frame(.chain = NA_integer_, .iteration = NA_integer_, .draw = seq_len(S)))
+  }
   d <- object$draws
   ok <- which(object$chain_status == "ok")
   n_it <- dim(d)[1]

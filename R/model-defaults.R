@@ -52,6 +52,25 @@
 # default_likelihood.R and vignette("benchmarks").
 .hetero_min_rows <- 500L
 
+# A response with many ties: its most frequent value in at least 10% of
+# the observations and at least 10 of them (R/diag-ties.R: the
+# heteroscedastic head collapses onto such values).
+.tie_share_min <- 0.10
+.tie_count_min <- 10L
+
+# The most frequent value of a numeric response and its share.
+response_ties <- function(y) {
+  tab <- table(y)
+  k <- which.max(tab)
+  list(value = as.numeric(names(tab)[k]), count = as.integer(tab[[k]]),
+       share = as.numeric(tab[[k]]) / length(y))
+}
+
+many_ties <- function(y) {
+  t <- response_ties(y)
+  t$share >= .tie_share_min && t$count >= .tie_count_min
+}
+
 # Is a numeric response continuous enough for the heteroscedastic
 # likelihood?  No value in many rows (many_ties()) and at least 100
 # distinct values, or half of them (a rounded response repeats values as

@@ -38,6 +38,10 @@ test_that("a mixture's predictions use each model's draws in proportion to its w
   expect_identical(dim(suppressWarnings(loo(mix))$pointwise)[1], nrow(m$data))
   expect_identical(dim(as.matrix(mix)), dim(as.matrix(m$net)))
   expect_error(bnn_stack_chains(mix, newdata = nd), "already mixes")
+  # per-chain diagnostics are the network's chains'
+  expect_equal(bnn_function_rhat(mix, nd), bnn_function_rhat(m$net, nd))
+  expect_true(all(is.na(bnnmc:::tidy_draw_ids(mix)$.chain)))
+  expect_identical(nrow(bnnmc:::tidy_draw_ids(mix)), 200L)
   expect_error(loo_moment_match(mix), "Moment matching")
   # weights of 1 and 0 give the one model
   one <- bnnmc:::bnnfit_with(m$net, mixture = list(fit = m$lin, weights = c(network = 1, linear = 0)))
