@@ -27,89 +27,72 @@ static inline __m256i tail_mask_f32(int r) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(r), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
+/* One block of the dense layer below: rows i0..i0+15 of outputs j..j+3
+ * (w = W + j wj, bj their biases), z = b + A W fused in the order of k in
+ * 8 accumulators.  With `masked`, only the lanes of the masks k0 (rows
+ * i0..i0+7) and k1 (i0+8..i0+15) are read and written: a masked lane reads
+ * 0 and is never stored.  Inlined with a constant `masked`, the branch
+ * goes. */
+static inline __attribute__((always_inline)) void
+dense_block16x4(const float *a, int lda, int i0, int fin, const float *w, int wk, int wj,
+                const float *bj, float *z, int ldz, int masked, __m256i k0, __m256i k1) {
+  __m256 c00 = _mm256_set1_ps(bj[0]), c01 = c00;
+  __m256 c10 = _mm256_set1_ps(bj[1]), c11 = c10;
+  __m256 c20 = _mm256_set1_ps(bj[2]), c21 = c20;
+  __m256 c30 = _mm256_set1_ps(bj[3]), c31 = c30;
+  for (int k = 0; k < fin; k++) {
+    const float *ak = a + (size_t)k * lda + i0;
+    __m256 x0 = masked ? _mm256_maskload_ps(ak, k0) : _mm256_loadu_ps(ak);
+    __m256 x1 = masked ? _mm256_maskload_ps(ak + 8, k1) : _mm256_loadu_ps(ak + 8);
+    const float *wkp = w + (size_t)k * wk;
+    __m256 w0 = _mm256_broadcast_ss(wkp);
+    __m256 w1 = _mm256_broadcast_ss(wkp + wj);
+    __m256 w2 = _mm256_broadcast_ss(wkp + 2 * (size_t)wj);
+    __m256 w3 = _mm256_broadcast_ss(wkp + 3 * (size_t)wj);
+    c00 = _mm256_fmadd_ps(w0, x0, c00);
+    c01 = _mm256_fmadd_ps(w0, x1, c01);
+    c10 = _mm256_fmadd_ps(w1, x0, c10);
+    c11 = _mm256_fmadd_ps(w1, x1, c11);
+    c20 = _mm256_fmadd_ps(w2, x0, c20);
+    c21 = _mm256_fmadd_ps(w2, x1, c21);
+    c30 = _mm256_fmadd_ps(w3, x0, c30);
+    c31 = _mm256_fmadd_ps(w3, x1, c31);
+  }
+  __m256 c[8] = {c00, c01, c10, c11, c20, c21, c30, c31};
+  for (int q = 0; q < 4; q++) {
+    float *zq = z + (size_t)q * ldz + i0;
+    if (masked) {
+      _mm256_maskstore_ps(zq, k0, c[2 * q]);
+      _mm256_maskstore_ps(zq + 8, k1, c[2 * q + 1]);
+    } else {
+      _mm256_storeu_ps(zq, c[2 * q]);
+      _mm256_storeu_ps(zq + 8, c[2 * q + 1]);
+    }
+  }
+}
+
 /* Single-precision dense layer, z = b + A W, register-blocked: 16 rows (two
  * vectors of 8 floats) x 4 outputs in 8 accumulators, so each load of A
- * serves 4 outputs and z is written once.  Every z[i] is b + w_0 a_0 +
- * w_1 a_1 + ... fused in the order of k, exactly as the plain loop of
- * simd_f32_impl.h computes it (and as the rows and outputs left over are
- * computed below, in masked blocks): the blocking changes the speed, not
- * the numbers. */
+ * serves 4 outputs and z is written once; the last rows (fewer than 16) in
+ * one masked block.  Every z[i] is b + w_0 a_0 + w_1 a_1 + ... fused in
+ * the order of k, exactly as the plain loop of simd_f32_impl.h computes it
+ * (and as the outputs left over are computed below): the blocking changes
+ * the speed, not the numbers. */
 static void dense_f32_avx2(const float *a, int lda, int m, int fin, int fout,
                            const float *W, int wk, int wj, const float *b,
                            float *z, int ldz) {
   int mb = m - m % 16;
+  __m256i none = _mm256_setzero_si256();
+  __m256i k0 = tail_mask_f32(m - mb), k1 = tail_mask_f32(m - mb - 8);
   int j = 0;
   for (; j + 3 < fout; j += 4) {
     const float *w = W + (size_t)j * wj;
     float bj[4];
     for (int q = 0; q < 4; q++) bj[q] = b ? b[j + q] : 0.0f;
-    for (int i0 = 0; i0 < mb; i0 += 16) {
-      __m256 c00 = _mm256_set1_ps(bj[0]), c01 = c00;
-      __m256 c10 = _mm256_set1_ps(bj[1]), c11 = c10;
-      __m256 c20 = _mm256_set1_ps(bj[2]), c21 = c20;
-      __m256 c30 = _mm256_set1_ps(bj[3]), c31 = c30;
-      for (int k = 0; k < fin; k++) {
-        const float *ak = a + (size_t)k * lda + i0;
-        __m256 x0 = _mm256_loadu_ps(ak), x1 = _mm256_loadu_ps(ak + 8);
-        const float *wkp = w + (size_t)k * wk;
-        __m256 w0 = _mm256_broadcast_ss(wkp);
-        __m256 w1 = _mm256_broadcast_ss(wkp + wj);
-        __m256 w2 = _mm256_broadcast_ss(wkp + 2 * (size_t)wj);
-        __m256 w3 = _mm256_broadcast_ss(wkp + 3 * (size_t)wj);
-        c00 = _mm256_fmadd_ps(w0, x0, c00);
-        c01 = _mm256_fmadd_ps(w0, x1, c01);
-        c10 = _mm256_fmadd_ps(w1, x0, c10);
-        c11 = _mm256_fmadd_ps(w1, x1, c11);
-        c20 = _mm256_fmadd_ps(w2, x0, c20);
-        c21 = _mm256_fmadd_ps(w2, x1, c21);
-        c30 = _mm256_fmadd_ps(w3, x0, c30);
-        c31 = _mm256_fmadd_ps(w3, x1, c31);
-      }
-      float *zj = z + (size_t)j * ldz + i0;
-      _mm256_storeu_ps(zj, c00);
-      _mm256_storeu_ps(zj + 8, c01);
-      _mm256_storeu_ps(zj + ldz, c10);
-      _mm256_storeu_ps(zj + ldz + 8, c11);
-      _mm256_storeu_ps(zj + 2 * (size_t)ldz, c20);
-      _mm256_storeu_ps(zj + 2 * (size_t)ldz + 8, c21);
-      _mm256_storeu_ps(zj + 3 * (size_t)ldz, c30);
-      _mm256_storeu_ps(zj + 3 * (size_t)ldz + 8, c31);
-    }
-    if (mb < m) {
-      /* the last m - mb < 16 rows: the same block with masked loads and
-       * stores (a masked lane reads 0 and is never written) */
-      __m256i k0 = tail_mask_f32(m - mb), k1 = tail_mask_f32(m - mb - 8);
-      __m256 c00 = _mm256_set1_ps(bj[0]), c01 = c00;
-      __m256 c10 = _mm256_set1_ps(bj[1]), c11 = c10;
-      __m256 c20 = _mm256_set1_ps(bj[2]), c21 = c20;
-      __m256 c30 = _mm256_set1_ps(bj[3]), c31 = c30;
-      for (int k = 0; k < fin; k++) {
-        const float *ak = a + (size_t)k * lda + mb;
-        __m256 x0 = _mm256_maskload_ps(ak, k0), x1 = _mm256_maskload_ps(ak + 8, k1);
-        const float *wkp = w + (size_t)k * wk;
-        __m256 w0 = _mm256_broadcast_ss(wkp);
-        __m256 w1 = _mm256_broadcast_ss(wkp + wj);
-        __m256 w2 = _mm256_broadcast_ss(wkp + 2 * (size_t)wj);
-        __m256 w3 = _mm256_broadcast_ss(wkp + 3 * (size_t)wj);
-        c00 = _mm256_fmadd_ps(w0, x0, c00);
-        c01 = _mm256_fmadd_ps(w0, x1, c01);
-        c10 = _mm256_fmadd_ps(w1, x0, c10);
-        c11 = _mm256_fmadd_ps(w1, x1, c11);
-        c20 = _mm256_fmadd_ps(w2, x0, c20);
-        c21 = _mm256_fmadd_ps(w2, x1, c21);
-        c30 = _mm256_fmadd_ps(w3, x0, c30);
-        c31 = _mm256_fmadd_ps(w3, x1, c31);
-      }
-      float *zj = z + (size_t)j * ldz + mb;
-      _mm256_maskstore_ps(zj, k0, c00);
-      _mm256_maskstore_ps(zj + 8, k1, c01);
-      _mm256_maskstore_ps(zj + ldz, k0, c10);
-      _mm256_maskstore_ps(zj + ldz + 8, k1, c11);
-      _mm256_maskstore_ps(zj + 2 * (size_t)ldz, k0, c20);
-      _mm256_maskstore_ps(zj + 2 * (size_t)ldz + 8, k1, c21);
-      _mm256_maskstore_ps(zj + 3 * (size_t)ldz, k0, c30);
-      _mm256_maskstore_ps(zj + 3 * (size_t)ldz + 8, k1, c31);
-    }
+    float *zj = z + (size_t)j * ldz;
+    for (int i0 = 0; i0 < mb; i0 += 16)
+      dense_block16x4(a, lda, i0, fin, w, wk, wj, bj, zj, ldz, 0, none, none);
+    if (mb < m) dense_block16x4(a, lda, mb, fin, w, wk, wj, bj, zj, ldz, 1, k0, k1);
   }
   for (; j < fout; j++) {
     const float *w = W + (size_t)j * wj;
@@ -124,12 +107,12 @@ static void dense_f32_avx2(const float *a, int lda, int m, int fin, int fout,
       _mm256_storeu_ps(zj + i0, c);
     }
     if (i0 < m) {
-      __m256i k0 = tail_mask_f32(m - i0);
+      __m256i kt = tail_mask_f32(m - i0);
       __m256 c = _mm256_set1_ps(b0);
       for (int k = 0; k < fin; k++)
         c = _mm256_fmadd_ps(_mm256_broadcast_ss(w + (size_t)k * wk),
-                            _mm256_maskload_ps(a + (size_t)k * lda + i0, k0), c);
-      _mm256_maskstore_ps(zj + i0, k0, c);
+                            _mm256_maskload_ps(a + (size_t)k * lda + i0, kt), c);
+      _mm256_maskstore_ps(zj + i0, kt, c);
     }
   }
 }
