@@ -95,7 +95,6 @@ fit_cost <- function(spec, sampler, chains, warmup, iter, init, ensemble_opt = N
     if (ratio < 0.8) single_total <- total * ratio
   }
   list(t_gradient = as.double(t_g), t_gradient_cpu = attr(t_g, "cpu"),
-       hetero = identical(spec$lik, .likelihoods[["hetero_gaussian"]]),
        cpu_share = attr(t_g, "share"), gradients = g$n, exact = g$exact, ensemble = ens,
        per_chain = per_chain, workers = w$workers, cores = w$cores,
        total = total,
@@ -120,11 +119,8 @@ suggest_minibatch <- function(call, cost, chains = 4L) {
   eps <- signif(0.02 / n, 1)
   cl <- call
   cl$sampler <- str2lang(sprintf("bnn_sgld(stepsize = %s, batch_size = 64)", format(eps)))
-  # the heteroscedastic head, asked for or the default's for a continuous
-  # response (R/model-defaults.R), is swapped for the homoscedastic one
   lik <- cl$likelihood
-  swapped <- identical(lik, "hetero_gaussian") ||
-    (is.null(lik) && is.null(cl$family) && isTRUE(cost$hetero))
+  swapped <- identical(lik, "hetero_gaussian")
   if (swapped) cl$likelihood <- "gaussian"
   cl$warmup <- 10000
   cl$iter <- 1000

@@ -4,8 +4,7 @@
 #   default: bnn_fit(y ~ ., data = train, seed = 1): MILE on the default
 #            budget (20,000 tuning and 5,000 sampling steps) in single
 #            precision, with its check against a linear model (at most 500
-#            rows) or, above 500 rows of a continuous response, the
-#            heteroscedastic likelihood (`hetero_default`);
+#            rows);
 #   before:  the network of the default of earlier versions: MILE's budget
 #            (50,000 tuning and 10,000 sampling steps, thinned by 10) in
 #            double precision, sampler = "mile", precision = "double".  The
@@ -70,8 +69,7 @@ bnn_run <- function(train, test, ...) {
   secs <- proc.time()[["elapsed"]] - t0
   m <- bnn_metrics(fit, newdata = test)
   c(seconds = secs, lppd = m$lppd, cov90 = m$coverage_90,
-    linear = as.numeric(!length(fit$hidden)),
-    hetero = as.numeric(identical(fit$likelihood$family, "hetero_gaussian")))
+    linear = as.numeric(!length(fit$hidden)))
 }
 
 rows <- list()
@@ -98,7 +96,6 @@ for (nm in sets) {
     lppd_bart = a[[1]][["lppd"]],
     cov90_default = b[[1]][["cov90"]], cov90_before = o[[1]][["cov90"]],
     cov90_bart = a[[1]][["cov90"]], linear_default = b[[1]][["linear"]] == 1,
-    hetero_default = b[[1]][["hetero"]] == 1,
     load1 = as.numeric(strsplit(readLines("/proc/loadavg"), " ")[[1]][1]))
   print(rows[[nm]])
   # the rows of sets not run this time stay (their load1 says when they ran)
