@@ -108,7 +108,11 @@ if (!identical(args[1], "summary")) {
     c_val <- tryCatch(chain_env$cross_fitted(net, sp$test),
                       error = function(e) c(lppd = NA, cov90 = NA, w_max = NA))
     c_eq <- chain_env$scores(net, sp$test)
-    bart <- chain_env$bart_scores(sp$train, sp$test)
+    # BART on the numeric design (factors as indicator columns)
+    mm <- stats::model.matrix(y ~ ., rbind(sp$train, sp$test))[, -1L, drop = FALSE]
+    tr_rows <- seq_len(nrow(sp$train))
+    bart <- chain_env$bart_scores(data.frame(mm[tr_rows, , drop = FALSE], y = sp$train$y),
+                                  data.frame(mm[-tr_rows, , drop = FALSE], y = sp$test$y))
     lm_s <- panel_env$fit_lm(sp$train, sp$test)
     gam_s <- tryCatch(panel_env$fit_gam(sp$train, sp$test), error = function(e) NULL)
     row <- data.frame(
