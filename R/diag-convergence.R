@@ -249,8 +249,7 @@ prediction_remedy <- function(object, cv) {
 # chain by chain.  For Gaussian likelihoods also the LOO-PIT coverage of
 # 90% intervals at those points (PSIS with relative efficiency 1).
 function_draws <- function(object, idx) {
-  sub <- object
-  sub$mixture <- NULL          # the network's chains, not a mixture's draws
+  sub <- network_only(object)  # the network's chains, not a mixture's draws
   sub$X <- object$X[idx, , drop = FALSE]
   sub$y <- if (is.null(dim(object$y))) object$y[idx] else object$y[idx, , drop = FALSE]
   if (!is.null(object$offset)) sub$offset <- object$offset[idx]

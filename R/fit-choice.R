@@ -91,13 +91,14 @@ choose_default_model <- function(fit_net, fit_lin, psis_elpd = fit_psis_elpd) {
       timing = c(total = t2 - t_start, network = t0 - t_start, linear = t1 - t0,
                  check = t2 - t1)))
   }
+  lin_name <- if (identical(lin$fit$likelihood$family, "bernoulli"))
+    "linear model (logistic regression)" else "linear model"
   if (use_lin)
     message(sprintf(paste0(
       "bnn_fit(): a Bayesian %s predicts these data better than the %s network ",
       "(PSIS-LOO elpd %.1f against %.1f), so it is the model returned%s; give 'hidden' to ",
       "keep the network (?bnn_fit, \"The default model's check\")."),
-      if (identical(lin$fit$likelihood$family, "bernoulli"))
-        "linear model (logistic regression)" else "linear model",
+      lin_name,
       paste(net$fit$hidden, collapse = "-"), e_lin$elpd, e_net$elpd,
       uncertain_choice_note(e_net, e_lin, nrow(net$fit$X))))
   if (stack)
@@ -107,8 +108,7 @@ choose_default_model <- function(fit_net, fit_lin, psis_elpd = fit_psis_elpd) {
       "the network's draws with weight %.2f and the linear model's with weight %.2f%s; give ",
       "'hidden' to keep the network alone (?bnn_fit, \"The default model's check\")."),
       paste(net$fit$hidden, collapse = "-"),
-      if (identical(lin$fit$likelihood$family, "bernoulli"))
-        "linear model (logistic regression)" else "linear model",
+      lin_name,
       e_net$elpd, e_lin$elpd, w[1L], w[2L], uncertain_choice_note(e_net, e_lin, nrow(net$fit$X))))
   for (cnd in out$warnings) warning(cnd)
   out$fit

@@ -226,7 +226,7 @@ plot_lppd <- function(x, newdata, ndraws, scale = "response") {
   if (!is.null(ndraws))
     stop("'ndraws' cannot be used with type = \"lppd\", which follows every draw of each chain.",
          call. = FALSE)
-  x$mixture <- NULL                  # per chain: the network's own chains
+  x <- network_only(x)               # per chain: the network's own chains
   ll <- log_lik.bnnfit(x, newdata)
   ll <- ll[, colSums(is.na(ll)) == 0L, drop = FALSE]   # na.exclude padding
   # densities of the standardised response differ by the Jacobian y_scale

@@ -8,13 +8,17 @@
 # block_outputs() and class_prob_summary() (R/predict.R).  The parameter
 # draws, diagnostics and the convergence verdict are the network's.
 
+# The fit without its mixture: the network's own chains and draws, which
+# the per-chain views (the verdict, the cumulative LPPD plot, the modes'
+# function plot) read.
+network_only <- function(object) {
+  object$mixture <- NULL
+  object
+}
+
 # The fit's components, in the order of $mixture$weights: the fit itself
 # without its mixture, then the other model.
-mixture_components <- function(object) {
-  own <- object
-  own$mixture <- NULL
-  list(own, object$mixture$fit)
-}
+mixture_components <- function(object) list(network_only(object), object$mixture$fit)
 
 # Whole numbers n[k] summing to `total`, proportional to the weights w
 # (largest remainders).
@@ -60,14 +64,18 @@ ps_ndraws <- function(ps) {
   sum(vapply(ps$parts, function(p) if (is.null(p)) 0L else ncol(p$th), 0L))
 }
 
-# f(component, its setup) for the components with draws, their results
-# joined along the draws: [draw, row] matrices and [draw, row, class]
-# arrays by rows, per-draw vectors (sigma, nu, phi) end to end; the family
-# name and the binomial's trials (per row) as they are.
+# f(component, its setup) for each component with draws.
+mixture_parts <- function(ps, f) {
+  has <- !vapply(ps$parts, is.null, logical(1))
+  Map(f, ps$comps[has], ps$parts[has])
+}
+
+# mixture_parts()'s results joined along the draws: [draw, row] matrices
+# and [draw, row, class] arrays by rows, per-draw vectors (sigma, nu, phi)
+# end to end; the family name and the binomial's trials (per row) as they
+# are.
 mixture_block <- function(ps, f) {
-  res <- list()
-  for (k in seq_along(ps$parts))
-    if (!is.null(ps$parts[[k]])) res[[length(res) + 1L]] <- f(ps$comps[[k]], ps$parts[[k]])
+  res <- mixture_parts(ps, f)
   if (length(res) == 1L) return(res[[1L]])
   out <- res[[1L]]
   for (nm in names(out)) {
@@ -96,9 +104,7 @@ bind_draw_arrays <- function(v) {
 # block_outputs() of a mixture: raw outputs [row, output, draw] of each
 # component joined along the draws (the two models have the same outputs).
 mixture_outputs <- function(ps, idx) {
-  res <- list()
-  for (k in seq_along(ps$parts))
-    if (!is.null(ps$parts[[k]])) res[[length(res) + 1L]] <- block_outputs(ps$comps[[k]], ps$parts[[k]], idx)
+  res <- mixture_parts(ps, function(obj, p) block_outputs(obj, p, idx))
   if (length(res) == 1L) return(res[[1L]])
   d <- dim(res[[1L]])
   array(unlist(res, use.names = FALSE), c(d[1L], d[2L], sum(vapply(res, function(a) dim(a)[3L], 0L))))
@@ -117,9 +123,7 @@ mixture_class_summary <- function(object, newdata, ndraws, y) {
   if (!is.null(y)) {
     out$loglik <- Reduce(`+`, Map(function(r, wk) wk * r$loglik, res, w))
     lp <- vapply(res, `[[`, numeric(nrow(prob)), "lpd") + rep(log(w), each = nrow(prob))
-    lp <- matrix(lp, nrow(prob))
-    m <- apply(lp, 1L, max)
-    out$lpd <- m + log(rowSums(exp(lp - m)))
+    out$lpd <- apply(matrix(lp, nrow(prob)), 1L, log_sum_exp)
   }
   out
 }

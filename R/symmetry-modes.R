@@ -252,8 +252,7 @@ plot.bnn_modes <- function(x, type = c("neurons", "pairs", "function", "eigen"),
     stop("type = \"function\" needs a fit with one numeric predictor.", call. = FALSE)
   grid <- seq(min(mf[[pred]]), max(mf[[pred]]), length.out = 100)
   nd <- stats::setNames(data.frame(grid), pred)
-  sub <- fit
-  sub$mixture <- NULL                  # the network's chains, mode by mode
+  sub <- network_only(fit)             # the network's chains, mode by mode
   sub$draws <- fit$draws[x$iterations, fit$chain_status == "ok", , drop = FALSE]
   sub$chain_status <- fit$chain_status[fit$chain_status == "ok"]
   mu <- predictive_params(sub, nd)$mu

@@ -325,7 +325,8 @@ SEXP C_psis(SEXP x, SEXP r_eff, SEXP loo, SEXP threads) {
   double **cols = (double **) R_alloc(nth, sizeof(double *));
   for (int t = 0; t < nth; t++) {
     wss[t] = (bnn_psis_pair *) R_alloc(bnn_psis_ws_size(S), 1);
-    cols[t] = (double *) R_alloc(2 * (size_t) S, sizeof(double));
+    /* loo: a column's log ratios and log weights; else the result's own */
+    cols[t] = is_loo ? (double *) R_alloc(2 * (size_t) S, sizeof(double)) : NULL;
   }
   SEXP out, lw_m = R_NilValue, k_v = R_NilValue;
   if (is_loo) {
