@@ -97,6 +97,18 @@
 #' bnn_convergence(fit)
 bnn_convergence <- function(object, threshold = 1.1, max_points = 500, min_draws = 100,
                             parameters = FALSE, mc_error = 0.1, drift = 0.2) {
+  convergence_verdict(object, threshold, max_points, min_draws, parameters, mc_error, drift)
+}
+
+# The verdict itself.  With keep_loglik = TRUE and every training point
+# used (no observation weights), the unweighted pointwise log-likelihood of
+# the draws [draw, point] is kept as the attribute "pointwise_loglik" of
+# the result: the default model's check reuses it for the network's PSIS-LOO
+# instead of a second forward pass over all draws (R/fit-choice.R), and
+# drops it from the fit it returns.
+convergence_verdict <- function(object, threshold = 1.1, max_points = 500, min_draws = 100,
+                                parameters = FALSE, mc_error = 0.1, drift = 0.2,
+                                keep_loglik = FALSE) {
   if (!inherits(object, "bnnfit")) stop("'object' must be a bnnfit.", call. = FALSE)
   threshold <- check_positive(threshold, "threshold")
   if (threshold < 1) stop("'threshold' must be at least 1.", call. = FALSE)
@@ -169,6 +181,8 @@ bnn_convergence <- function(object, threshold = 1.1, max_points = 500, min_draws
   out$converged <- isTRUE(out$predictions$reliable) && out$fit_level$stationary
   if (isFALSE(out$predictions$reliable)) out$remedy <- prediction_remedy(object, out)
   if (parameters) out$parameters <- symmetry_free_cw(object, threshold)
+  if (keep_loglik && length(idx) == n && is.null(object$weights))
+    attr(out, "pointwise_loglik") <- fs$loglik_point
   out
 }
 
@@ -177,22 +191,27 @@ bnn_convergence <- function(object, threshold = 1.1, max_points = 500, min_draws
 # the halves of the run, both in units of the pooled predictive sd (90%
 # quantile over points), and the LOO-PIT coverage of 90% intervals.
 prediction_reliability <- function(object, fs, S, K, mc_error, drift) {
-  P <- ncol(fs$f)
-  f <- array(fs$f, c(S, K, P))
-  noise <- array(fs$noise_var, c(S, K, P))
+  # fs$f is [draw, point] with the draws chain by chain (S per chain); all
+  # summaries are column means of it, of its square deviations or of a
+  # chain's or a half's rows
+  f <- fs$f
+  P <- ncol(f)
   # the pooled predictive sd at each point: the variance of the mean over
-  # all draws of all chains plus the mean noise variance (var() of a
-  # draws x chains slice would be a chains x chains covariance matrix)
-  psd <- sqrt(pmax(apply(f, 3L, function(z) stats::var(as.vector(z))), 0) +
-              pmax(apply(noise, 3L, mean), 0))
+  # all draws of all chains plus the mean noise variance
+  m <- colMeans(f)
+  psd <- sqrt(pmax(colSums((f - rep(m, each = nrow(f)))^2) / (nrow(f) - 1L), 0) +
+              pmax(colMeans(fs$noise_var), 0))
   psd[!is.finite(psd) | psd <= 0] <- NA_real_
   q90 <- function(z) if (all(is.na(z))) NA_real_ else
     stats::quantile(z, 0.9, na.rm = TRUE, names = FALSE)
-  mce <- if (K > 1L) q90(apply(apply(f, c(2L, 3L), mean), 2L, stats::sd) / sqrt(K) / psd)
-         else NA_real_
-  h <- seq_len(S %/% 2L)
-  dr <- q90(abs(apply(f[h, , , drop = FALSE], 3L, mean) -
-                apply(f[-h, , , drop = FALSE], 3L, mean)) / psd)
+  chain <- rep(seq_len(K), each = S)
+  mce <- if (K > 1L) {
+    cm <- rowsum(f, chain, reorder = FALSE) / S                  # chain means, K x P
+    cs <- sqrt(colSums((cm - rep(colMeans(cm), each = K))^2) / (K - 1L))
+    q90(cs / sqrt(K) / psd)
+  } else NA_real_
+  first <- rep(seq_len(S) <= S %/% 2L, K)
+  dr <- q90(abs(colMeans(f[first, , drop = FALSE]) - colMeans(f[!first, , drop = FALSE])) / psd)
   cov <- fs$loo_coverage
   band <- 0.9 + c(-1, 1) * stats::qnorm(0.995) * sqrt(0.09 / P)
   why <- character(0)
@@ -271,7 +290,8 @@ function_draws <- function(object, idx) {
                  else pp$sd^2
     cov <- loo_pit_coverage(ll_point, response_values(sub, NULL), pp, 0.9)
   }
-  list(f = unname(f), noise_var = unname(noise_var), loglik = loglik, loo_coverage = cov)
+  list(f = unname(f), noise_var = unname(noise_var), loglik = loglik, loo_coverage = cov,
+       loglik_point = ll_point)
 }
 
 # Share of the points whose leave-one-out PIT (PSIS-weighted predictive CDF
@@ -366,8 +386,8 @@ print_convergence_lines <- function(cv) {
 # warning with what to do, as rstan warns about R-hat and divergences.  A
 # fit level that still moves is reported by print() and summary(), not
 # warned about.
-check_convergence <- function(fit) {
-  cv <- tryCatch(bnn_convergence(fit), error = function(e) NULL)
+check_convergence <- function(fit, keep_loglik = FALSE) {
+  cv <- tryCatch(convergence_verdict(fit, keep_loglik = keep_loglik), error = function(e) NULL)
   if (is.null(cv)) return(NULL)
   if (isFALSE(cv$predictions$reliable))
     warn_cond(paste0("The predictions are not reliable yet: ",

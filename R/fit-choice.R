@@ -73,6 +73,15 @@ choose_default_model <- function(fit_net, fit_lin, psis_elpd = fit_psis_elpd) {
   w <- if (both) stacking_pair(e_net$pointwise, e_lin$pointwise)
   stack <- both && min(w) >= .stack_min_weight
   use_lin <- both && !stack && w[2L] > w[1L]
+  # the network's pointwise log-likelihood kept by its verdict for the
+  # PSIS-LOO above is not part of the fit
+  net$fit <- drop_verdict_loglik(net$fit)
+  # the linear model's verdict, made only when it is returned alone (the
+  # verdict of a stack is the network's); its warnings are the fit's
+  if (use_lin) {
+    v <- catch(function() bnnfit_with(lin$fit, convergence = check_convergence(lin$fit)))
+    lin <- list(fit = v$fit, warnings = c(lin$warnings, v$warnings))
+  }
   t2 <- proc.time()[["elapsed"]]
   seconds <- t2 - t0
   out <- if (use_lin) lin else net
@@ -112,6 +121,15 @@ choose_default_model <- function(fit_net, fit_lin, psis_elpd = fit_psis_elpd) {
       e_net$elpd, e_lin$elpd, w[1L], w[2L], uncertain_choice_note(e_net, e_lin, nrow(net$fit$X))))
   for (cnd in out$warnings) warning(cnd)
   out$fit
+}
+
+# A fit without the pointwise log-likelihood its verdict kept for the
+# check (check_convergence(keep_loglik = TRUE)).
+drop_verdict_loglik <- function(fit) {
+  if (is.null(attr(fit$convergence, "pointwise_loglik"))) return(fit)
+  cv <- fit$convergence
+  attr(cv, "pointwise_loglik") <- NULL
+  bnnfit_with(fit, convergence = cv)
 }
 
 # Stacking weights of two models from their pointwise PSIS-LOO elpds.

@@ -20,15 +20,19 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
                                progress, call, given_init = FALSE,
                                sampler_name = NA_character_, waves = NULL, chain_id = NULL,
                                ensemble = NULL, valid_data = NULL, precision = "double",
+                               verdict = TRUE, keep_loglik = FALSE, estimate_cost = TRUE,
                                ...) {
   spec <- model$spec
   dim <- spec_dim(spec)
-  # what the fit will cost, said up front when it is long (R/run-cost.R)
-  cost <- tryCatch(fit_cost(spec, sampler, chains, warmup, iter, init,
-                            ensemble_opt = if (identical(init, "ensemble"))
-                              ensemble %||% sampler_ensemble_preset(sampler, model$likelihood),
-                            n_members = max(chain_id %||% chains)),
-                   error = function(e) NULL)
+  # what the fit will cost, said up front when it is long (R/run-cost.R);
+  # the default model's linear check skips it for its linear model, which
+  # is never long (at most .linear_check_max_rows rows)
+  cost <- if (estimate_cost)
+    tryCatch(fit_cost(spec, sampler, chains, warmup, iter, init,
+                      ensemble_opt = if (identical(init, "ensemble"))
+                        ensemble %||% sampler_ensemble_preset(sampler, model$likelihood),
+                      n_members = max(chain_id %||% chains)),
+             error = function(e) NULL)
   if (!isFALSE(progress) || (!is.null(cost) && cost$total > 600))
     announce_cost(cost, call, chains, full_batch = !sampler_minibatch(sampler))
   # chain k of this fit is chain ids[k] of the seed: its RNG stream and its
@@ -101,7 +105,12 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
   check_frozen_chains(fit)
   check_sd_collapse(fit)
   check_short_run(fit)
-  bnnfit_with(fit, convergence = check_convergence(fit))
+  # the verdict (R/diag-convergence.R); the linear check computes its
+  # linear model's only when that model is returned (verdict = FALSE), and
+  # keeps the network's pointwise log-likelihood for its PSIS-LOO
+  # (keep_loglik)
+  if (!verdict) return(fit)
+  bnnfit_with(fit, convergence = check_convergence(fit, keep_loglik))
 }
 
 # A run that keeps fewer than 100 draws per chain: its summaries, R-hat and

@@ -245,12 +245,13 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   # the SIMD level of options(bnnmc.simd), from here on in this session (the
   # chains' workers apply the same, see dispatch_chains())
   apply_simd(simd_option())
+  check <- linear_check_applies(given_model, model)
   fit_net <- function()
     fit_engine(model, run$sampler, chains, run$warmup, run$iter, run$thin, init, seed,
                progress, call, given[["init"]], sampler_name = sampler_name, waves = waves,
                chain_id = chain_id, ensemble = ensemble, valid_data = valid_data,
-               precision = precision)
-  if (!linear_check_applies(given_model, model)) return(fit_net())
+               precision = precision, keep_loglik = check)
+  if (!check) return(fit_net())
   # the default model's check: the same family's linear model (no hidden
   # layer), sampled by NUTS, its call saying so (update() and kfold() refit it)
   fit_lin <- function() {
@@ -264,8 +265,10 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
     # the same internal settings, so update(fit) reproduces the fit); the
     # outcome is recorded in $model_choice
     lcall <- call
+    # (its verdict is computed by the check if it is returned alone)
     fit_engine(lin, lrun$sampler, chains, lrun$warmup, lrun$iter, lrun$thin, "random", seed,
-               FALSE, lcall, FALSE, sampler_name = "nuts", precision = precision)
+               FALSE, lcall, FALSE, sampler_name = "nuts", precision = precision,
+               verdict = FALSE, estimate_cost = FALSE)
   }
   choose_default_model(fit_net, fit_lin)
 }

@@ -53,7 +53,9 @@ psis_loo_pointwise <- function(ll, r_eff = rep(1, ncol(ll))) {
 # observations with Pareto k above 0.7, and the pointwise elpds.  An error
 # when PSIS fails for a point (a non-finite log-likelihood).
 fit_psis_elpd <- function(x) {
-  ll <- pointwise_loglik(x)
+  # the verdict's pointwise log-likelihood, when it kept it for the default
+  # model's check (the same draws, rows and arithmetic: the same values)
+  ll <- attr(x$convergence, "pointwise_loglik") %||% pointwise_loglik(x)
   pw <- psis_loo_pointwise(ll, fit_relative_eff(x, ll))
   e <- pw[, "elpd_loo"]
   if (anyNA(e)) stop("PSIS-LOO failed for some observations.", call. = FALSE)
