@@ -15,10 +15,15 @@ frozen_coordinates <- function(fit, min_draws = 20L) {
   lapply(seq_len(dim(d)[2L]), function(c) {
     if (n < min_draws || !identical(as.character(fit$chain_status[c]), "ok"))
       return(character(0))
-    m <- d[, c, , drop = TRUE]
-    if (is.null(dim(m))) m <- matrix(m, nrow = n)
+    # candidates first: a coordinate whose last draw differs from its first
+    # moved (the full comparison of every draw only for the rest)
+    first <- d[1L, c, ]
+    last <- d[n, c, ]
+    cand <- which(is.na(first) | is.na(last) | last == first)
+    if (!length(cand)) return(character(0))
+    m <- matrix(d[, c, cand], nrow = n)
     same <- colSums(m != rep(m[1L, ], each = n), na.rm = TRUE) == 0
-    pars[same]
+    pars[cand[same]]
   })
 }
 
