@@ -496,7 +496,7 @@ static void grad_w_avx2(const double *a, int lda, const double *d, int ldd,
 
 const bnn_simd_table bnn_simd_avx2 = {
   "avx2+fma", vexp_avx2, vtanh_avx2, vsigmoid_avx2, vlog1p_avx2,
-  act_forward_avx2, act_backward_avx2, dense_avx2, grad_w_avx2, KSUF(prior_normal),
+  act_forward_avx2, act_backward_avx2, dense_avx2, grad_w_avx2, KSUF(prior_normal), KSUF(prior_normal_u),
   KSUF(dense_f32), KSUF(grad_w_f32), KSUF(tanh_f32),
   KSUF(relu_f32), KSUF(act_backward_f32)};
 
