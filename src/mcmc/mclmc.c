@@ -95,16 +95,18 @@ static double esh_update(const bnn_mclmc *k, double *u, const double *g,
                          double ceps) {
   int d = k->dim;
   const double *s = k->sigma;
-  double gn2 = 0.0;
+  /* |g~|^2 and u . g~ in one pass: two independent serial sums (each in
+   * its own order, as in two loops) that wait on the latency of each
+   * addition side by side instead of one after the other */
+  double gn2 = 0.0, ue = 0.0;
   for (int i = 0; i < d; i++) {
     double gi = s[i] * g[i];
     gn2 += gi * gi;
+    ue += u[i] * s[i] * g[i];
   }
   double gn = sqrt(gn2);
   /* BlackJAX leaves a (numerically) zero gradient unnormalised */
   double inv = gn > 1e-13 ? 1.0 / gn : 1.0;
-  double ue = 0.0;
-  for (int i = 0; i < d; i++) ue += u[i] * s[i] * g[i];
   ue *= inv;
   double delta = ceps * gn / (double)(d - 1);
   double zeta = exp(-delta);

@@ -26,3 +26,22 @@ static double KSUF(prior_normal)(const double *restrict theta,
   }
   return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
 }
+
+/* u[i] = theta[i] / s[i] and, unless grad is NULL, grad[i] -= u[i] / s[i]:
+ * the divisions of bnn_model_logprior's normal prior, which adds up its
+ * log density from u in its own serial order.  Each element is one
+ * correctly rounded division (and subtraction) on every instruction set,
+ * so the results are the scalar loop's bit for bit; here the divisions
+ * run several to a vector instead of one at a time (two per parameter
+ * kept the divider busy for most of the log prior's time). */
+static void KSUF(prior_normal_u)(const double *restrict theta, const double *restrict s,
+                                 double *restrict u, double *restrict grad, int n) {
+  if (grad)
+    for (int i = 0; i < n; i++) {
+      double v = theta[i] / s[i];
+      u[i] = v;
+      grad[i] -= v / s[i];
+    }
+  else
+    for (int i = 0; i < n; i++) u[i] = theta[i] / s[i];
+}

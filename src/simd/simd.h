@@ -35,6 +35,10 @@ typedef struct {
    * sum (theta[i] / s[i])^2 (prior_impl.h) */
   double (*prior_normal)(const double *theta, const double *s, double *grad,
                          int n);
+  /* u[i] = theta[i] / s[i]; grad[i] -= u[i] / s[i] unless grad is NULL
+   * (prior_impl.h): bnn_model_logprior's divisions, bit for bit */
+  void (*prior_normal_u)(const double *theta, const double *s, double *u,
+                         double *grad, int n);
   /* Single precision (bnn_fit(precision = "single"), simd_f32_impl.h):
    * dense and tanh as above on float; grad_w_f32 sums the m rows in float
    * and adds the sums to the double gW and gb. */

@@ -18,7 +18,9 @@
 #include "vmath_impl.h"
 #include "prior_impl.h"
 #include "sg_update_impl.h"
-#define KF32_DENSE_OWN 1   /* dense_f32, grad_w_f32: intrinsics below */
+#define KF32_DENSE_OWN 1   /* dense_f32, grad_w_f32, tanh_f32, act_backward_f32: */
+#define KF32_TANH_OWN 1    /* intrinsics below */
+#define KF32_ACT_BACKWARD_OWN 1
 #include "simd_f32_impl.h"
 
 /* Lanes q < r of a mask for _mm256_maskload_ps / _mm256_maskstore_ps (none
@@ -27,172 +29,320 @@ static inline __m256i tail_mask_f32(int r) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(r), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
-/* One block of the dense layer below: rows i0..i0+15 of outputs j..j+3
- * (w = W + j wj, bj their biases), z = b + A W fused in the order of k in
- * 8 accumulators.  With `masked`, only the lanes of the masks k0 (rows
- * i0..i0+7) and k1 (i0+8..i0+15) are read and written: a masked lane reads
- * 0 and is never stored.  Inlined with a constant `masked`, the branch
- * goes. */
-static inline __attribute__((always_inline)) void
-dense_block16x4(const float *a, int lda, int i0, int fin, const float *w, int wk, int wj,
-                const float *bj, float *z, int ldz, int masked, __m256i k0, __m256i k1) {
-  __m256 c00 = _mm256_set1_ps(bj[0]), c01 = c00;
-  __m256 c10 = _mm256_set1_ps(bj[1]), c11 = c10;
-  __m256 c20 = _mm256_set1_ps(bj[2]), c21 = c20;
-  __m256 c30 = _mm256_set1_ps(bj[3]), c31 = c30;
-  for (int k = 0; k < fin; k++) {
-    const float *ak = a + (size_t)k * lda + i0;
-    __m256 x0 = masked ? _mm256_maskload_ps(ak, k0) : _mm256_loadu_ps(ak);
-    __m256 x1 = masked ? _mm256_maskload_ps(ak + 8, k1) : _mm256_loadu_ps(ak + 8);
-    const float *wkp = w + (size_t)k * wk;
-    __m256 w0 = _mm256_broadcast_ss(wkp);
-    __m256 w1 = _mm256_broadcast_ss(wkp + wj);
-    __m256 w2 = _mm256_broadcast_ss(wkp + 2 * (size_t)wj);
-    __m256 w3 = _mm256_broadcast_ss(wkp + 3 * (size_t)wj);
-    c00 = _mm256_fmadd_ps(w0, x0, c00);
-    c01 = _mm256_fmadd_ps(w0, x1, c01);
-    c10 = _mm256_fmadd_ps(w1, x0, c10);
-    c11 = _mm256_fmadd_ps(w1, x1, c11);
-    c20 = _mm256_fmadd_ps(w2, x0, c20);
-    c21 = _mm256_fmadd_ps(w2, x1, c21);
-    c30 = _mm256_fmadd_ps(w3, x0, c30);
-    c31 = _mm256_fmadd_ps(w3, x1, c31);
+/* One block of the dense layer below: NR vectors of 8 rows (from row i0)
+ * x NJ outputs j..j+NJ-1 (w = W + j wj, bj their biases) in NR NJ
+ * accumulators, each z = b + A W fused in the order of k.  With MASKED,
+ * vector r reads and writes only the lanes of mk[r]: a masked lane reads 0
+ * and is never stored (a vector wholly past the rows has an empty mask).
+ * Only the vector with the last row is stored masked (rem rows from i0):
+ * a masked store is many times slower than a plain one on AMD's cores.
+ * Inlined with constant NR, NJ and MASKED, the loops unroll and the
+ * accumulators stay in registers. */
+#define DENSE_F32_BLOCK(NR, NJ, MASKED)                                          \
+  static inline __attribute__((always_inline)) void                              \
+  dense_f32_block##NR##x##NJ##_##MASKED(const float *a, int lda, int i0, int fin, \
+                                        const float *w, int wk, int wj,          \
+                                        const float *bj, float *z, int ldz,      \
+                                        const __m256i *mk, int rem) {            \
+    __m256 c[NR][NJ];                                                            \
+    _Pragma("GCC unroll 12") for (int q = 0; q < NJ; q++) {                      \
+      __m256 bq = _mm256_set1_ps(bj[q]);                                         \
+      _Pragma("GCC unroll 12") for (int r = 0; r < NR; r++) c[r][q] = bq;        \
+    }                                                                            \
+    for (int k = 0; k < fin; k++) {                                              \
+      const float *ak = a + (size_t)k * lda + i0;                                \
+      const float *wkp = w + (size_t)k * wk;                                     \
+      __m256 x[NR];                                                              \
+      _Pragma("GCC unroll 12") for (int r = 0; r < NR; r++)                      \
+        x[r] = MASKED ? _mm256_maskload_ps(ak + 8 * r, mk[r])                    \
+                      : _mm256_loadu_ps(ak + 8 * r);                             \
+      _Pragma("GCC unroll 12") for (int q = 0; q < NJ; q++) {                    \
+        __m256 wq = _mm256_broadcast_ss(wkp + (size_t)q * wj);                   \
+        _Pragma("GCC unroll 12") for (int r = 0; r < NR; r++)                    \
+          c[r][q] = _mm256_fmadd_ps(wq, x[r], c[r][q]);                          \
+      }                                                                          \
+    }                                                                            \
+    _Pragma("GCC unroll 12") for (int q = 0; q < NJ; q++) {                      \
+      float *zq = z + (size_t)q * ldz + i0;                                      \
+      _Pragma("GCC unroll 12") for (int r = 0; r < NR; r++) {                    \
+        if (!MASKED || rem >= 8 * r + 8) _mm256_storeu_ps(zq + 8 * r, c[r][q]);  \
+        else if (rem > 8 * r) _mm256_maskstore_ps(zq + 8 * r, mk[r], c[r][q]);   \
+      }                                                                          \
+    }                                                                            \
   }
-  __m256 c[8] = {c00, c01, c10, c11, c20, c21, c30, c31};
-  for (int q = 0; q < 4; q++) {
-    float *zq = z + (size_t)q * ldz + i0;
-    if (masked) {
-      _mm256_maskstore_ps(zq, k0, c[2 * q]);
-      _mm256_maskstore_ps(zq + 8, k1, c[2 * q + 1]);
-    } else {
-      _mm256_storeu_ps(zq, c[2 * q]);
-      _mm256_storeu_ps(zq + 8, c[2 * q + 1]);
-    }
-  }
-}
+DENSE_F32_BLOCK(3, 4, 0)
+DENSE_F32_BLOCK(3, 4, 1)
+DENSE_F32_BLOCK(4, 3, 0)
+DENSE_F32_BLOCK(4, 3, 1)
+DENSE_F32_BLOCK(6, 2, 0)
+DENSE_F32_BLOCK(6, 2, 1)
+DENSE_F32_BLOCK(8, 1, 0)
+DENSE_F32_BLOCK(8, 1, 1)
 
-/* Single-precision dense layer, z = b + A W, register-blocked: 16 rows (two
- * vectors of 8 floats) x 4 outputs in 8 accumulators, so each load of A
- * serves 4 outputs and z is written once; the last rows (fewer than 16) in
- * one masked block.  Every z[i] is b + w_0 a_0 + w_1 a_1 + ... fused in
- * the order of k, exactly as the plain loop of simd_f32_impl.h computes it
- * (and as the outputs left over are computed below): the blocking changes
- * the speed, not the numbers. */
+/* Outputs j..j+NJ-1 of the dense layer, all m rows: blocks of NR vectors,
+ * then the rows left (fewer than 8 NR) in one masked block. */
+#define DENSE_F32_COLS(NR, NJ)                                                   \
+  static inline __attribute__((always_inline)) void                              \
+  dense_f32_cols##NJ(const float *a, int lda, int m, int fin, const float *W,    \
+                     int wk, int wj, const float *b, int j, float *z, int ldz) { \
+    const float *w = W + (size_t)j * wj;                                         \
+    float bj[NJ];                                                                \
+    for (int q = 0; q < NJ; q++) bj[q] = b ? b[j + q] : 0.0f;                    \
+    float *zj = z + (size_t)j * ldz;                                             \
+    int mb = m - m % (8 * NR), i0 = 0;                                           \
+    for (; i0 < mb; i0 += 8 * NR)                                                \
+      dense_f32_block##NR##x##NJ##_0(a, lda, i0, fin, w, wk, wj, bj, zj, ldz, NULL, 0); \
+    if (mb < m) {                                                                \
+      __m256i mk[NR];                                                            \
+      for (int r = 0; r < NR; r++) mk[r] = tail_mask_f32(m - mb - 8 * r);        \
+      dense_f32_block##NR##x##NJ##_1(a, lda, mb, fin, w, wk, wj, bj, zj, ldz, mk, m - mb); \
+    }                                                                            \
+  }
+DENSE_F32_COLS(3, 4)
+DENSE_F32_COLS(4, 3)
+DENSE_F32_COLS(6, 2)
+DENSE_F32_COLS(8, 1)
+
+/* Single-precision dense layer, z = b + A W, register-blocked: 24 rows
+ * (three vectors of 8 floats) x 4 outputs in 12 accumulators, so each
+ * load of A serves 4 outputs, each broadcast weight 3 vectors, z is
+ * written once and the two FMA pipes always have an independent
+ * accumulator ready (8 accumulators left them waiting on the FMA latency
+ * part of the time); the outputs left over (fout mod 4) in blocks of as
+ * many rows (4 x 3, 6 x 2, 8 x 1 vectors), not one accumulator at a time;
+ * the last rows of each in one masked block.  Every z[i] is b + w_0 a_0 +
+ * w_1 a_1 + ... fused in the order of k, exactly as the plain loop of
+ * simd_f32_impl.h computes it: the blocking changes the speed, not the
+ * numbers. */
 static void dense_f32_avx2(const float *a, int lda, int m, int fin, int fout,
                            const float *W, int wk, int wj, const float *b,
                            float *z, int ldz) {
-  int mb = m - m % 16;
-  __m256i none = _mm256_setzero_si256();
-  __m256i k0 = tail_mask_f32(m - mb), k1 = tail_mask_f32(m - mb - 8);
   int j = 0;
-  for (; j + 3 < fout; j += 4) {
-    const float *w = W + (size_t)j * wj;
-    float bj[4];
-    for (int q = 0; q < 4; q++) bj[q] = b ? b[j + q] : 0.0f;
-    float *zj = z + (size_t)j * ldz;
-    for (int i0 = 0; i0 < mb; i0 += 16)
-      dense_block16x4(a, lda, i0, fin, w, wk, wj, bj, zj, ldz, 0, none, none);
-    if (mb < m) dense_block16x4(a, lda, mb, fin, w, wk, wj, bj, zj, ldz, 1, k0, k1);
-  }
-  for (; j < fout; j++) {
-    const float *w = W + (size_t)j * wj;
-    float b0 = b ? b[j] : 0.0f;
-    float *zj = z + (size_t)j * ldz;
-    int i0 = 0;
-    for (; i0 + 8 <= m; i0 += 8) {
-      __m256 c = _mm256_set1_ps(b0);
-      for (int k = 0; k < fin; k++)
-        c = _mm256_fmadd_ps(_mm256_broadcast_ss(w + (size_t)k * wk),
-                            _mm256_loadu_ps(a + (size_t)k * lda + i0), c);
-      _mm256_storeu_ps(zj + i0, c);
-    }
-    if (i0 < m) {
-      __m256i kt = tail_mask_f32(m - i0);
-      __m256 c = _mm256_set1_ps(b0);
-      for (int k = 0; k < fin; k++)
-        c = _mm256_fmadd_ps(_mm256_broadcast_ss(w + (size_t)k * wk),
-                            _mm256_maskload_ps(a + (size_t)k * lda + i0, kt), c);
-      _mm256_maskstore_ps(zj + i0, kt, c);
-    }
+  for (; j + 4 <= fout; j += 4) dense_f32_cols4(a, lda, m, fin, W, wk, wj, b, j, z, ldz);
+  switch (fout - j) {
+  case 3: dense_f32_cols3(a, lda, m, fin, W, wk, wj, b, j, z, ldz); break;
+  case 2: dense_f32_cols2(a, lda, m, fin, W, wk, wj, b, j, z, ldz); break;
+  case 1: dense_f32_cols1(a, lda, m, fin, W, wk, wj, b, j, z, ldz); break;
+  default: break;
   }
 }
 
-/* The sum of one dot product's 8 lane sums v, after the rows i >= m8 of
- * a . d are added to lane 0 (fused), in the fixed tree of the plain loop. */
-static inline double lane_sum_f32(__m256 v, const float *a, const float *d, int m8, int m) {
-  float t[8];
-  _mm256_storeu_ps(t, v);
-  for (int i = m8; i < m; i++) t[0] = fmaf(a[i], d[i], t[0]);
-  return (double)(((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7])));
+/* The fixed tree ((t0 + t1) + (t2 + t3)) + ((t4 + t5) + (t6 + t7)) of the
+ * 8 lanes of each of v0..v3, the four sums at once: the first hadd gives
+ * the pairs (t0 + t1, t2 + t3 | t4 + t5, t6 + t7) of v0 and v1, the second
+ * the quarters t0..t3 and t4..t7 of all four, the last addition the two
+ * halves.  Exactly the scalar tree of simd_f32_impl.h (a + b = b + a). */
+static inline __m128 lane_tree4_f32(__m256 v0, __m256 v1, __m256 v2, __m256 v3) {
+  __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(v0, v1), _mm256_hadd_ps(v2, v3));
+  return _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
 }
 
-/* One dot product a . d over the m rows (lanes as above). */
-static inline double dot_f32(const float *a, const float *d, int m8, int m) {
-  __m256 v = _mm256_setzero_ps();
-  for (int i = 0; i < m8; i += 8)
-    v = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(d + i), v);
-  return lane_sum_f32(v, a, d, m8, m);
+/* g[0..n-1] += the n <= 4 floats of r, each widened to double */
+static inline void add_sums_f32(double *g, __m128 r, int n) {
+  if (n == 4) {
+    _mm256_storeu_pd(g, _mm256_add_pd(_mm256_loadu_pd(g), _mm256_cvtps_pd(r)));
+  } else {
+    float t[4];
+    _mm_storeu_ps(t, r);
+    for (int q = 0; q < n; q++) g[q] += (double)t[q];
+  }
 }
+
+/* One block of grad_w_f32 below: inputs k..k+NK-1 x outputs j..j+NJ-1 in
+ * NK NJ accumulators; lane q of each takes the rows i = q mod 8 below m8
+ * in order (fused multiply-add), the rows from m8 on are fused into lane
+ * 0 in order (the blend keeps the other lanes), and the lanes are summed
+ * in the fixed tree, four inputs at a time, each sum added to gW. */
+#define GRAD_F32_BLOCK(NK, NJ)                                                   \
+  static inline __attribute__((always_inline)) void                              \
+  grad_f32_block##NK##x##NJ(const float *a, int lda, const float *d, int ldd,    \
+                            int m8, int m, int fin, int k, int j, double *gW) {  \
+    __m256 s[NK][NJ];                                                            \
+    _Pragma("GCC unroll 12") for (int p = 0; p < NK; p++)                        \
+      _Pragma("GCC unroll 12") for (int q = 0; q < NJ; q++)                      \
+        s[p][q] = _mm256_setzero_ps();                                           \
+    const float *ak = a + (size_t)k * lda, *dj = d + (size_t)j * ldd;            \
+    for (int i = 0; i < m8; i += 8) {                                            \
+      __m256 e[NJ];                                                              \
+      _Pragma("GCC unroll 12") for (int q = 0; q < NJ; q++)                      \
+        e[q] = _mm256_loadu_ps(dj + (size_t)q * ldd + i);                        \
+      _Pragma("GCC unroll 12") for (int p = 0; p < NK; p++) {                    \
+        __m256 x = _mm256_loadu_ps(ak + (size_t)p * lda + i);                    \
+        _Pragma("GCC unroll 12") for (int q = 0; q < NJ; q++)                    \
+          s[p][q] = _mm256_fmadd_ps(x, e[q], s[p][q]);                           \
+      }                                                                          \
+    }                                                                            \
+    for (int i = m8; i < m; i++) {                                               \
+      _Pragma("GCC unroll 12") for (int p = 0; p < NK; p++) {                    \
+        __m256 x = _mm256_set1_ps(ak[(size_t)p * lda + i]);                      \
+        _Pragma("GCC unroll 12") for (int q = 0; q < NJ; q++)                    \
+          s[p][q] = _mm256_blend_ps(                                             \
+            s[p][q],                                                             \
+            _mm256_fmadd_ps(x, _mm256_set1_ps(dj[(size_t)q * ldd + i]), s[p][q]), \
+            1);                                                                  \
+      }                                                                          \
+    }                                                                            \
+    __m256 zero = _mm256_setzero_ps();                                           \
+    _Pragma("GCC unroll 12") for (int q = 0; q < NJ; q++)                        \
+      _Pragma("GCC unroll 12") for (int p = 0; p < NK; p += 4) {                 \
+        __m128 r = lane_tree4_f32(s[p][q], p + 1 < NK ? s[p + 1][q] : zero,      \
+                                  p + 2 < NK ? s[p + 2][q] : zero,               \
+                                  p + 3 < NK ? s[p + 3][q] : zero);              \
+        add_sums_f32(gW + k + p + (size_t)(j + q) * fin, r, NK - p < 4 ? NK - p : 4); \
+      }                                                                          \
+  }
+GRAD_F32_BLOCK(4, 3)
+GRAD_F32_BLOCK(3, 3)
+GRAD_F32_BLOCK(2, 3)
+GRAD_F32_BLOCK(1, 3)
+GRAD_F32_BLOCK(4, 2)
+GRAD_F32_BLOCK(3, 2)
+GRAD_F32_BLOCK(2, 2)
+GRAD_F32_BLOCK(1, 2)
+GRAD_F32_BLOCK(12, 1)
+GRAD_F32_BLOCK(8, 1)
+GRAD_F32_BLOCK(4, 1)
+GRAD_F32_BLOCK(3, 1)
+GRAD_F32_BLOCK(2, 1)
+GRAD_F32_BLOCK(1, 1)
+
+/* All inputs k for outputs j..j+NJ-1: blocks of 4 inputs (12 for a single
+ * output, whose blocks would otherwise have too few accumulators), then
+ * the inputs left in one narrower block. */
+#define GRAD_F32_COLS(NJ, KSTEP)                                                 \
+  static inline __attribute__((always_inline)) void                              \
+  grad_f32_cols##NJ(const float *a, int lda, const float *d, int ldd, int m8,    \
+                    int m, int fin, int j, double *gW) {                         \
+    int k = 0;                                                                   \
+    for (; k + KSTEP <= fin; k += KSTEP)                                         \
+      grad_f32_block##KSTEP##x##NJ(a, lda, d, ldd, m8, m, fin, k, j, gW);        \
+    if (KSTEP > 4 && k + 8 <= fin) {                                             \
+      grad_f32_block8x1(a, lda, d, ldd, m8, m, fin, k, j, gW);                   \
+      k += 8;                                                                    \
+    }                                                                            \
+    if (KSTEP > 4 && k + 4 <= fin) {                                             \
+      grad_f32_block4x1(a, lda, d, ldd, m8, m, fin, k, j, gW);                   \
+      k += 4;                                                                    \
+    }                                                                            \
+    switch (fin - k) {                                                           \
+    case 3: grad_f32_block3x##NJ(a, lda, d, ldd, m8, m, fin, k, j, gW); break;   \
+    case 2: grad_f32_block2x##NJ(a, lda, d, ldd, m8, m, fin, k, j, gW); break;   \
+    case 1: grad_f32_block1x##NJ(a, lda, d, ldd, m8, m, fin, k, j, gW); break;   \
+    default: break;                                                              \
+    }                                                                            \
+  }
+GRAD_F32_COLS(3, 4)
+GRAD_F32_COLS(2, 4)
+GRAD_F32_COLS(1, 12)
+
+/* gb[j..j+NJ-1] += the sums of outputs j..j+NJ-1's deltas over the m
+ * rows, lanes and tree as the dot products below (plain additions). */
+#define GRAD_F32_BIAS(NJ)                                                        \
+  static inline __attribute__((always_inline)) void                              \
+  grad_f32_bias##NJ(const float *d, int ldd, int m8, int m, int j, double *gb) { \
+    __m256 s[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), \
+                   _mm256_setzero_ps()};                                         \
+    const float *dj = d + (size_t)j * ldd;                                       \
+    for (int i = 0; i < m8; i += 8)                                              \
+      _Pragma("GCC unroll 4") for (int q = 0; q < NJ; q++)                       \
+        s[q] = _mm256_add_ps(s[q], _mm256_loadu_ps(dj + (size_t)q * ldd + i));   \
+    for (int i = m8; i < m; i++)                                                 \
+      _Pragma("GCC unroll 4") for (int q = 0; q < NJ; q++)                       \
+        s[q] = _mm256_blend_ps(                                                  \
+          s[q], _mm256_add_ps(s[q], _mm256_set1_ps(dj[(size_t)q * ldd + i])), 1); \
+    add_sums_f32(gb + j, lane_tree4_f32(s[0], s[1], s[2], s[3]), NJ);            \
+  }
+GRAD_F32_BIAS(4)
+GRAD_F32_BIAS(3)
+GRAD_F32_BIAS(2)
+GRAD_F32_BIAS(1)
 
 /* gW[k, j] += sum_i a[i, k] d[i, j], gb[j] += sum_i d[i, j] over the m rows
  * of one chunk: lane q of a vector of 8 partial sums takes the rows
- * i = q mod 8 in order (fused multiply-add), the rows after the last
- * multiple of 8 are added to lane 0, and the lanes are summed in a fixed
- * tree, as in simd_f32_impl.h's plain loop.  Inputs k are taken 4 at a
- * time and outputs j 2 at a time (8 accumulators), so each load serves
- * several dot products. */
+ * i = q mod 8 in order (fused multiply-add; plain addition for gb), the
+ * rows after the last multiple of 8 are added to lane 0, and the lanes are
+ * summed in a fixed tree, as in simd_f32_impl.h's plain loop.  Blocks of 4
+ * inputs x 3 outputs (12 accumulators: each load serves several dot
+ * products and the FMA pipes never wait on an accumulator), the sums of 4
+ * dot products reduced together (lane_tree4_f32) and added to gW as 4
+ * doubles; the bias sums 4 outputs at a time. */
 static void grad_w_f32_avx2(const float *a, int lda, const float *d, int ldd,
                             int m, int fin, int fout, double *gW, double *gb) {
   int m8 = m - m % 8;
-  for (int j = 0; j < fout; j++) {
-    const float *dj = d + (size_t)j * ldd;
-    __m256 s = _mm256_setzero_ps();
-    for (int i = 0; i < m8; i += 8) s = _mm256_add_ps(s, _mm256_loadu_ps(dj + i));
-    float t[8];
-    _mm256_storeu_ps(t, s);
-    for (int i = m8; i < m; i++) t[0] += dj[i];
-    gb[j] += (double)(((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7])));
-  }
   int j = 0;
-  for (; j + 1 < fout; j += 2) {
-    const float *d0 = d + (size_t)j * ldd, *d1 = d0 + ldd;
-    int k = 0;
-    for (; k + 3 < fin; k += 4) {
-      const float *a0 = a + (size_t)k * lda, *a1 = a0 + lda, *a2 = a1 + lda, *a3 = a2 + lda;
-      __m256 t00 = _mm256_setzero_ps(), t01 = t00, t02 = t00, t03 = t00;
-      __m256 t10 = t00, t11 = t00, t12 = t00, t13 = t00;
-      for (int i = 0; i < m8; i += 8) {
-        __m256 e0 = _mm256_loadu_ps(d0 + i), e1 = _mm256_loadu_ps(d1 + i);
-        __m256 x0 = _mm256_loadu_ps(a0 + i), x1 = _mm256_loadu_ps(a1 + i);
-        __m256 x2 = _mm256_loadu_ps(a2 + i), x3 = _mm256_loadu_ps(a3 + i);
-        t00 = _mm256_fmadd_ps(x0, e0, t00);
-        t01 = _mm256_fmadd_ps(x1, e0, t01);
-        t02 = _mm256_fmadd_ps(x2, e0, t02);
-        t03 = _mm256_fmadd_ps(x3, e0, t03);
-        t10 = _mm256_fmadd_ps(x0, e1, t10);
-        t11 = _mm256_fmadd_ps(x1, e1, t11);
-        t12 = _mm256_fmadd_ps(x2, e1, t12);
-        t13 = _mm256_fmadd_ps(x3, e1, t13);
-      }
-      double *g0 = gW + k + (size_t)j * fin, *g1 = g0 + fin;
-      g0[0] += lane_sum_f32(t00, a0, d0, m8, m);
-      g0[1] += lane_sum_f32(t01, a1, d0, m8, m);
-      g0[2] += lane_sum_f32(t02, a2, d0, m8, m);
-      g0[3] += lane_sum_f32(t03, a3, d0, m8, m);
-      g1[0] += lane_sum_f32(t10, a0, d1, m8, m);
-      g1[1] += lane_sum_f32(t11, a1, d1, m8, m);
-      g1[2] += lane_sum_f32(t12, a2, d1, m8, m);
-      g1[3] += lane_sum_f32(t13, a3, d1, m8, m);
-    }
-    for (; k < fin; k++) {
-      const float *ak = a + (size_t)k * lda;
-      gW[k + (size_t)j * fin] += dot_f32(ak, d0, m8, m);
-      gW[k + (size_t)(j + 1) * fin] += dot_f32(ak, d1, m8, m);
-    }
+  for (; j + 4 <= fout; j += 4) grad_f32_bias4(d, ldd, m8, m, j, gb);
+  switch (fout - j) {
+  case 3: grad_f32_bias3(d, ldd, m8, m, j, gb); break;
+  case 2: grad_f32_bias2(d, ldd, m8, m, j, gb); break;
+  case 1: grad_f32_bias1(d, ldd, m8, m, j, gb); break;
+  default: break;
   }
-  for (; j < fout; j++)
-    for (int k = 0; k < fin; k++)
-      gW[k + (size_t)j * fin] += dot_f32(a + (size_t)k * lda, d + (size_t)j * ldd, m8, m);
+  for (j = 0; j + 3 <= fout; j += 3) grad_f32_cols3(a, lda, d, ldd, m8, m, fin, j, gW);
+  switch (fout - j) {
+  case 2: grad_f32_cols2(a, lda, d, ldd, m8, m, fin, j, gW); break;
+  case 1: grad_f32_cols1(a, lda, d, ldd, m8, m, fin, j, gW); break;
+  default: break;
+  }
+}
+
+/* tanh in float: the rational approximation of simd_f32_impl.h, the same
+ * operations in the same order (the compiler fuses each p * x2 + c there
+ * into one multiply-add, as here), 8 lanes at a time and the last n mod 8
+ * in one masked vector instead of one at a time.  The clamp to [-9, 9] by
+ * min and max, which return their second operand (x) for NaN, as the
+ * comparisons of the plain loop; |x| < 4e-4 gives x. */
+static void tanh_f32_avx2(const float *x, float *out, int n) {
+  const __m256 lo = _mm256_set1_ps(-9.0f), hi = _mm256_set1_ps(9.0f);
+  const __m256 small = _mm256_set1_ps(4e-4f);
+  const __m256 absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  for (int i = 0; i < n; i += 8) {
+    int full = n - i >= 8;
+    __m256i mk = tail_mask_f32(n - i);
+    __m256 v = full ? _mm256_loadu_ps(x + i) : _mm256_maskload_ps(x + i, mk);
+    __m256 c = _mm256_max_ps(lo, _mm256_min_ps(hi, v));
+    __m256 x2 = _mm256_mul_ps(c, c);
+    __m256 p = _mm256_set1_ps(-2.76076847742355e-16f);
+    p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(2.00018790482477e-13f));
+    p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(-8.60467152213735e-11f));
+    p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(5.12229709037114e-08f));
+    p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(1.48572235717979e-05f));
+    p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(6.37261928875436e-04f));
+    p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(4.89352455891786e-03f));
+    p = _mm256_mul_ps(p, c);
+    __m256 q = _mm256_set1_ps(1.19825839466702e-06f);
+    q = _mm256_fmadd_ps(q, x2, _mm256_set1_ps(1.18534705686654e-04f));
+    q = _mm256_fmadd_ps(q, x2, _mm256_set1_ps(2.26843463243900e-03f));
+    q = _mm256_fmadd_ps(q, x2, _mm256_set1_ps(4.89352518554385e-03f));
+    __m256 r = _mm256_div_ps(p, q);
+    __m256 tiny = _mm256_cmp_ps(_mm256_and_ps(v, absm), small, _CMP_LT_OQ);
+    r = _mm256_blendv_ps(r, v, tiny);
+    if (full) _mm256_storeu_ps(out + i, r);
+    else _mm256_maskstore_ps(out + i, mk, r);
+  }
+}
+
+/* act_backward_f32 of simd_f32_impl.h in intrinsics, the last n mod 8
+ * rows in one masked vector: tanh d *= 1 - a a (one fused negated
+ * multiply-add, as the compiler makes of the plain loop, then the
+ * product), relu d = z > 0 ? d : 0. */
+static void act_backward_f32_avx2(int act, const float *z, const float *a, float *d,
+                                  int n) {
+  if (act != 0 && act != 1) return;
+  const __m256 one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
+  for (int i = 0; i < n; i += 8) {
+    int full = n - i >= 8;
+    __m256i mk = tail_mask_f32(n - i);
+    __m256 dv = full ? _mm256_loadu_ps(d + i) : _mm256_maskload_ps(d + i, mk), r;
+    if (act == 0) {
+      __m256 av = full ? _mm256_loadu_ps(a + i) : _mm256_maskload_ps(a + i, mk);
+      r = _mm256_mul_ps(dv, _mm256_fnmadd_ps(av, av, one));
+    } else {
+      __m256 zv = full ? _mm256_loadu_ps(z + i) : _mm256_maskload_ps(z + i, mk);
+      r = _mm256_and_ps(_mm256_cmp_ps(zv, zero, _CMP_GT_OQ), dv);
+    }
+    if (full) _mm256_storeu_ps(d + i, r);
+    else _mm256_maskstore_ps(d + i, mk, r);
+  }
 }
 
 /* z = b + A W for a block of rows: 8 rows x 4 outputs in 8 accumulators */
@@ -346,7 +496,7 @@ static void grad_w_avx2(const double *a, int lda, const double *d, int ldd,
 
 const bnn_simd_table bnn_simd_avx2 = {
   "avx2+fma", vexp_avx2, vtanh_avx2, vsigmoid_avx2, vlog1p_avx2,
-  act_forward_avx2, act_backward_avx2, dense_avx2, grad_w_avx2, KSUF(prior_normal),
+  act_forward_avx2, act_backward_avx2, dense_avx2, grad_w_avx2, KSUF(prior_normal), KSUF(prior_normal_u),
   KSUF(dense_f32), KSUF(grad_w_f32), KSUF(tanh_f32),
   KSUF(relu_f32), KSUF(act_backward_f32)};
 

@@ -372,7 +372,7 @@ static void tanh_f32_avx512v(const float *x, float *out, int n) {
 
 const bnn_simd_table bnn_simd_avx512 = {
   "avx512", vexp_avx512, vtanh_avx512, vsigmoid_avx512v, vlog1p_avx512v,
-  act_forward_avx512, act_backward_avx512v, dense_avx512, grad_w_avx512, KSUF(prior_normal),
+  act_forward_avx512, act_backward_avx512v, dense_avx512, grad_w_avx512, KSUF(prior_normal), KSUF(prior_normal_u),
   dense_f32_avx512v, grad_w_f32_avx512v, tanh_f32_avx512v,
   KSUF(relu_f32), KSUF(act_backward_f32)};
 

@@ -75,6 +75,7 @@ static void KSUF(relu_f32)(const float *z, float *a, int n) {
   }
 }
 
+#ifndef KF32_ACT_BACKWARD_OWN
 /* d[i] *= act'(z[i]) given a = act(z) for tanh (code 0), relu (1) and
  * identity (8); the model does the other activations in double. */
 static void KSUF(act_backward_f32)(int act, const float *z, const float *a,
@@ -85,6 +86,7 @@ static void KSUF(act_backward_f32)(int act, const float *z, const float *a,
   else if (act == 1)
     for (i = 0; i < n; i++) d[i] = z[i] > 0 ? d[i] : 0.0f;
 }
+#endif
 
 #ifndef KF32_TANH_OWN
 /* tanh in float: a rational approximation (odd degree-13 numerator, even

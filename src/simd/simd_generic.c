@@ -67,7 +67,7 @@ static void grad_w_generic(const double *a, int lda, const double *d, int ldd,
 const bnn_simd_table bnn_simd_generic = {
   "generic", vexp_generic, vtanh_generic, vsigmoid_generic, vlog1p_generic,
   act_forward_generic, act_backward_generic, dense_generic,
-  grad_w_generic, KSUF(prior_normal),
+  grad_w_generic, KSUF(prior_normal), KSUF(prior_normal_u),
   KSUF(dense_f32), KSUF(grad_w_f32), KSUF(tanh_f32),
   KSUF(relu_f32), KSUF(act_backward_f32)};
 
