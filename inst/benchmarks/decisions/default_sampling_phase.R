@@ -1,0 +1,74 @@
+# How long a sampling phase, and how many kept draws, does the default need?
+# The default network (bnn_fit(y ~ ., data = train, seed = seed) without the
+# linear check: MILE's tuning, 16,000/2,000/2,000 steps, then 5,000 sampling
+# steps thinned by 5, single precision) is fitted once per set and seed; the
+# shorter sampling phases and coarser thinnings below are subsets of its
+# kept draws (a chain's first steps do not depend on how many follow, and
+# thinning draws no random numbers), so each variant is exactly the fit that
+# variant would give.  For each: test log predictive density (response
+# scale), 90% coverage, and the verdict on the predictions
+# (bnn_convergence(): reliable, Monte Carlo error, drift).  The share of a
+# chain's gradients a variant saves is (5,000 - steps) / 25,000.
+#   variants: s<steps>_t<thin>, e.g. s3000_t10 = the first 3,000 sampling
+#   steps, every 10th kept (300 draws per chain); steps 5,000 to 2,000,
+#   thin 5 or 10
+# Split: set.seed(100), 20% test (as default_vs_bart.R).  Rows are appended
+# to default_sampling_phase.csv as each fit finishes.
+#   Rscript inst/benchmarks/decisions/default_sampling_phase.R [seeds] [sets] [csv]
+# (csv: another file to append to, e.g. for a second process; default
+# default_sampling_phase.csv)
+suppressPackageStartupMessages(library(bnnmc))
+options(bnnmc.linear_check = FALSE)
+args <- commandArgs(trailingOnly = TRUE)
+split_arg <- function(i, default) if (length(args) >= i) strsplit(args[i], ",")[[1]] else default
+dir <- Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
+all_sets <- list(
+  mcycle = function() transform(MASS::mcycle, y = accel, accel = NULL),
+  quakes = function() transform(quakes, y = mag, mag = NULL),
+  Boston = function() transform(MASS::Boston, y = medv, medv = NULL),
+  faithful = function() transform(faithful, y = eruptions, eruptions = NULL),
+  yacht = function() bnn_read_uci("yacht", dir = dir),
+  energy = function() bnn_read_uci("energy", dir = dir),
+  concrete = function() bnn_read_uci("concrete", dir = dir),
+  airfoil = function() bnn_read_uci("airfoil", dir = dir))
+seeds <- as.integer(split_arg(1, "1"))
+sets <- split_arg(2, names(all_sets))
+out_csv <- if (length(args) >= 3) args[3] else
+  file.path("inst", "benchmarks", "decisions", "default_sampling_phase.csv")
+# (sampling steps, thin) of each variant; the fit keeps every 5th of 5,000
+variants <- list(s5000_t5 = c(5000, 5), s5000_t10 = c(5000, 10), s4000_t5 = c(4000, 5),
+                 s4000_t10 = c(4000, 10), s3000_t5 = c(3000, 5), s3000_t10 = c(3000, 10),
+                 s2500_t5 = c(2500, 5), s2000_t5 = c(2000, 5))
+for (nm in sets) {
+  d <- all_sets[[nm]]()
+  set.seed(100)
+  te <- sample(nrow(d), round(0.2 * nrow(d)))
+  train <- d[-te, ]
+  test <- d[te, ]
+  for (seed in seeds) {
+    t0 <- proc.time()[["elapsed"]]
+    fit <- suppressMessages(suppressWarnings(
+      bnn_fit(y ~ ., data = train, seed = seed, progress = FALSE)))
+    secs <- proc.time()[["elapsed"]] - t0
+    stopifnot(fit$thin == 5L, dim(fit$draws)[1L] == 1000L)
+    rows <- lapply(names(variants), function(v) {
+      steps <- variants[[v]][1]
+      thin <- variants[[v]][2]
+      it <- seq(thin / 5, steps / 5, by = thin / 5)
+      sub <- bnnmc:::bnnfit_subset_chains(fit, iterations = it)
+      m <- bnn_metrics(sub, newdata = test)
+      cv <- bnn_convergence(sub)
+      data.frame(set = nm, n_train = nrow(train), seed = seed, variant = v,
+                 sampling_steps = steps, thin = thin, draws_per_chain = length(it),
+                 grad_share_saved = (5000 - steps) / 25000,
+                 lppd = m$lppd, cov90 = m$coverage_90,
+                 reliable = isTRUE(cv$predictions$reliable),
+                 mc_error = cv$predictions$mc_error, drift = cv$predictions$drift,
+                 seconds_full_fit = secs)
+    })
+    res <- do.call(rbind, rows)
+    print(res[, c("set", "seed", "variant", "lppd", "cov90", "reliable", "mc_error", "drift")])
+    utils::write.table(res, out_csv, sep = ",", row.names = FALSE,
+                       col.names = !file.exists(out_csv), append = file.exists(out_csv))
+  }
+}
