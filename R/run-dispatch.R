@@ -37,6 +37,11 @@ dispatch_chains <- function(ids, fun) {
   if (use_future && mc_cores_plan(length(ids))) {
     old_plan <- future::plan(mc_cores_strategy(), workers = min(mc_cores(), length(ids)))
     on.exit(future::plan(old_plan), add = TRUE)
+  } else if (use_future && inherits(future::plan(), "sequential")) {
+    # the sequential plan (the default) runs the chains here, one after
+    # another, as futures would: the same draws, without a future's set-up
+    # per chain (its globals' scan and the relay of its conditions)
+    use_future <- FALSE
   }
   run <- function() {
     # the progressor lives as long as this call (progressr finishes it on exit)
