@@ -89,3 +89,41 @@ test_that("the check stacks the two models when neither takes almost all the wei
   expect_identical(fit2$model_choice$chosen, c(TRUE, FALSE))
   expect_equal(fit2$model_choice$weight, c(1, 0), tolerance = 1e-6)
 })
+
+test_that("the check reuses the verdict's pointwise log-likelihood and makes the linear verdict only when needed", {
+  m <- mixture_fits()
+  net <- m$net
+  # the verdict keeps the pointwise log-likelihood of every training point
+  # when asked: the values pointwise_loglik() computes
+  cv <- bnnmc:::convergence_verdict(net, keep_loglik = TRUE)
+  ll <- attr(cv, "pointwise_loglik")
+  expect_identical(ll, bnnmc:::pointwise_loglik(net))
+  expect_null(attr(bnnmc:::convergence_verdict(net, max_points = 10, keep_loglik = TRUE),
+                   "pointwise_loglik"))
+  expect_null(attr(bnnmc:::convergence_verdict(net), "pointwise_loglik"))
+  kept <- bnnmc:::bnnfit_with(net, convergence = cv)
+  expect_identical(bnnmc:::fit_psis_elpd(kept), bnnmc:::fit_psis_elpd(net))
+  # the linear fit comes without a verdict (fit_engine(verdict = FALSE));
+  # the check makes it only for a linear model returned alone, and the fit
+  # returned never carries the kept log-likelihood
+  lin <- bnnmc:::bnnfit_with(m$lin, convergence = NULL)
+  e <- bnnmc:::fit_psis_elpd
+  far <- function(x) {
+    r <- e(x)
+    if (length(x$hidden)) r$pointwise <- r$pointwise - 5
+    r$elpd <- sum(r$pointwise)
+    r
+  }
+  fit_l <- suppressMessages(bnnmc:::choose_default_model(function() kept, function() lin, far))
+  expect_identical(length(fit_l$hidden), 0L)
+  expect_s3_class(fit_l$convergence, "bnn_convergence")
+  near <- function(x) {
+    r <- e(x)
+    if (!length(x$hidden)) r$pointwise <- r$pointwise - 5
+    r$elpd <- sum(r$pointwise)
+    r
+  }
+  fit_n <- bnnmc:::choose_default_model(function() kept, function() lin, near)
+  expect_identical(fit_n$hidden, 3L)
+  expect_null(attr(fit_n$convergence, "pointwise_loglik"))
+})
