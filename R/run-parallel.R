@@ -3,7 +3,9 @@
 #' [bnn_fit()] runs its chains through the \pkg{future} framework whenever
 #' the \pkg{future} and \pkg{future.apply} packages are installed, with
 #' whatever plan the user has set ([future::plan()]); the default plan is
-#' sequential.  The draws are the same under every plan: each chain has its
+#' sequential, under which the chains run one after another in the R
+#' session itself (no future is made for them).  The draws are the same
+#' under every plan: each chain has its
 #' own random number stream from `seed` and the chain index, in C, and no
 #' chain uses R's random number generator.
 #'
