@@ -292,8 +292,8 @@ static void grad_w_f32_avx2(const float *a, int lda, const float *d, int ldd,
  * min and max, which return their second operand (x) for NaN, as the
  * comparisons of the plain loop; |x| < 4e-4 gives x. */
 static void tanh_f32_avx2(const float *x, float *out, int n) {
-  const __m256 lo = _mm256_set1_ps(-9.0f), hi = _mm256_set1_ps(9.0f);
-  const __m256 small = _mm256_set1_ps(4e-4f);
+  const __m256 lo = _mm256_set1_ps(-BNN_TANH_F32_CLAMP), hi = _mm256_set1_ps(BNN_TANH_F32_CLAMP);
+  const __m256 small = _mm256_set1_ps(BNN_TANH_F32_SMALL);
   const __m256 absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
   for (int i = 0; i < n; i += 8) {
     int full = n - i >= 8;
@@ -301,18 +301,18 @@ static void tanh_f32_avx2(const float *x, float *out, int n) {
     __m256 v = full ? _mm256_loadu_ps(x + i) : _mm256_maskload_ps(x + i, mk);
     __m256 c = _mm256_max_ps(lo, _mm256_min_ps(hi, v));
     __m256 x2 = _mm256_mul_ps(c, c);
-    __m256 p = _mm256_set1_ps(-2.76076847742355e-16f);
-    p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(2.00018790482477e-13f));
-    p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(-8.60467152213735e-11f));
-    p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(5.12229709037114e-08f));
-    p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(1.48572235717979e-05f));
-    p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(6.37261928875436e-04f));
-    p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(4.89352455891786e-03f));
+    __m256 p = _mm256_set1_ps(BNN_TANH_F32_P6);
+    p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(BNN_TANH_F32_P5));
+    p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(BNN_TANH_F32_P4));
+    p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(BNN_TANH_F32_P3));
+    p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(BNN_TANH_F32_P2));
+    p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(BNN_TANH_F32_P1));
+    p = _mm256_fmadd_ps(p, x2, _mm256_set1_ps(BNN_TANH_F32_P0));
     p = _mm256_mul_ps(p, c);
-    __m256 q = _mm256_set1_ps(1.19825839466702e-06f);
-    q = _mm256_fmadd_ps(q, x2, _mm256_set1_ps(1.18534705686654e-04f));
-    q = _mm256_fmadd_ps(q, x2, _mm256_set1_ps(2.26843463243900e-03f));
-    q = _mm256_fmadd_ps(q, x2, _mm256_set1_ps(4.89352518554385e-03f));
+    __m256 q = _mm256_set1_ps(BNN_TANH_F32_Q3);
+    q = _mm256_fmadd_ps(q, x2, _mm256_set1_ps(BNN_TANH_F32_Q2));
+    q = _mm256_fmadd_ps(q, x2, _mm256_set1_ps(BNN_TANH_F32_Q1));
+    q = _mm256_fmadd_ps(q, x2, _mm256_set1_ps(BNN_TANH_F32_Q0));
     __m256 r = _mm256_div_ps(p, q);
     __m256 tiny = _mm256_cmp_ps(_mm256_and_ps(v, absm), small, _CMP_LT_OQ);
     r = _mm256_blendv_ps(r, v, tiny);

@@ -340,26 +340,26 @@ static void grad_w_f32_avx512v(const float *a, int lda, const float *d, int ldd,
  * error about 2^-23, like the division's); |x| < 4e-4 gives x, NaN stays
  * NaN (min/max return their second operand for NaN: the clamp keeps x's). */
 static void tanh_f32_avx512v(const float *x, float *out, int n) {
-  const __m512 lo = _mm512_set1_ps(-9.0f), hi = _mm512_set1_ps(9.0f);
-  const __m512 small = _mm512_set1_ps(4e-4f), two = _mm512_set1_ps(2.0f);
+  const __m512 lo = _mm512_set1_ps(-BNN_TANH_F32_CLAMP), hi = _mm512_set1_ps(BNN_TANH_F32_CLAMP);
+  const __m512 small = _mm512_set1_ps(BNN_TANH_F32_SMALL), two = _mm512_set1_ps(2.0f);
   const __m512i absm = _mm512_set1_epi32(0x7fffffff);
   for (int i = 0; i < n; i += 16) {
     __mmask16 mk = tail_mask16(n - i);
     __m512 v = _mm512_maskz_loadu_ps(mk, x + i);
     __m512 c = _mm512_min_ps(hi, _mm512_max_ps(lo, v));
     __m512 x2 = _mm512_mul_ps(c, c);
-    __m512 p = _mm512_set1_ps(-2.76076847742355e-16f);
-    p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(2.00018790482477e-13f));
-    p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(-8.60467152213735e-11f));
-    p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(5.12229709037114e-08f));
-    p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(1.48572235717979e-05f));
-    p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(6.37261928875436e-04f));
-    p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(4.89352455891786e-03f));
+    __m512 p = _mm512_set1_ps(BNN_TANH_F32_P6);
+    p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(BNN_TANH_F32_P5));
+    p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(BNN_TANH_F32_P4));
+    p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(BNN_TANH_F32_P3));
+    p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(BNN_TANH_F32_P2));
+    p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(BNN_TANH_F32_P1));
+    p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(BNN_TANH_F32_P0));
     p = _mm512_mul_ps(p, c);
-    __m512 q = _mm512_set1_ps(1.19825839466702e-06f);
-    q = _mm512_fmadd_ps(q, x2, _mm512_set1_ps(1.18534705686654e-04f));
-    q = _mm512_fmadd_ps(q, x2, _mm512_set1_ps(2.26843463243900e-03f));
-    q = _mm512_fmadd_ps(q, x2, _mm512_set1_ps(4.89352518554385e-03f));
+    __m512 q = _mm512_set1_ps(BNN_TANH_F32_Q3);
+    q = _mm512_fmadd_ps(q, x2, _mm512_set1_ps(BNN_TANH_F32_Q2));
+    q = _mm512_fmadd_ps(q, x2, _mm512_set1_ps(BNN_TANH_F32_Q1));
+    q = _mm512_fmadd_ps(q, x2, _mm512_set1_ps(BNN_TANH_F32_Q0));
     __m512 r = _mm512_rcp14_ps(q);
     r = _mm512_mul_ps(r, _mm512_fnmadd_ps(q, r, two));
     __m512 t = _mm512_mul_ps(p, r);

@@ -88,30 +88,49 @@ static void KSUF(act_backward_f32)(int act, const float *z, const float *a,
 }
 #endif
 
-#ifndef KF32_TANH_OWN
 /* tanh in float: a rational approximation (odd degree-13 numerator, even
  * degree-6 denominator; the one Eigen uses) on [-9, 9], where tanh reaches
- * 1 in float, and x itself for |x| < 4e-4; a few ulp from tanh.  Branch
- * free, so it vectorises; NaN stays NaN (the comparisons are false). */
+ * 1 in float, and x itself for |x| < 4e-4; a few ulp from tanh.  Its
+ * constants, shared by the intrinsic versions of the AVX2 and AVX-512
+ * files: the numerator p(x) = x (P6 x^12 + P5 x^10 + ... + P0) and the
+ * denominator Q3 x^6 + ... + Q0, each by Horner's rule in x^2. */
+#define BNN_TANH_F32_CLAMP 9.0f
+#define BNN_TANH_F32_SMALL 4e-4f
+#define BNN_TANH_F32_P6 -2.76076847742355e-16f
+#define BNN_TANH_F32_P5 2.00018790482477e-13f
+#define BNN_TANH_F32_P4 -8.60467152213735e-11f
+#define BNN_TANH_F32_P3 5.12229709037114e-08f
+#define BNN_TANH_F32_P2 1.48572235717979e-05f
+#define BNN_TANH_F32_P1 6.37261928875436e-04f
+#define BNN_TANH_F32_P0 4.89352455891786e-03f
+#define BNN_TANH_F32_Q3 1.19825839466702e-06f
+#define BNN_TANH_F32_Q2 1.18534705686654e-04f
+#define BNN_TANH_F32_Q1 2.26843463243900e-03f
+#define BNN_TANH_F32_Q0 4.89352518554385e-03f
+
+#ifndef KF32_TANH_OWN
+/* Branch free, so it vectorises; NaN stays NaN (the comparisons are
+ * false). */
 static void KSUF(tanh_f32)(const float *x, float *out, int n) {
   for (int i = 0; i < n; i++) {
     float v = x[i];
-    float c = v < -9.0f ? -9.0f : (v > 9.0f ? 9.0f : v);
+    float c = v < -BNN_TANH_F32_CLAMP ? -BNN_TANH_F32_CLAMP
+              : (v > BNN_TANH_F32_CLAMP ? BNN_TANH_F32_CLAMP : v);
     float x2 = c * c;
-    float p = -2.76076847742355e-16f;
-    p = p * x2 + 2.00018790482477e-13f;
-    p = p * x2 + -8.60467152213735e-11f;
-    p = p * x2 + 5.12229709037114e-08f;
-    p = p * x2 + 1.48572235717979e-05f;
-    p = p * x2 + 6.37261928875436e-04f;
-    p = p * x2 + 4.89352455891786e-03f;
+    float p = BNN_TANH_F32_P6;
+    p = p * x2 + BNN_TANH_F32_P5;
+    p = p * x2 + BNN_TANH_F32_P4;
+    p = p * x2 + BNN_TANH_F32_P3;
+    p = p * x2 + BNN_TANH_F32_P2;
+    p = p * x2 + BNN_TANH_F32_P1;
+    p = p * x2 + BNN_TANH_F32_P0;
     p = p * c;
-    float q = 1.19825839466702e-06f;
-    q = q * x2 + 1.18534705686654e-04f;
-    q = q * x2 + 2.26843463243900e-03f;
-    q = q * x2 + 4.89352518554385e-03f;
+    float q = BNN_TANH_F32_Q3;
+    q = q * x2 + BNN_TANH_F32_Q2;
+    q = q * x2 + BNN_TANH_F32_Q1;
+    q = q * x2 + BNN_TANH_F32_Q0;
     float r = p / q;
-    out[i] = (v < 4e-4f && v > -4e-4f) ? v : r;
+    out[i] = (v < BNN_TANH_F32_SMALL && v > -BNN_TANH_F32_SMALL) ? v : r;
   }
 }
 #endif

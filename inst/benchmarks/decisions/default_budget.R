@@ -21,13 +21,10 @@ suppressPackageStartupMessages(library(bnnmc))
 args <- commandArgs(trailingOnly = TRUE)
 split_arg <- function(i, default) if (length(args) >= i) strsplit(args[i], ",")[[1]] else default
 dir <- Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
-all_sets <- list(
-  mcycle = function() transform(MASS::mcycle, y = accel, accel = NULL),
-  quakes = function() transform(quakes, y = mag, mag = NULL),
-  yacht = function() bnn_read_uci("yacht", dir = dir),
-  energy = function() bnn_read_uci("energy", dir = dir),
-  concrete = function() bnn_read_uci("concrete", dir = dir),
-  airfoil = function() bnn_read_uci("airfoil", dir = dir))
+here <- dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))))
+source(file.path(here, "..", "speed", "default_sets.R"))
+all_sets <- default_bench_sets(dir)
+all_sets <- all_sets[c("mcycle", "quakes", "yacht", "energy", "concrete", "airfoil")]
 variants <- list(
   full_double = list(precision = "double"),
   full_single = list(precision = "single"),
@@ -42,11 +39,9 @@ vars <- split_arg(3, names(variants))
 out_csv <- Sys.getenv("BNNMC_BUDGET_CSV", file.path("inst", "benchmarks", "decisions", "default_budget.csv"))
 
 for (seed in seeds) for (nm in sets) {
-  d <- all_sets[[nm]]()
-  set.seed(100)
-  te <- sample(nrow(d), round(0.2 * nrow(d)))
-  train <- d[-te, ]
-  test <- d[te, ]
+  sp <- default_bench_split(all_sets[[nm]]())
+  train <- sp$train
+  test <- sp$test
   for (v in vars) {
     t0 <- proc.time()
     fit <- suppressMessages(suppressWarnings(do.call(bnn_fit, c(list(y ~ ., data = train,

@@ -22,15 +22,9 @@ options(bnnmc.linear_check = FALSE)
 args <- commandArgs(trailingOnly = TRUE)
 split_arg <- function(i, default) if (length(args) >= i) strsplit(args[i], ",")[[1]] else default
 dir <- Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
-all_sets <- list(
-  mcycle = function() transform(MASS::mcycle, y = accel, accel = NULL),
-  quakes = function() transform(quakes, y = mag, mag = NULL),
-  Boston = function() transform(MASS::Boston, y = medv, medv = NULL),
-  faithful = function() transform(faithful, y = eruptions, eruptions = NULL),
-  yacht = function() bnn_read_uci("yacht", dir = dir),
-  energy = function() bnn_read_uci("energy", dir = dir),
-  concrete = function() bnn_read_uci("concrete", dir = dir),
-  airfoil = function() bnn_read_uci("airfoil", dir = dir))
+here <- dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))))
+source(file.path(here, "..", "speed", "default_sets.R"))
+all_sets <- default_bench_sets(dir)
 seeds <- as.integer(split_arg(1, "1"))
 sets <- split_arg(2, names(all_sets))
 out_csv <- if (length(args) >= 3) args[3] else
@@ -40,11 +34,9 @@ variants <- list(s5000_t5 = c(5000, 5), s5000_t10 = c(5000, 10), s4000_t5 = c(40
                  s4000_t10 = c(4000, 10), s3000_t5 = c(3000, 5), s3000_t10 = c(3000, 10),
                  s2500_t5 = c(2500, 5), s2000_t5 = c(2000, 5))
 for (nm in sets) {
-  d <- all_sets[[nm]]()
-  set.seed(100)
-  te <- sample(nrow(d), round(0.2 * nrow(d)))
-  train <- d[-te, ]
-  test <- d[te, ]
+  sp <- default_bench_split(all_sets[[nm]]())
+  train <- sp$train
+  test <- sp$test
   for (seed in seeds) {
     t0 <- proc.time()[["elapsed"]]
     fit <- suppressMessages(suppressWarnings(

@@ -38,15 +38,9 @@ keep_before <- "--keep-before" %in% args
 args <- setdiff(args, "--keep-before")
 reps <- if (length(args) >= 1) as.integer(args[1]) else 1L
 dir <- Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
-all_sets <- list(
-  mcycle = function() transform(MASS::mcycle, y = accel, accel = NULL),
-  quakes = function() transform(quakes, y = mag, mag = NULL),
-  Boston = function() transform(MASS::Boston, y = medv, medv = NULL),
-  faithful = function() transform(faithful, y = eruptions, eruptions = NULL),
-  yacht = function() bnn_read_uci("yacht", dir = dir),
-  energy = function() bnn_read_uci("energy", dir = dir),
-  concrete = function() bnn_read_uci("concrete", dir = dir),
-  airfoil = function() bnn_read_uci("airfoil", dir = dir))
+here <- dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))))
+source(file.path(here, "default_sets.R"))
+all_sets <- default_bench_sets(dir)
 sets <- if (length(args) >= 2) args[-1] else names(all_sets)
 out_csv <- file.path("inst", "benchmarks", "speed", "default_vs_bart.csv")
 log_mean_exp <- function(a) { m <- max(a); m + log(mean(exp(a - m))) }
@@ -80,11 +74,9 @@ bnn_run <- function(train, test, ...) {
 
 rows <- list()
 for (nm in sets) {
-  d <- all_sets[[nm]]()
-  set.seed(100)
-  te <- sample(nrow(d), round(0.2 * nrow(d)))
-  train <- d[-te, ]
-  test <- d[te, ]
+  sp <- default_bench_split(all_sets[[nm]]())
+  train <- sp$train
+  test <- sp$test
   prev <- if (file.exists(out_csv)) utils::read.csv(out_csv) else NULL
   prev <- prev[prev$set == nm, , drop = FALSE]
   if (keep_before && nrow(prev) != 1L) stop("--keep-before: no earlier row for ", nm)
