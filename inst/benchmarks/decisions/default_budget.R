@@ -13,6 +13,8 @@
 #     tt_single   : 24,000/3,000/3,000 tuning, 5,000 sampling steps (thin 5)
 #     quarter_single: 8,000/1,000/1,000 tuning, 4,000 sampling steps (thin 4)
 #     quarter_double: the quarter budget in double precision
+#     eight_quarter: 8 chains (and ensemble members) on the quarter budget,
+#                   single precision: about the half budget's gradients
 # Split: set.seed(100), 20% test (as default_vs_bart.R).  Rows are appended
 # to default_budget.csv as each fit finishes (a partial run is usable).
 #   Rscript inst/benchmarks/decisions/default_budget.R [seeds] [sets] [variants]
@@ -32,7 +34,8 @@ variants <- list(
   half_double = list(precision = "double", warmup = 20000, thin = 5),
   tt_single = list(precision = "single", warmup = 30000, thin = 5),
   quarter_single = list(precision = "single", warmup = 10000, thin = 4),
-  quarter_double = list(precision = "double", warmup = 10000, thin = 4))
+  quarter_double = list(precision = "double", warmup = 10000, thin = 4),
+  eight_quarter = list(precision = "single", warmup = 10000, thin = 4, chains = 8))
 seeds <- as.integer(split_arg(1, "1"))
 sets <- split_arg(2, names(all_sets))
 vars <- split_arg(3, names(variants))
