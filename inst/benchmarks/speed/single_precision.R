@@ -20,41 +20,25 @@
 #   BNNMC_DATA_DIR=/path/uci Rscript inst/benchmarks/speed/single_precision.R \
 #     [--reps 5] [--fit-reps 5] [--out inst/benchmarks/speed/single_precision.csv]
 #
-# Results (single_precision.csv, 2-core AVX-512 machine shared with other
-# work, kernels avx512; gradient 7 reps, fit 5 reps, medians, CPU seconds):
-#   gradient airfoil 1,052 x 5:  double 103 us, single 50 us: 2.05x
-#   gradient protein 32,011 x 9: double 3338 us, single 1621 us: 2.06x
-#   default fit (MILE, 4 chains, 480,004 gradients), airfoil 1,052 rows:
-#     double 53.9 s, single 28.7 s CPU: 1.88x (elapsed 61.9 s and 41.7 s on
-#     the loaded machine: the 15 s target is not reached)
-#   test (451 rows, standardised): RMSE double 0.2075 (sd over seeds 0.010),
-#     single 0.2032 (0.017); LPPD double 0.7275 (0.008), single 0.7300
-#     (0.034); paired by seed the LPPD differences are +0.042, +0.003,
-#     -0.005, +0.017, -0.044: no loss beyond the seed-to-seed spread.
-# Re-run (the committed CSV), after the single Gaussian likelihood's four
-# partial sums and since the default became the homoscedastic Gaussian
-# with the fan-in prior, 3 reps each:
-#   gradient airfoil double 103.5 us, single 49.8 us: 2.08x; protein
-#     3390 us, 1579 us: 2.15x; default fit CPU double 56.5 s, single 29.4
-#     s: 1.92x; test RMSE double 0.2088 (sd 0.006), single 0.2092 (0.003);
-#     LPPD double 0.206 (0.037), single 0.197 (0.018) (the default model,
-#     not the heteroscedastic one above, so the LPPD is not comparable).
-#   bnn_metrics() now asks for the standardised scale (its default is the
-#   response scale).
+# Results (single_precision.csv): a 2-core AMD EPYC (AVX2 and FMA, no
+# AVX-512), kernels avx2+fma, after the faster single-precision AVX2
+# kernels; gradient 7 reps, fit 3 reps, medians, CPU seconds:
+#   gradient airfoil 1,052 x 5:  double 237 us, single 86 us: 2.76x
+#   gradient protein 32,011 x 9: double 8390 us, single 2733 us: 3.07x
+#   default fit (MILE on the default budget, 4 chains, 200,004
+#     gradients), airfoil 1,052 rows: double 46.5 s, single 16.6 s CPU:
+#     2.81x
+#   test (451 rows, standardised): RMSE double 0.2084 (sd over seeds
+#     0.003), single 0.2094 (0.003); LPPD double 0.201 (0.023), single
+#     0.195 (0.011): within the seed-to-seed spread.
+# An earlier run on a 2-core AVX-512 machine (kernels avx512, before the
+# faster AVX2 kernels) gave 2.08x (airfoil) and 2.15x (protein) on the
+# gradient and 1.92x on MILE's full budget.
 #
-# Decision: keep double the default for every n and recommend
-# precision = "single" in ?bnn_fit for large data.  The measurements
-# would allow it (2x on the gradient at n = 1,052 and at n = 32,011, no
-# measurable loss in test RMSE or LPPD), but (a) the gain does not grow
-# with n (it is the float lanes, not a size effect), so a threshold on n
-# would be arbitrary; (b) a default that changes with n makes the same
-# call compute differently when rows are added, and double draws are the
-# reproducible ones (bit-identical per kernel, pinned by the goldens);
-# (c) the float pass is an approximation of the target (the log density
-# to about 1e-7 relative, i.e. an absolute energy error that grows like
-# sqrt(n) rows' rounding), which a user should choose knowingly.  Revisit
-# as a default above n = 10,000 once MILE's tuning has been validated in
-# single precision on the large UCI sets (protein, bikesharing).
+# The default sampler runs in single precision since these measurements and
+# those of decisions/default_budget.R (vignette("benchmarks"), "The
+# default's budget and precision"); a sampler given by name runs in double,
+# whose draws are bit-identical per kernel and pinned by the goldens.
 #
 # Internals (bnnmc:::make_spec(), spec_dim(), spec_set_precision(),
 # C_model_grad_loop, C_simd): the gradient part is timed in a C loop,
