@@ -328,7 +328,7 @@ laplace_ggn <- function(spec, theta, fd_step) {
   n <- nrow(X)
   K <- spec$sizes[length(spec$sizes)]
   h <- fd_step * pmax(1, abs(theta))
-  f0 <- .Call(C_model_forward, spec, matrix(theta, ncol = 1L), X)[, , 1]
+  f0 <- .Call(C_model_forward, spec, matrix(theta, ncol = 1L), X, 1L)[, , 1]
   f0 <- matrix(f0, n, K)
   J <- array(0, c(n, K, n_net))
   block <- max(1L, min(n_net, floor(2e6 / (n * K))))
@@ -338,7 +338,7 @@ laplace_ggn <- function(spec, theta, fd_step) {
     P <- matrix(theta, d, 2L * k)
     P[cbind(idx, seq_len(k))] <- theta[idx] + h[idx]
     P[cbind(idx, k + seq_len(k))] <- theta[idx] - h[idx]
-    Fo <- .Call(C_model_forward, spec, P, X)
+    Fo <- .Call(C_model_forward, spec, P, X, .bnn_threads())
     J[, , idx] <- (Fo[, , seq_len(k), drop = FALSE] - Fo[, , k + seq_len(k), drop = FALSE]) /
       rep(2 * h[idx], each = n * K)
   }

@@ -15,10 +15,11 @@
 #' density), so draws are reproducible on one SIMD level, not bit for bit
 #' across levels.
 #' Chains run in parallel through the \pkg{future} framework
-#' (see [bnn_fit()]).  The convergence diagnostics spread the variables
-#' over OpenMP threads: `options(bnnmc.threads = n)` sets their number
-#' (default 2; the results do not depend on it, and `OMP_THREAD_LIMIT` is
-#' honoured).
+#' (see [bnn_fit()]).  The convergence diagnostics spread the variables,
+#' and predictions (`predict()`, `posterior_epred()`, `log_lik()`, ...)
+#' the posterior draws, over OpenMP threads: `options(bnnmc.threads = n)`
+#' sets their number (default 2; the results do not depend on it, and
+#' `OMP_THREAD_LIMIT` is honoured).
 #'
 #' @section Deprecated option names:
 #' `options(bnnmc.kernels = )` and the environment variable

@@ -76,7 +76,7 @@ fit_engine.bnn_ces <- function(model, ces, chains, warmup, iter, thin, init, see
   theta <- do.call(rbind, lapply(sel, function(g) cal_u[[g %/% ci + 1L]][g %% ci + 1L, ]))
   J <- nrow(theta)
   t_fw <- proc.time()[[3]]
-  out <- .Call(C_model_forward, spec, t(theta), spec$X)       # n x K x J
+  out <- .Call(C_model_forward, spec, t(theta), spec$X, .bnn_threads())       # n x K x J
   outputs <- t(matrix(out, ncol = J))                          # J x (n K)
   t_fw <- proc.time()[[3]] - t_fw
   time_cal <- st$elapsed + t_fw

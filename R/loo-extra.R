@@ -6,7 +6,7 @@
 # and responses y on the original scale (class index 1..K for
 # classification); a [draw, observation] matrix.  w: observation weights.
 loglik_at <- function(object, th, X, y, w = NULL) {
-  out <- .Call(C_model_forward, object$spec, th, X)   # n x K x S
+  out <- .Call(C_model_forward, object$spec, th, X, .bnn_threads())   # n x K x S
   fam <- object$likelihood$family
   n <- dim(out)[1]
   S <- dim(out)[3]

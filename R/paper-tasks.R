@@ -94,7 +94,7 @@ bnn_paper_task <- function(name = c("AF1", "AF2", "AF3", "AF4"), exponent = 3, n
       spec <- make_spec(sizes, "relu", bnn_likelihood("gaussian", sigma = 1), bnn_prior())
       f <- function(x) {
         x <- as.double(x)
-        as.vector(.Call(C_model_forward, spec, matrix(w0, ncol = 1L), matrix(x, ncol = 1L)))
+        as.vector(.Call(C_model_forward, spec, matrix(w0, ncol = 1L), matrix(x, ncol = 1L), 1L))
       }
       list(f = f, sigma = 0.02, n = 120L, n_test = 120L,
            train = iv(-10, -6, 6, 10, 14, 18), test = iv(-12, 22), hidden = c(100L, 100L, 100L),

@@ -96,7 +96,7 @@ block_outputs <- function(object, ps, idx) {
   if (!is.null(ps$parts)) return(mixture_outputs(ps, idx))
   X <- ps$X
   if (length(idx) != nrow(X)) X <- X[idx, , drop = FALSE]
-  .Call(C_model_forward, object$spec, ps$th, X)
+  .Call(C_model_forward, object$spec, ps$th, X, .bnn_threads())
 }
 
 # Network outputs for the rows `idx` of a pred_setup(): list(mu, sd) as
@@ -183,7 +183,7 @@ class_prob_summary <- function(object, newdata, ndraws = NULL, y = NULL,
   lmax <- rep(-Inf, n)
   for (b0 in seq(1L, S, by = block)) {
     idx <- b0:min(S, b0 + block - 1L)
-    out <- .Call(C_model_forward, object$spec, th[, idx, drop = FALSE], X)
+    out <- .Call(C_model_forward, object$spec, th[, idx, drop = FALSE], X, .bnn_threads())
     lp <- class_log_probs(out, fam)             # draws x n x K
     B <- length(idx)
     psum <- psum + colSums(exp(lp), dims = 1L)

@@ -107,9 +107,10 @@ scale_pow2 <- function(x, e) {
   x * 2^h * 2^(e - h)
 }
 
-# Threads for the C diagnostics: option bnnmc.threads (default 2, the most
-# CRAN allows during checks); the OpenMP runtime also honours
-# OMP_THREAD_LIMIT.  Results do not depend on the number of threads.
+# Threads for the C diagnostics and the forward pass of predictions: option
+# bnnmc.threads (default 2, the most CRAN allows during checks); the OpenMP
+# runtime also honours OMP_THREAD_LIMIT.  Results do not depend on the
+# number of threads.
 .bnn_threads <- function() {
   n <- getOption("bnnmc.threads", 2L)
   if (!is.numeric(n) || length(n) != 1L || is.na(n) || n < 1 || n != round(n) ||

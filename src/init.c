@@ -8,7 +8,7 @@
 
 /* --- model (api_model.c) --- */
 SEXP C_model_logpost(SEXP, SEXP);
-SEXP C_model_forward(SEXP, SEXP, SEXP);
+SEXP C_model_forward(SEXP, SEXP, SEXP, SEXP);
 SEXP C_model_grad_loop(SEXP, SEXP, SEXP);
 SEXP C_simd(SEXP);
 SEXP C_vmath(SEXP, SEXP);
@@ -65,7 +65,7 @@ SEXP C_ces_time(SEXP, SEXP, SEXP);
 static const R_CallMethodDef CallEntries[] = {
     /* model */
     CALLDEF(C_model_logpost, 2),
-    CALLDEF(C_model_forward, 3),
+    CALLDEF(C_model_forward, 4),
     CALLDEF(C_model_grad_loop, 3),
     CALLDEF(C_simd, 1),
     CALLDEF(C_vmath, 2),

@@ -1,7 +1,4 @@
 /* .Call entry points for the convergence diagnostics (diagnostics.c). */
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #include <math.h>
 #include <string.h>
 #include "api_util.h"
@@ -27,27 +24,6 @@ static const struct {
     {"mcse_quantile", 1}};
 
 static double na_of(double v) { return isnan(v) ? NA_REAL : v; }
-
-/* The threads of an OpenMP loop over n_items items: `threads` (a whole
- * number >= 1), at most one per item, 1 without OpenMP. */
-static int loop_threads(SEXP threads, int n_items) {
-  int nth = Rf_asInteger(threads);
-  if (nth == NA_INTEGER || nth < 1) Rf_error("'threads' must be a whole number >= 1");
-#ifndef _OPENMP
-  nth = 1;
-#endif
-  if (nth > n_items) nth = n_items > 0 ? n_items : 1;
-  return nth;
-}
-
-/* The calling thread's number in an OpenMP loop (0 without OpenMP). */
-static inline int thread_num(void) {
-#ifdef _OPENMP
-  return omp_get_thread_num();
-#else
-  return 0;
-#endif
-}
 
 static double eval_stat(bnn_diag_ws *ws, int code, double prob) {
   switch (code) {
@@ -125,7 +101,7 @@ SEXP C_diag(SEXP x, SEXP stats, SEXP probs, SEXP kappa, SEXP chainwise,
     n_col += STATS[code].per_prob ? n_prob : 1;
   }
 
-  int nth = loop_threads(threads, n_var);
+  int nth = bnn_loop_threads(threads, n_var);
   size_t bytes = bnn_diag_ws_size(n_iter, n_chain, kap);
   if (!bytes) Rf_error("'x' has too many draws per variable (%d x %d)", n_iter, n_chain);
   int no_simd = Rf_asLogical(simd) == 0;
@@ -173,7 +149,7 @@ SEXP C_diag(SEXP x, SEXP stats, SEXP probs, SEXP kappa, SEXP chainwise,
 #pragma omp parallel for num_threads(nth) schedule(dynamic, 1) if (nth > 1)
 #endif
     for (int v = v0; v < v1; v++) {
-      bnn_diag_ws *ws = wss[thread_num()];
+      bnn_diag_ws *ws = wss[bnn_thread_num()];
       bnn_diag_load(ws, xp + per_var * v);
       int col = 0;
       for (int s = 0; s < n_stat; s++) {
@@ -225,7 +201,7 @@ SEXP C_relative_eff(SEXP ll, SEXP n_chain, SEXP threads) {
   if (S < 1 || S % M != 0)
     Rf_error("'ll' must have n_chain chains of equal length (%d draws, %d chains)", S, M);
   int n_iter = S / M;
-  int nth = loop_threads(threads, n_obs);
+  int nth = bnn_loop_threads(threads, n_obs);
   size_t bytes = bnn_diag_reff_ws_size(n_iter, M);
   if (!bytes) Rf_error("'ll' has too many draws (%d x %d)", n_iter, M);
   bnn_diag_ws **wss = (bnn_diag_ws **) R_alloc(nth, sizeof(bnn_diag_ws *));
@@ -242,7 +218,7 @@ SEXP C_relative_eff(SEXP ll, SEXP n_chain, SEXP threads) {
 #pragma omp parallel for num_threads(nth) schedule(dynamic, 4) if (nth > 1)
 #endif
     for (int i = i0; i < i1; i++) {
-      bnn_diag_ws *ws = wss[thread_num()];
+      bnn_diag_ws *ws = wss[bnn_thread_num()];
       r[i] = na_of(bnn_diag_relative_eff(ws, lp + (size_t) S * i));
     }
   }
@@ -320,7 +296,7 @@ SEXP C_psis(SEXP x, SEXP r_eff, SEXP loo, SEXP threads) {
     Rf_error("'r_eff' must be a double vector with one value per observation (%d)", n_obs);
   int is_loo = Rf_asLogical(loo);
   if (is_loo == NA_LOGICAL) Rf_error("'loo' must be TRUE or FALSE");
-  int nth = loop_threads(threads, n_obs);
+  int nth = bnn_loop_threads(threads, n_obs);
   bnn_psis_pair **wss = (bnn_psis_pair **) R_alloc(nth, sizeof(bnn_psis_pair *));
   double **cols = (double **) R_alloc(nth, sizeof(double *));
   for (int t = 0; t < nth; t++) {
@@ -354,7 +330,7 @@ SEXP C_psis(SEXP x, SEXP r_eff, SEXP loo, SEXP threads) {
 #pragma omp parallel for num_threads(nth) schedule(dynamic, 4) if (nth > 1)
 #endif
     for (int i = i0; i < i1; i++) {
-      int t = thread_num();
+      int t = bnn_thread_num();
       const double *xi = xp + (size_t) S * i;
       if (!is_loo) {
         kp[i] = na_of(bnn_psis(xi, S, re[i], lwp + (size_t) S * i, wss[t]));

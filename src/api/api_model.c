@@ -49,25 +49,41 @@ SEXP C_model_logpost(SEXP spec, SEXP theta) {
   return out;
 }
 
-/* draws: dim x S matrix (one draw per column); X: n x p.
- * Returns an array n x n_out x S of network outputs. */
-SEXP C_model_forward(SEXP spec, SEXP draws, SEXP X) {
+/* draws: dim x S matrix (one draw per column); X: n x p; threads: OpenMP
+ * threads.  Returns an array n x n_out x S of network outputs.  The draws
+ * are independent, so they are shared out over the threads, each with its
+ * own model workspace: the outputs are the same whatever the number of
+ * threads.  Blocks of 64 draws per thread, with a check for a user
+ * interrupt between blocks. */
+SEXP C_model_forward(SEXP spec, SEXP draws, SEXP X, SEXP threads) {
   if (TYPEOF(draws) != REALSXP) Rf_error("'draws' must be a double matrix");
   if (TYPEOF(X) != REALSXP) Rf_error("'X' must be a double matrix");
-  bnn_model *m;
-  bnn_model_protect(spec, 0, 0, &m);
-  int d = m->dim, K = bnn_model_n_out(m), p = m->sizes[0];
+  bnn_model *m0;
+  bnn_model_protect(spec, 0, 0, &m0);
+  int d = m0->dim, K = bnn_model_n_out(m0), p = m0->sizes[0];
   R_xlen_t len = Rf_xlength(draws);
   if (len % d != 0 || Rf_xlength(X) % p != 0)
     Rf_error("'draws' must have %d rows and 'X' %d columns", d, p);
   int S = (int)(len / d), n = (int)(Rf_xlength(X) / p);
+  int nth = bnn_loop_threads(threads, S);
+  bnn_model **ms = (bnn_model **)R_alloc((size_t)nth, sizeof(bnn_model *));
+  ms[0] = m0;
+  for (int t = 1; t < nth; t++) bnn_model_protect(spec, 0, 0, &ms[t]);
   SEXP out = PROTECT(Rf_alloc3DArray(REALSXP, n, K, S));
-  for (int s = 0; s < S; s++) {
-    bnn_model_forward(m, REAL(draws) + (size_t)s * d, REAL(X), n,
-                      REAL(out) + (size_t)s * n * K);
-    if (s % 64 == 63) R_CheckUserInterrupt();
+  const double *pd = REAL(draws), *px = REAL(X);
+  double *po = REAL(out);
+  int block = 64 * nth;
+  for (int s0 = 0; s0 < S; s0 += block) {
+    int s1 = S - s0 < block ? S : s0 + block;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(static) if (nth > 1)
+#endif
+    for (int s = s0; s < s1; s++)
+      bnn_model_forward(ms[bnn_thread_num()], pd + (size_t)s * d, px, n,
+                        po + (size_t)s * n * K);
+    R_CheckUserInterrupt();
   }
-  UNPROTECT(2);
+  UNPROTECT(nth + 1);
   return out;
 }
 

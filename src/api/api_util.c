@@ -1,3 +1,6 @@
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +146,24 @@ SEXP bnn_model_protect(SEXP spec, int with_data, int copy, bnn_model **out) {
   R_SetExternalPtrAddr(xp, m);
   *out = m;
   return xp;
+}
+
+int bnn_loop_threads(SEXP threads, int n_items) {
+  int nth = Rf_asInteger(threads);
+  if (nth == NA_INTEGER || nth < 1) Rf_error("'threads' must be a whole number >= 1");
+#ifndef _OPENMP
+  nth = 1;
+#endif
+  if (nth > n_items) nth = n_items > 0 ? n_items : 1;
+  return nth;
+}
+
+int bnn_thread_num(void) {
+#ifdef _OPENMP
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
 }
 
 double bnn_interrupt_period(void) {

@@ -25,6 +25,12 @@ SEXP bnn_model_protect(SEXP spec, int with_data, int copy, bnn_model **out);
 /* Seconds of work between checks for a user interrupt: the option
  * bnnmc.interrupt_period (0.2 by default; 0 checks at every opportunity). */
 double bnn_interrupt_period(void);
+/* The threads of an OpenMP loop over n_items items: `threads` (a whole
+ * number >= 1; an R error otherwise), at most one per item, 1 without
+ * OpenMP. */
+int bnn_loop_threads(SEXP threads, int n_items);
+/* The calling thread's number in an OpenMP loop (0 without OpenMP). */
+int bnn_thread_num(void);
 /* Ask the system to back a large fresh vector with huge pages: on some
  * (virtual) machines the first touch of every 4 KiB page costs
  * microseconds, more than writing the data.  A hint on Linux (nothing

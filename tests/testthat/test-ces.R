@@ -26,7 +26,7 @@ test_that("the multi-output Gaussian likelihood is the squared error of all outp
                sigma_fixed = 0.7, sigma_prior = 0L, sigma_prior_scale = 1, prior = 0L,
                prior_scale = rep(1.3, bnn_n_parameters(sizes)), X = X, y = as.double(Y))
   th <- rnorm(bnn_n_parameters(sizes))
-  out <- .Call(bnnmc:::C_model_forward, spec, matrix(th), X)[, , 1]
+  out <- .Call(bnnmc:::C_model_forward, spec, matrix(th), X, 1L)[, , 1]
   r <- .Call(bnnmc:::C_model_logpost, spec, matrix(th))
   expect_equal(r$loglik, sum(dnorm(Y, out, 0.7, log = TRUE)), tolerance = 1e-12)
   h <- 1e-6
@@ -53,7 +53,7 @@ test_that("the emulated target's gradient equals finite differences", {
     # 30 parameter vectors from the prior (and log sigma near 0)
     set.seed(4)
     th <- matrix(rnorm(length(fit$parameters) * 30, sd = 0.7), ncol = 30)
-    outputs <- t(matrix(.Call(bnnmc:::C_model_forward, spec, th, spec$X), ncol = ncol(th)))
+    outputs <- t(matrix(.Call(bnnmc:::C_model_forward, spec, th, spec$X, 1L), ncol = ncol(th)))
     em <- bnnmc:::train_emulator(t(th[seq_len(n_net), ]), outputs,
                                  bnn_emulator(hidden = c(5, 4), activation = "tanh",
                                               optimizer = bnn_optimizer("adam", epochs = 20)),
@@ -156,7 +156,7 @@ test_that("the CES pipeline returns an ordinary bnnfit with its stage record", {
   expect_true(all(is.finite(as.matrix(p))))
   # predictions come from the original network at the draws
   th1 <- fit$draws[1, 1, ]
-  mu <- .Call(bnnmc:::C_model_forward, fit$spec, matrix(th1), fit$X[1:2, , drop = FALSE])
+  mu <- .Call(bnnmc:::C_model_forward, fit$spec, matrix(th1), fit$X[1:2, , drop = FALSE], 1L)
   md <- predict(fit, newdata = d[1:2, ], type = "mean_draws")
   expect_equal(fit$y_center + fit$y_scale * drop(mu), unname(md[1, ]))
   tf <- tempfile(fileext = ".pdf")
@@ -255,7 +255,7 @@ test_that("inflate = TRUE adds the emulator's held-out error to the noise varian
   th <- fit$ces$check$theta
   em <- t(.Call(bnnmc:::C_ces_emulate,
                 bnnmc:::emulated_spec(bnnmc:::fit_spec(fit), fit$ces$emulator), t(th)))
-  tr <- t(matrix(.Call(bnnmc:::C_model_forward, fit$spec, t(th), fit$X), ncol = nrow(th)))
+  tr <- t(matrix(.Call(bnnmc:::C_model_forward, fit$spec, t(th), fit$X, 1L), ncol = nrow(th)))
   expect_equal(fit$ces$check$mse, mean((em - tr)^2))
 })
 

@@ -54,7 +54,7 @@ test_that("MC dropout at rate 0 equals the deterministic network", {
                                             unclass(opt)))
   expect_identical(md$approx$weights, plain$par)
   for (s in 1:5) expect_identical(unname(md$draws[s, 1, ]), plain$par)
-  out <- .Call(bnnmc:::C_model_forward, sp, matrix(plain$par), md$X)[, 1, 1]
+  out <- .Call(bnnmc:::C_model_forward, sp, matrix(plain$par), md$X, 1L)[, 1, 1]
   expect_equal(unname(predict(md, d)), out * md$y_scale + md$y_center)
 })
 

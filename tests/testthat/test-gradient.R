@@ -74,7 +74,7 @@ test_that("the forward pass equals a direct computation for every activation", {
     theta <- rnorm(bnn_n_parameters(sizes), 0, 1.5)
     u <- bnn_unflatten(theta, sizes)
     expect_fn <- f[[act]](sweep(X %*% u$layer1$W, 2, u$layer1$b, "+")) %*% u$layer2$W + u$layer2$b
-    out <- .Call(C_model_forward, spec, matrix(theta), X)
+    out <- .Call(C_model_forward, spec, matrix(theta), X, 1L)
     expect_equal(out[, 1, 1], c(expect_fn), tolerance = 1e-12, label = act)
   }
 })
@@ -195,12 +195,12 @@ test_that("the kernels agree for row counts that leave partial SIMD blocks", {
     theta <- rnorm(bnnmc:::spec_dim(spec))
     .Call(C_simd, FALSE)
     g0 <- .Call(C_model_logpost, spec, matrix(theta))
-    f0 <- .Call(C_model_forward, spec, matrix(theta), X)
+    f0 <- .Call(C_model_forward, spec, matrix(theta), X, 1L)
     for (k in c("avx2+fma", "avx512")) {
       .Call(C_simd, k)
       g1 <- .Call(C_model_logpost, spec, matrix(theta))
       expect_equal(g1$grad, g0$grad, tolerance = 1e-11, label = paste(n, k))
-      expect_equal(.Call(C_model_forward, spec, matrix(theta), X), f0,
+      expect_equal(.Call(C_model_forward, spec, matrix(theta), X, 1L), f0,
                    tolerance = 1e-12, label = paste(n, k))
     }
   }

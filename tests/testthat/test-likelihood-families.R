@@ -72,7 +72,7 @@ test_that("the weighted likelihood of a new family is the sum of weighted rows",
 # comparison with Stan's log density is not made here: rstan is not
 # installed where this was written).
 ref_loglik <- function(s, lik, theta) {
-  out <- .Call(C_model_forward, s$spec, matrix(theta), s$X)[, 1, 1]
+  out <- .Call(C_model_forward, s$spec, matrix(theta), s$X, 1L)[, 1, 1]
   nnet <- bnn_n_parameters(s$sizes)
   ym <- matrix(s$ym, nrow(s$X))
   switch(lik$family,

@@ -8,7 +8,7 @@
 all_rows_params <- function(fit, newdata = NULL) {
   X <- bnnmc:::new_design(fit, newdata)
   th <- bnnmc:::draws_matrix(fit)
-  out <- .Call(bnnmc:::C_model_forward, fit$spec, th, X)
+  out <- .Call(bnnmc:::C_model_forward, fit$spec, th, X, 1L)
   S <- dim(out)[3]
   n <- dim(out)[1]
   mu <- t(matrix(out[, 1, ], n, S))
@@ -144,4 +144,25 @@ test_that("predict() peaks at a small multiple of its result, not of rows x draw
     mb_ll <- peak_mb(ll <- log_lik(fit))
     expect_lt(mb_ll, 4.5 * 48)
   }
+})
+
+test_that("the forward pass gives the same outputs on any number of threads", {
+  fit <- eco_fits("reg")
+  X <- bnnmc:::new_design(fit, NULL)
+  th <- bnnmc:::draws_matrix(fit)
+  # more draws than one block of 64 per thread, and a last partial block
+  th <- th[, rep(seq_len(ncol(th)), length.out = 300L), drop = FALSE]
+  one <- .Call(bnnmc:::C_model_forward, fit$spec, th, X, 1L)
+  for (k in c(2L, 3L, 8L))
+    expect_identical(.Call(bnnmc:::C_model_forward, fit$spec, th, X, k), one)
+  expect_error(.Call(bnnmc:::C_model_forward, fit$spec, th, X, 0L), "threads")
+  # and what users see: predictions under options(bnnmc.threads)
+  nd <- mtcars[c(1:32, 1:32), ]
+  old <- options(bnnmc.threads = 1L)
+  on.exit(options(old))
+  p1 <- predict(fit, newdata = nd)
+  e1 <- posterior_epred(fit, newdata = nd)
+  options(bnnmc.threads = 2L)
+  expect_identical(predict(fit, newdata = nd), p1)
+  expect_identical(posterior_epred(fit, newdata = nd), e1)
 })

@@ -122,7 +122,7 @@ test_that("a small BNN's predictive means agree in single and double within MCSE
     S <- dim(fit$draws)[1]
     out <- array(NA_real_, c(S, dim(fit$draws)[2], nrow(grid)))
     for (c in seq_len(dim(fit$draws)[2])) {
-      o <- .Call(bnnmc:::C_model_forward, fit$spec, t(fit$draws[, c, ]), Xg)
+      o <- .Call(bnnmc:::C_model_forward, fit$spec, t(fit$draws[, c, ]), Xg, 1L)
       out[, c, ] <- t(matrix(o[, 1, ], nrow(grid)))
     }
     out

@@ -6,7 +6,7 @@ sym_spec <- function(sizes, act, lik = bnn_likelihood("hetero_gaussian"), X = NU
 }
 net_out <- function(spec, theta, X) {
   th <- if (is.matrix(theta)) t(theta) else as.matrix(theta)
-  .Call(bnnmc:::C_model_forward, spec, th, X)
+  .Call(bnnmc:::C_model_forward, spec, th, X, 1L)
 }
 arch <- list(c(2L, 3L, 2L), c(2L, 3L, 4L, 2L), c(2L, 4L, 3L, 2L, 2L))
 rand_transform <- function(th, sizes, act) {

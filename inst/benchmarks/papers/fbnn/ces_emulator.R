@@ -62,7 +62,7 @@ for (st in names(starts)) {
   th <- matrix(cd[, 1, ], nrow = dim(cd)[1])
   th[, ncol(th)] <- log(th[, ncol(th)])
   spec <- bnnmc:::fit_spec(f0)
-  Y <- t(matrix(.Call(bnnmc:::C_model_forward, spec, t(th), spec$X), ncol = nrow(th)))
+  Y <- t(matrix(.Call(bnnmc:::C_model_forward, spec, t(th), spec$X, 1L), ncol = nrow(th)))
   net <- seq_len(ncol(th) - 1L)
   hold <- bnnmc:::with_seed(7, sort(sample.int(200, 40)))
   train <- setdiff(seq_len(200), hold)
