@@ -357,9 +357,30 @@ pred_mean <- function(object, ps) {
   n <- nrow(ps$X)
   out <- numeric(n)
   for (idx in row_blocks(n, ps_ndraws(ps)))
-    out[idx] <- colMeans(block_params(object, ps, idx, sd = FALSE)$mu)
+    out[idx] <- block_mean(object, ps, idx)
   names(out) <- rownames(ps$X)
   out
+}
+
+# The predictive mean of the rows `idx` of a pred_setup():
+# colMeans(block_params(object, ps, idx)$mu), the same numbers.  For a
+# Gaussian network the outputs stay [row, draw] and are averaged by
+# rowMeans(), which adds the same values in the same order (both sum in
+# long double and divide once), without transposing them to [draw, row].
+block_mean <- function(object, ps, idx) {
+  fam <- object$likelihood$family
+  if (!is.null(ps$parts) || is_family_lik(object) || !fam %in% c("gaussian", "hetero_gaussian"))
+    return(colMeans(block_params(object, ps, idx, sd = FALSE)$mu))
+  out <- block_outputs(object, ps, idx)                # n x K x S
+  n <- dim(out)[1]
+  S <- dim(out)[3]
+  mu <- if (dim(out)[2] == 1L) { dim(out) <- c(n, S); out } else matrix(out[, 1, ], n, S)
+  rm(out)
+  mu <- mu * object$y_scale
+  mu <- mu + object$y_center
+  off <- attr(ps$X, "offset")
+  if (!is.null(off)) mu <- mu + (if (length(idx) != nrow(ps$X)) off[idx] else off)
+  rowMeans(mu)
 }
 
 # Predictive mean and the exact mixture quantiles at probs of every row.

@@ -166,3 +166,27 @@ test_that("the forward pass gives the same outputs on any number of threads", {
   expect_identical(predict(fit, newdata = nd), p1)
   expect_identical(posterior_epred(fit, newdata = nd), e1)
 })
+
+test_that("the predictive mean is the mean over draws of the draws' means, exactly", {
+  set.seed(3)
+  d <- data.frame(x = rnorm(30), e = runif(30, 1, 3))
+  d$y <- sin(d$x) + log(d$e) + rnorm(30, sd = 0.1)
+  nd <- data.frame(x = rnorm(700), e = runif(700, 1, 3))
+  fits <- list(
+    gauss = eco_fits("gauss"),
+    hetero = bnn_fit(y ~ x, data = d, hidden = 3, likelihood = "hetero_gaussian",
+                     sampler = "nuts", chains = 2, iter = 100, warmup = 60, seed = 1,
+                     progress = FALSE),
+    offset = bnn_fit(y ~ x + offset(log(e)), data = d, hidden = 3, sampler = "nuts",
+                     chains = 2, iter = 100, warmup = 60, seed = 1, progress = FALSE))
+  for (nm in names(fits)) {
+    f <- fits[[nm]]
+    newd <- if (nm == "gauss") mtcars[rep(1:32, 25), ] else nd
+    ps <- bnnmc:::pred_setup(f, newd)
+    idx <- seq_len(nrow(ps$X))
+    expect_identical(bnnmc:::block_mean(f, ps, idx),
+                     colMeans(bnnmc:::block_params(f, ps, idx, sd = FALSE)$mu), info = nm)
+    expect_identical(unname(predict(f, newdata = newd)),
+                     colMeans(bnnmc:::block_params(f, ps, idx, sd = FALSE)$mu), info = nm)
+  }
+})
