@@ -5,6 +5,9 @@
 # one after another in this process, so CPU time is what one core pays even
 # when the machine is shared).
 #   variants (bnn_fit() arguments beside y ~ ., data = train, seed = seed):
+#     default     : the default call as it is now (its rows were run with the
+#                   half budget in single precision and the ziggurat's
+#                   normals; the half_single rows predate the ziggurat)
 #     full_double : MILE's budget (40,000/5,000/5,000 tuning steps,
 #                   10,000 sampling steps thinned by 10), double precision
 #     full_single : the same in single precision
@@ -15,6 +18,8 @@
 #     quarter_double: the quarter budget in double precision
 #     eight_quarter: 8 chains (and ensemble members) on the quarter budget,
 #                   single precision: about the half budget's gradients
+#     ensemble_1500: the default (half budget, single) with its deep
+#                   ensemble trained for 1,500 epochs instead of MILE's 500
 # Split: set.seed(100), 20% test (as default_vs_bart.R).  Rows are appended
 # to default_budget.csv as each fit finishes (a partial run is usable).
 #   Rscript inst/benchmarks/decisions/default_budget.R [seeds] [sets] [variants]
@@ -28,6 +33,7 @@ source(file.path(here, "..", "speed", "default_sets.R"))
 all_sets <- default_bench_sets(dir)
 all_sets <- all_sets[c("mcycle", "quakes", "yacht", "energy", "concrete", "airfoil")]
 variants <- list(
+  default = list(),
   full_double = list(precision = "double"),
   full_single = list(precision = "single"),
   half_single = list(precision = "single", warmup = 20000, thin = 5),
@@ -35,7 +41,9 @@ variants <- list(
   tt_single = list(precision = "single", warmup = 30000, thin = 5),
   quarter_single = list(precision = "single", warmup = 10000, thin = 4),
   quarter_double = list(precision = "double", warmup = 10000, thin = 4),
-  eight_quarter = list(precision = "single", warmup = 10000, thin = 4, chains = 8))
+  eight_quarter = list(precision = "single", warmup = 10000, thin = 4, chains = 8),
+  ensemble_1500 = list(precision = "single", warmup = 20000, thin = 5,
+                       ensemble = bnn_optimizer_preset("mile", epochs = 1500)))
 seeds <- as.integer(split_arg(1, "1"))
 sets <- split_arg(2, names(all_sets))
 vars <- split_arg(3, names(variants))
