@@ -5,6 +5,7 @@
 #include <R_ext/Rdynload.h>
 #include <stdlib.h>
 #include "simd.h"
+#include "api_util.h"
 
 /* --- model (api_model.c) --- */
 SEXP C_model_logpost(SEXP, SEXP);
@@ -116,4 +117,5 @@ void R_init_bnnmc(DllInfo *dll) {
   R_useDynamicSymbols(dll, FALSE);
   R_forceSymbols(dll, TRUE);
   bnn_simd_select(2);
+  bnn_register_fork_handler();
 }

@@ -44,6 +44,7 @@ SEXP C_symmetry_canonical(SEXP draws, SEXP sizes, SEXP mode, SEXP threads) {
 #ifndef _OPENMP
   nth = 1;
 #endif
+  if (bnn_fork_child()) nth = 1;   /* the OpenMP runtime is not fork-safe */
   /* blocks of BLOCK draws (a thread's two block buffers stay in its cache);
    * the threads share out the blocks of SUPER draws dynamically and meet
    * between them, where Ctrl-C is checked (every ~0.1 s) */

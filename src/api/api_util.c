@@ -1,6 +1,9 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#ifndef _WIN32
+#include <pthread.h>
+#endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,12 +151,32 @@ SEXP bnn_model_protect(SEXP spec, int with_data, int copy, bnn_model **out) {
   return xp;
 }
 
+/* Set in a child process made by fork() (parallel::mclapply(), future's
+ * multicore workers, ...): the OpenMP runtime is not fork-safe, and a
+ * parallel region in a child of a process that had started OpenMP threads
+ * waits for threads that do not exist in the child.  Written once, by the
+ * child handler, never in a loop. */
+static volatile int in_fork_child = 0;
+
+#ifndef _WIN32
+static void mark_fork_child(void) { in_fork_child = 1; }
+#endif
+
+void bnn_register_fork_handler(void) {
+#ifndef _WIN32
+  pthread_atfork(NULL, NULL, mark_fork_child);
+#endif
+}
+
+int bnn_fork_child(void) { return in_fork_child; }
+
 int bnn_loop_threads(SEXP threads, int n_items) {
   int nth = Rf_asInteger(threads);
   if (nth == NA_INTEGER || nth < 1) Rf_error("'threads' must be a whole number >= 1");
 #ifndef _OPENMP
   nth = 1;
 #endif
+  if (in_fork_child) nth = 1;
   if (nth > n_items) nth = n_items > 0 ? n_items : 1;
   return nth;
 }

@@ -27,8 +27,13 @@ SEXP bnn_model_protect(SEXP spec, int with_data, int copy, bnn_model **out);
 double bnn_interrupt_period(void);
 /* The threads of an OpenMP loop over n_items items: `threads` (a whole
  * number >= 1; an R error otherwise), at most one per item, 1 without
- * OpenMP. */
+ * OpenMP or in a forked child. */
 int bnn_loop_threads(SEXP threads, int n_items);
+/* Whether this process is a child made by fork() (then every OpenMP loop
+ * runs on one thread: the runtime is not fork-safe); the handler that
+ * records it is registered when the package is loaded. */
+int bnn_fork_child(void);
+void bnn_register_fork_handler(void);
 /* The calling thread's number in an OpenMP loop (0 without OpenMP). */
 int bnn_thread_num(void);
 /* Ask the system to back a large fresh vector with huge pages: on some

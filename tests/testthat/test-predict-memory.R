@@ -190,3 +190,25 @@ test_that("the predictive mean is the mean over draws of the draws' means, exact
                      colMeans(bnnmc:::block_params(f, ps, idx, sd = FALSE)$mu), info = nm)
   }
 })
+
+test_that("predictions in a forked child of a process that ran OpenMP threads finish", {
+  # the OpenMP runtime is not fork-safe: a child made by fork() after the
+  # parent started its threads would wait for them forever, so forked
+  # children compute on one thread (parallel::mclapply(), future's
+  # multicore workers)
+  skip_on_os("windows")
+  fit <- eco_fits("reg")
+  old <- options(bnnmc.threads = 2L)
+  on.exit(options(old))
+  nd <- mtcars[rep(1:32, 10), ]
+  p0 <- predict(fit, newdata = nd)                     # the threads start here
+  job <- parallel::mcparallel(list(p = predict(fit, newdata = nd), rhat = bnn_rhat(fit)))
+  res <- parallel::mccollect(job, wait = FALSE, timeout = 60)
+  if (is.null(res)) {
+    tools::pskill(job$pid)
+    parallel::mccollect(job, wait = FALSE)
+  }
+  expect_false(is.null(res))
+  expect_identical(res[[1]]$p, p0)
+  expect_identical(res[[1]]$rhat, bnn_rhat(fit))
+})
