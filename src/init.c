@@ -117,5 +117,5 @@ void R_init_bnnmc(DllInfo *dll) {
   R_useDynamicSymbols(dll, FALSE);
   R_forceSymbols(dll, TRUE);
   bnn_simd_select(2);
-  bnn_register_fork_handler();
+  bnn_record_loading_process();
 }

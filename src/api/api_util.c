@@ -2,7 +2,8 @@
 #include <omp.h>
 #endif
 #ifndef _WIN32
-#include <pthread.h>
+#include <sys/types.h>
+#include <unistd.h>
 #endif
 #include <math.h>
 #include <stdlib.h>
@@ -151,24 +152,29 @@ SEXP bnn_model_protect(SEXP spec, int with_data, int copy, bnn_model **out) {
   return xp;
 }
 
-/* Set in a child process made by fork() (parallel::mclapply(), future's
- * multicore workers, ...): the OpenMP runtime is not fork-safe, and a
- * parallel region in a child of a process that had started OpenMP threads
- * waits for threads that do not exist in the child.  Written once, by the
- * child handler, never in a loop. */
-static volatile int in_fork_child = 0;
-
+/* The process that loaded the package.  Any other process running this
+ * code is a child made by fork() (parallel::mclapply(), future's multicore
+ * workers, ...): the OpenMP runtime is not fork-safe, and a parallel region
+ * in a child of a process that had started OpenMP threads waits for
+ * threads that do not exist in the child.  Written once, when the package
+ * is loaded (no fork handler, which would outlive an unloaded library). */
 #ifndef _WIN32
-static void mark_fork_child(void) { in_fork_child = 1; }
+static pid_t loading_pid = 0;
 #endif
 
-void bnn_register_fork_handler(void) {
+void bnn_record_loading_process(void) {
 #ifndef _WIN32
-  pthread_atfork(NULL, NULL, mark_fork_child);
+  loading_pid = getpid();
 #endif
 }
 
-int bnn_fork_child(void) { return in_fork_child; }
+int bnn_fork_child(void) {
+#ifndef _WIN32
+  return loading_pid != 0 && getpid() != loading_pid;
+#else
+  return 0;
+#endif
+}
 
 int bnn_loop_threads(SEXP threads, int n_items) {
   int nth = Rf_asInteger(threads);
@@ -176,7 +182,7 @@ int bnn_loop_threads(SEXP threads, int n_items) {
 #ifndef _OPENMP
   nth = 1;
 #endif
-  if (in_fork_child) nth = 1;
+  if (bnn_fork_child()) nth = 1;
   if (nth > n_items) nth = n_items > 0 ? n_items : 1;
   return nth;
 }

@@ -29,11 +29,11 @@ double bnn_interrupt_period(void);
  * number >= 1; an R error otherwise), at most one per item, 1 without
  * OpenMP or in a forked child. */
 int bnn_loop_threads(SEXP threads, int n_items);
-/* Whether this process is a child made by fork() (then every OpenMP loop
- * runs on one thread: the runtime is not fork-safe); the handler that
- * records it is registered when the package is loaded. */
+/* Whether this process is a child made by fork() of the one that loaded
+ * the package (then every OpenMP loop runs on one thread: the runtime is
+ * not fork-safe); bnn_record_loading_process() is called at load. */
 int bnn_fork_child(void);
-void bnn_register_fork_handler(void);
+void bnn_record_loading_process(void);
 /* The calling thread's number in an OpenMP loop (0 without OpenMP). */
 int bnn_thread_num(void);
 /* Ask the system to back a large fresh vector with huge pages: on some
