@@ -106,8 +106,7 @@ block_params <- function(object, ps, idx, sd = TRUE) {
   if (!is.null(ps$parts))
     return(mixture_block(ps, function(obj, p) block_params(obj, p, idx, sd)))
   th <- ps$th
-  off <- attr(ps$X, "offset")
-  if (!is.null(off) && length(idx) != nrow(ps$X)) off <- off[idx]
+  off <- block_offset(ps, idx)
   out <- block_outputs(object, ps, idx)                # n x K x S
   fam <- object$likelihood$family
   # counts, binomial and Student-t: R/model-family.R, with the block's offset
@@ -118,27 +117,40 @@ block_params <- function(object, ps, idx, sd = TRUE) {
     return(family_params(object, out, th, Xb,
                          if (!is.null(ps$trials)) ps$trials[idx]))
   }
+  if (!fam %in% c("gaussian", "hetero_gaussian")) return(list(prob = class_probs(out, fam)))
   S <- dim(out)[3]
   n <- dim(out)[1]
-  if (fam == "hetero_gaussian") {
-    mu <- t(matrix(out[, 1, ], n, S))
-    sdm <- if (sd) exp(pmin(pmax(t(matrix(out[, 2, ], n, S)), log(1e-6)), log(1e6)))
-  } else if (fam == "gaussian") {
-    dim(out) <- c(n, S)                                 # one output: no copy
-    mu <- t(out)
-    sdm <- if (sd) {
+  sdm <- if (sd) {
+    if (fam == "hetero_gaussian")
+      exp(pmin(pmax(t(matrix(out[, 2, ], n, S)), log(1e-6)), log(1e6))) * object$y_scale
+    else {
       sig <- if (is.null(object$likelihood$sigma)) exp(th[nrow(th), ]) else
         rep(object$likelihood$sigma, S)
-      matrix(sig, S, n)
+      matrix(sig, S, n) * object$y_scale
     }
-  } else {
-    return(list(prob = class_probs(out, fam)))
   }
+  mu <- gaussian_mean_rows(object, out, off)
   rm(out)
-  mu <- mu * object$y_scale
+  list(mu = t(mu), sd = sdm)
+}
+
+# The offset of the rows `idx` of a pred_setup() (NULL without one).
+block_offset <- function(ps, idx) {
+  off <- attr(ps$X, "offset")
+  if (!is.null(off) && length(idx) != nrow(ps$X)) off[idx] else off
+}
+
+# A Gaussian network's mean on the response's original scale, from its
+# outputs `out` [row, output, draw] (the first output) and the rows' offset
+# `off` (or NULL): a [row, draw] matrix.
+gaussian_mean_rows <- function(object, out, off) {
+  n <- dim(out)[1]
+  S <- dim(out)[3]
+  mu <- if (dim(out)[2] == 1L) out * object$y_scale else out[, 1, ] * object$y_scale
+  dim(mu) <- c(n, S)
   mu <- mu + object$y_center
-  if (!is.null(off)) mu <- mu + rep(off, each = S)
-  list(mu = mu, sd = if (sd) sdm * object$y_scale)
+  if (!is.null(off)) mu <- mu + off
+  mu
 }
 
 # Class log-probabilities [draw, observation, class] from network outputs
@@ -364,23 +376,14 @@ pred_mean <- function(object, ps) {
 
 # The predictive mean of the rows `idx` of a pred_setup():
 # colMeans(block_params(object, ps, idx)$mu), the same numbers.  For a
-# Gaussian network the outputs stay [row, draw] and are averaged by
-# rowMeans(), which adds the same values in the same order (both sum in
-# long double and divide once), without transposing them to [draw, row].
+# Gaussian network the [row, draw] means are averaged by rowMeans(), which
+# adds the same values in the same order (both sum in long double and divide
+# once), without transposing them to [draw, row].
 block_mean <- function(object, ps, idx) {
   fam <- object$likelihood$family
   if (!is.null(ps$parts) || is_family_lik(object) || !fam %in% c("gaussian", "hetero_gaussian"))
     return(colMeans(block_params(object, ps, idx, sd = FALSE)$mu))
-  out <- block_outputs(object, ps, idx)                # n x K x S
-  n <- dim(out)[1]
-  S <- dim(out)[3]
-  mu <- if (dim(out)[2] == 1L) { dim(out) <- c(n, S); out } else matrix(out[, 1, ], n, S)
-  rm(out)
-  mu <- mu * object$y_scale
-  mu <- mu + object$y_center
-  off <- attr(ps$X, "offset")
-  if (!is.null(off)) mu <- mu + (if (length(idx) != nrow(ps$X)) off[idx] else off)
-  rowMeans(mu)
+  rowMeans(gaussian_mean_rows(object, block_outputs(object, ps, idx), block_offset(ps, idx)))
 }
 
 # Predictive mean and the exact mixture quantiles at probs of every row.

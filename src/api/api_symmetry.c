@@ -1,7 +1,5 @@
 /* .Call entry point for the canonicalisation of draws (symmetry.c). */
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include <limits.h>
 #include <string.h>
 #include <stdint.h>
 #include "api_util.h"
@@ -22,9 +20,8 @@ SEXP C_symmetry_canonical(SEXP draws, SEXP sizes, SEXP mode, SEXP threads) {
   if (TYPEOF(draws) != REALSXP) Rf_error("'draws' must be a double array");
   if (TYPEOF(sizes) != INTSXP || Rf_length(sizes) < 2)
     Rf_error("'sizes' must be an integer vector of length >= 2");
-  int md = Rf_asInteger(mode), nth = Rf_asInteger(threads);
+  int md = Rf_asInteger(mode);
   if (md < BNN_SYM_PERMUTE || md > BNN_SYM_HOMOGENEOUS) Rf_error("unknown 'mode'");
-  if (nth == NA_INTEGER || nth < 1) Rf_error("'threads' must be a positive integer");
   int L = Rf_length(sizes) - 1;
   const int *sz = INTEGER(sizes);
   long long n_net_ll = 0;
@@ -41,16 +38,13 @@ SEXP C_symmetry_canonical(SEXP draws, SEXP sizes, SEXP mode, SEXP threads) {
     Rf_error("'draws' has %lld parameters, the network %lld", (long long)d, n_net_ll);
   R_xlen_t n = len / d;                    /* draws; parameter j at j * n */
   int perm = md != BNN_SYM_HOMOGENEOUS;    /* a signed permutation */
-#ifndef _OPENMP
-  nth = 1;
-#endif
-  if (bnn_fork_child()) nth = 1;   /* the OpenMP runtime is not fork-safe */
   /* blocks of BLOCK draws (a thread's two block buffers stay in its cache);
    * the threads share out the blocks of SUPER draws dynamically and meet
-   * between them, where Ctrl-C is checked (every ~0.1 s) */
+   * between them, where Ctrl-C is checked (every ~0.1 s); at most one
+   * thread per block */
   enum { BLOCK = 32, SUPER = 1024 * BLOCK };
-  if ((R_xlen_t)nth * BLOCK > n) nth = (int)((n + BLOCK - 1) / BLOCK);
-  if (nth < 1) nth = 1;
+  R_xlen_t n_blocks = (n + BLOCK - 1) / BLOCK;
+  int nth = bnn_loop_threads(threads, n_blocks > INT_MAX ? INT_MAX : (int)n_blocks);
   size_t nwd = perm ? bnn_sym_perm_work_doubles(L, sz) : bnn_sym_work_doubles(L, sz);
   size_t nwi = perm ? bnn_sym_perm_work_ints(L, sz) : bnn_sym_work_ints(L, sz);
   size_t per_thread = 2 * (size_t)BLOCK * n_net + nwd;
@@ -74,11 +68,7 @@ SEXP C_symmetry_canonical(SEXP draws, SEXP sizes, SEXP mode, SEXP threads) {
 #pragma omp parallel for num_threads(nth) schedule(dynamic, 8) reduction(+ : skipped) if (nth > 1)
 #endif
     for (int k = 0; k < n_blk; k++) {
-#ifdef _OPENMP
-      int th = omp_get_thread_num();
-#else
-      int th = 0;
-#endif
+      int th = bnn_thread_num();
       double *in = wsd + (size_t)th * per_thread, *res = in + (size_t)BLOCK * n_net;
       double *work = res + (size_t)BLOCK * n_net;
       int *iwork = wsi + (size_t)th * nwi;

@@ -168,7 +168,7 @@ void bnn_record_loading_process(void) {
 #endif
 }
 
-int bnn_fork_child(void) {
+static int fork_child(void) {
 #ifndef _WIN32
   return loading_pid != 0 && getpid() != loading_pid;
 #else
@@ -182,7 +182,7 @@ int bnn_loop_threads(SEXP threads, int n_items) {
 #ifndef _OPENMP
   nth = 1;
 #endif
-  if (bnn_fork_child()) nth = 1;
+  if (fork_child()) nth = 1;   /* the OpenMP runtime is not fork-safe */
   if (nth > n_items) nth = n_items > 0 ? n_items : 1;
   return nth;
 }

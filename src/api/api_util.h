@@ -29,10 +29,9 @@ double bnn_interrupt_period(void);
  * number >= 1; an R error otherwise), at most one per item, 1 without
  * OpenMP or in a forked child. */
 int bnn_loop_threads(SEXP threads, int n_items);
-/* Whether this process is a child made by fork() of the one that loaded
- * the package (then every OpenMP loop runs on one thread: the runtime is
- * not fork-safe); bnn_record_loading_process() is called at load. */
-int bnn_fork_child(void);
+/* Records the process that loads the package (called at load): in a
+ * child made by fork() of it, bnn_loop_threads() gives one thread, as the
+ * OpenMP runtime is not fork-safe. */
 void bnn_record_loading_process(void);
 /* The calling thread's number in an OpenMP loop (0 without OpenMP). */
 int bnn_thread_num(void);

@@ -26,11 +26,10 @@
 # e.g. Rscript default_budget.R 1,2 yacht,energy quarter_single,full_double
 suppressPackageStartupMessages(library(bnnmc))
 args <- commandArgs(trailingOnly = TRUE)
-split_arg <- function(i, default) if (length(args) >= i) strsplit(args[i], ",")[[1]] else default
-dir <- Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
 here <- dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))))
 source(file.path(here, "..", "speed", "default_sets.R"))
-all_sets <- default_bench_sets(dir)
+split_arg <- function(i, default) bench_list_arg(args, i, default)
+all_sets <- default_bench_sets()
 all_sets <- all_sets[c("mcycle", "quakes", "yacht", "energy", "concrete", "airfoil")]
 variants <- list(
   default = list(),

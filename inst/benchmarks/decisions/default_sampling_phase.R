@@ -20,11 +20,10 @@
 suppressPackageStartupMessages(library(bnnmc))
 options(bnnmc.linear_check = FALSE)
 args <- commandArgs(trailingOnly = TRUE)
-split_arg <- function(i, default) if (length(args) >= i) strsplit(args[i], ",")[[1]] else default
-dir <- Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
 here <- dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))))
 source(file.path(here, "..", "speed", "default_sets.R"))
-all_sets <- default_bench_sets(dir)
+split_arg <- function(i, default) bench_list_arg(args, i, default)
+all_sets <- default_bench_sets()
 seeds <- as.integer(split_arg(1, "1"))
 sets <- split_arg(2, names(all_sets))
 out_csv <- if (length(args) >= 3) args[3] else

@@ -23,11 +23,10 @@
 suppressPackageStartupMessages(library(bnnmc))
 options(bnnmc.threads = 1L, mc.cores = 1L)
 args <- commandArgs(trailingOnly = TRUE)
-split_arg <- function(i, default) if (length(args) >= i) strsplit(args[i], ",")[[1]] else default
-dir <- Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
 here <- dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))))
 source(file.path(here, "..", "speed", "default_sets.R"))
-all_sets <- default_bench_sets(dir)
+split_arg <- function(i, default) bench_list_arg(args, i, default)
+all_sets <- default_bench_sets()
 variants <- list(gaussian = list(), student = list(family = student()))
 
 if (identical(args[1], "panel")) {

@@ -37,10 +37,9 @@ args <- commandArgs(trailingOnly = TRUE)
 keep_before <- "--keep-before" %in% args
 args <- setdiff(args, "--keep-before")
 reps <- if (length(args) >= 1) as.integer(args[1]) else 1L
-dir <- Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
 here <- dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))))
 source(file.path(here, "default_sets.R"))
-all_sets <- default_bench_sets(dir)
+all_sets <- default_bench_sets()
 sets <- if (length(args) >= 2) args[-1] else names(all_sets)
 out_csv <- file.path("inst", "benchmarks", "speed", "default_vs_bart.csv")
 log_mean_exp <- function(a) { m <- max(a); m + log(mean(exp(a - m))) }
