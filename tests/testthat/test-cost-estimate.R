@@ -54,7 +54,11 @@ test_that("under load the CPU time per gradient and the single/double ratio stay
   ratio <- vapply(1:6, function(i) attr(bnnmc:::time_gradient(single, theta), "cpu") /
                     attr(bnnmc:::time_gradient(spec, theta), "cpu"), 0)
   cpu <- vapply(1:6, function(i) attr(bnnmc:::time_gradient(spec, theta), "cpu"), 0)
-  # elapsed time over 10 ms gave ratios from 0.29 to 29 on a busy machine
-  expect_lt(max(ratio) / min(ratio), 2)
-  expect_lt(max(cpu) / min(cpu), 2)
+  # elapsed time over 10 ms gave ratios from 0.29 to 29 (a spread of 100)
+  # on a busy machine.  CPU time still moves somewhat when a process shares
+  # its core's caches with others (a spread of 2.15 seen once while the
+  # test suite ran in two processes beside the two burners), so the bound
+  # is 4: far below the failure it guards against, above that noise.
+  expect_lt(max(ratio) / min(ratio), 4)
+  expect_lt(max(cpu) / min(cpu), 4)
 })
