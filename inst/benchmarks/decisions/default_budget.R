@@ -9,7 +9,10 @@
 #                   half budget in single precision and the ziggurat's
 #                   normals; the half_single rows predate the ziggurat)
 #     full_double : MILE's budget (40,000/5,000/5,000 tuning steps,
-#                   10,000 sampling steps thinned by 10), double precision
+#                   10,000 sampling steps thinned by 10), double precision:
+#                   sampler = "mile", the default of earlier versions
+#                   draw for draw (without its linear check, which chose
+#                   the network on these sets)
 #     full_single : the same in single precision
 #     half_single : 16,000/2,000/2,000 tuning, 5,000 sampling steps (thin 5)
 #     half_double : the half budget in double precision
@@ -33,8 +36,8 @@ all_sets <- default_bench_sets()
 all_sets <- all_sets[c("mcycle", "quakes", "yacht", "energy", "concrete", "airfoil")]
 variants <- list(
   default = list(),
-  full_double = list(precision = "double"),
-  full_single = list(precision = "single"),
+  full_double = list(sampler = "mile", precision = "double"),
+  full_single = list(sampler = "mile", precision = "single"),
   half_single = list(precision = "single", warmup = 20000, thin = 5),
   half_double = list(precision = "double", warmup = 20000, thin = 5),
   tt_single = list(precision = "single", warmup = 30000, thin = 5),
