@@ -110,11 +110,24 @@ loo.bnnfit <- function(x, ..., r_eff = NULL, cores = getOption("mc.cores", 1),
       message(sprintf(paste0("loo(): %d observation(s) have high Pareto k; improving them by ",
                              "moment matching (moment_match = FALSE skips this)."), n_high))
   }
-  if (isTRUE(moment_match))
-    out <- muffle_pareto_k(loo_moment_match.bnnfit(x, out, cores = cores))
+  if (isTRUE(moment_match)) out <- moment_match_or_keep(x, out, cores)
   if (!save_psis) out$psis_object <- NULL
   k_pointer(out, moment_match, x$elapsed)
   out
+}
+
+# loo_moment_match() of a fit's PSIS-LOO `lo`, or `lo` itself, with a
+# warning that says why, when moment matching fails: loo computes each
+# point's relative efficiency from its likelihood values, which are all 0
+# when the point's log-likelihood is below about -745 in every draw (a
+# heteroscedastic network's training outlier), and then stops with a
+# missing Pareto k.  `mm` is the moment matching (a test gives its own).
+moment_match_or_keep <- function(x, lo, cores, mm = loo_moment_match.bnnfit) {
+  out <- tryCatch(muffle_pareto_k(mm(x, lo, cores = cores)), error = function(e) e)
+  if (!inherits(out, "error")) return(out)
+  warn_cond(sprintf(paste0("loo(): moment matching failed (%s); the PSIS-LOO estimate is kept ",
+                           "as it was."), conditionMessage(out)), "bnnmc_loo_moment_match")
+  lo
 }
 
 # Evaluates expr without loo's warnings about high Pareto k (loo() and

@@ -84,3 +84,21 @@ test_that("loo() of a fit uses loo::relative_eff()'s relative efficiencies", {
   expect_equal(attr(lo$psis_object, "r_eff"), ref, tolerance = 1e-10)
   expect_equal(lo$estimates, suppressWarnings(loo::loo(ll, r_eff = ref))$estimates)
 })
+
+test_that("loo() keeps the PSIS-LOO estimate, with a warning, when moment matching fails", {
+  skip_if_not_installed("loo")
+  fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2, warmup = 200,
+                 iter = 200, sampler = "nuts", seed = 1, progress = FALSE)
+  lo <- suppressWarnings(loo(fit, moment_match = FALSE))
+  # loo's moment matching stops with a missing Pareto k when a point's
+  # likelihood underflows to 0 in every draw (seen on a heteroscedastic
+  # airfoil fit): the error it gave then
+  failing <- function(x, lo, cores) stop("missing value where TRUE/FALSE needed")
+  expect_warning(out <- bnnmc:::moment_match_or_keep(fit, lo, 1L, mm = failing),
+                 "moment matching failed \\(missing value where TRUE/FALSE needed\\); the PSIS-LOO",
+                 class = "bnnmc_loo_moment_match")
+  expect_identical(out, lo)
+  # a working moment matching is returned as it is
+  same <- function(x, lo, cores) { lo$marker <- TRUE; lo }
+  expect_true(bnnmc:::moment_match_or_keep(fit, lo, 1L, mm = same)$marker)
+})
