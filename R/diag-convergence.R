@@ -100,12 +100,13 @@ bnn_convergence <- function(object, threshold = 1.1, max_points = 500, min_draws
   convergence_verdict(object, threshold, max_points, min_draws, parameters, mc_error, drift)
 }
 
-# The verdict itself.  With keep_loglik = TRUE and every training point
-# used (no observation weights), the unweighted pointwise log-likelihood of
-# the draws [draw, point] is kept as the attribute "pointwise_loglik" of
-# the result: the default model's check reuses it for the network's PSIS-LOO
-# instead of a second forward pass over all draws (R/fit-choice.R), and
-# drops it from the fit it returns.
+# The verdict itself.  With keep_loglik = TRUE and no observation weights,
+# the unweighted pointwise log-likelihood of the draws [draw, point] at the
+# training points the verdict used (all of them up to max_points, else
+# max_points evenly spaced ones, attribute "loglik_points") is kept as the
+# attribute "pointwise_loglik" of the result: the default model's check
+# reuses it for the network's PSIS-LOO instead of a second forward pass
+# over all draws (R/fit-choice.R), and drops it from the fit it returns.
 convergence_verdict <- function(object, threshold = 1.1, max_points = 500, min_draws = 100,
                                 parameters = FALSE, mc_error = 0.1, drift = 0.2,
                                 keep_loglik = FALSE) {
@@ -181,8 +182,10 @@ convergence_verdict <- function(object, threshold = 1.1, max_points = 500, min_d
   out$converged <- isTRUE(out$predictions$reliable) && out$fit_level$stationary
   if (isFALSE(out$predictions$reliable)) out$remedy <- prediction_remedy(object, out)
   if (parameters) out$parameters <- symmetry_free_cw(object, threshold)
-  if (keep_loglik && length(idx) == n && is.null(object$weights))
+  if (keep_loglik && is.null(object$weights)) {
     attr(out, "pointwise_loglik") <- fs$loglik_point
+    attr(out, "loglik_points") <- idx
+  }
   out
 }
 

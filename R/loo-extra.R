@@ -77,8 +77,8 @@ NULL
 loo_moment_match.bnnfit <- function(x, loo = NULL, ..., cores = getOption("mc.cores", 1)) {
   need_pkg("loo", "loo_moment_match()")
   if (!is.null(x$mixture))
-    stop(paste0("Moment matching transforms one model's draws; 'x' mixes the network with ",
-                "the linear model (the default's check). Use kfold(x) instead."), call. = FALSE)
+    stop(paste0("Moment matching transforms one model's draws; 'x' mixes two models (the ",
+                "default's check: ", mixture_names(x), "). Use kfold(x) instead."), call. = FALSE)
   if (is.null(loo)) {
     ll <- pointwise_loglik(x)
     loo <- loo::loo(ll, r_eff = fit_relative_eff(x, ll), save_psis = TRUE,

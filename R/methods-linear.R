@@ -147,8 +147,11 @@ format_time_line <- function(x) {
                       sprintf("; estimated %s", format_duration(x$cost_estimate)) else "")
   if (is.null(tm))
     return(sprintf(" time:         %.1f s (%s)", x$elapsed, chains))
-  c(sprintf(" time:         %.1f s in all: network %.1f s, linear model %.1f s, check %.1f s",
-            tm[["total"]], tm[["network"]], tm[["linear"]], tm[["check"]]),
+  parts <- if ("heteroscedastic" %in% names(tm))
+    sprintf("heteroscedastic network %.1f s, homoscedastic network %.1f s",
+            tm[["heteroscedastic"]], tm[["homoscedastic"]]) else
+    sprintf("network %.1f s, linear model %.1f s", tm[["network"]], tm[["linear"]])
+  c(sprintf(" time:         %.1f s in all: %s, check %.1f s", tm[["total"]], parts, tm[["check"]]),
     sprintf("               (the model returned: %s)", chains))
 }
 

@@ -54,11 +54,13 @@ psis_loo_pointwise <- function(ll, r_eff = rep(1, ncol(ll))) {
 # when PSIS fails for a point (a non-finite log-likelihood).
 fit_psis_elpd <- function(x) {
   # the verdict's pointwise log-likelihood, when it kept it for the default
-  # model's check (the same draws, rows and arithmetic: the same values)
+  # model's check (the same draws and arithmetic: the same values), at the
+  # training points the verdict used (all of them on at most 500 rows)
   ll <- attr(x$convergence, "pointwise_loglik") %||% pointwise_loglik(x)
   pw <- psis_loo_pointwise(ll, fit_relative_eff(x, ll))
   e <- pw[, "elpd_loo"]
   if (anyNA(e)) stop("PSIS-LOO failed for some observations.", call. = FALSE)
   list(elpd = sum(e), se = sqrt(length(e) * stats::var(e)),
-       k_high = sum(pw[, "pareto_k"] > 0.7, na.rm = TRUE), pointwise = unname(e))
+       k_high = sum(pw[, "pareto_k"] > 0.7, na.rm = TRUE), pointwise = unname(e),
+       points = length(e))
 }

@@ -67,9 +67,9 @@ bnn_stack_chains <- function(object, newdata = NULL,
   if (!inherits(object, "bnnfit")) stop("'object' must be a bnnfit.", call. = FALSE)
   method <- match.arg(method)
   if (!is.null(object$mixture))
-    stop(paste0("'object' already mixes the network with the linear model (the default's ",
-                "check); stack the chains of a network fit, e.g. one with 'hidden' given."),
-         call. = FALSE)
+    stop(paste0("'object' already mixes two models (the default's check: ",
+                mixture_names(object), "); stack the chains of a network fit, e.g. one ",
+                "with 'hidden' given."), call. = FALSE)
   object <- bnnfit_with(object, stacking = NULL)
   if (method == "equal") return(object)
   if (method == "auto") {

@@ -46,9 +46,11 @@
 # 0.4 around a test point 3.0 away (log density -155 at that point; -0.86
 # per point against -0.31 for this default and -0.34 for BART), in double
 # precision too (-0.42).  A default must not fail that way on data it was
-# not tuned on; likelihood = "hetero_gaussian" stays one argument away,
-# with loo() to compare (inst/benchmarks/decisions/default_likelihood.R,
-# vignette("benchmarks")).
+# not tuned on, so it is not the default likelihood alone: a default call
+# on such data stacks it with this default's homoscedastic network, which
+# keeps at least 10% of the weight (R/fit-choice.R,
+# choose_default_likelihood(); inst/benchmarks/decisions/
+# default_likelihood.R and default_likelihood_stack.R).
 
 # A response with many ties: its most frequent value in at least 10% of
 # the observations and at least 10 of them (R/diag-ties.R: the

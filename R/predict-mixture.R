@@ -1,12 +1,15 @@
 # Fits whose predictive distribution mixes two models: the default's check
 # (R/fit-choice.R) stacks its network and its linear model by their
 # PSIS-LOO elpds (Yao, Vehtari, Simpson and Gelman 2018) when neither
-# takes (almost) all the weight.  Such a fit is the network's, with
-# $mixture = list(fit = <the linear model's fit>, weights = c(network = ,
-# linear = )); every predictive function uses the draws of each model in
-# proportion to its weight, through pred_setup(), block_params(),
-# block_outputs() and class_prob_summary() (R/predict.R).  The parameter
-# draws, diagnostics and the convergence verdict are the network's.
+# takes (almost) all the weight; on larger data it stacks the
+# heteroscedastic and the homoscedastic Gaussian network.  Such a fit is
+# the first model's, with $mixture = list(fit = <the other model's fit>,
+# weights = c(network = , linear = ), or c(heteroscedastic = ,
+# homoscedastic = ) in either order with kind = "likelihood"); every
+# predictive function uses the draws of each model in proportion to its
+# weight, through pred_setup(), block_params(), block_outputs() and
+# class_prob_summary() (R/predict.R).  The parameter draws, diagnostics and
+# the convergence verdict are the first model's.
 
 # The fit without its mixture: the network's own chains and draws, which
 # the per-chain views (the verdict, the cumulative LPPD plot, the modes'
@@ -14,6 +17,14 @@
 network_only <- function(object) {
   object$mixture <- NULL
   object
+}
+
+# What a mixture mixes, in words: "the network and the linear model" or
+# "the heteroscedastic and the homoscedastic Gaussian network".
+mixture_names <- function(object) {
+  if (identical(object$mixture$kind, "likelihood"))
+    "the heteroscedastic and the homoscedastic Gaussian network" else
+    "the network and the linear model"
 }
 
 # The fit's components, in the order of $mixture$weights: the fit itself
@@ -34,9 +45,18 @@ largest_remainder <- function(w, total) {
 }
 
 # Draws the fit's predictive functions use: those of its chains that did
-# not fail, or ndraws of them.
+# not fail, or ndraws of them.  A mixture of the heteroscedastic and the
+# homoscedastic network (kind "likelihood"), whose chains are the halves of
+# the fit's, pools as many draws as keep each model's share within its own
+# draws (all of the one with the larger weight); the network and the linear
+# model's mixture has as many as the network.
 pooled_ndraws <- function(object, ndraws = NULL) {
-  S <- sum(object$chain_status == "ok") * dim(object$draws)[1L]
+  own <- function(f) sum(f$chain_status == "ok") * dim(f$draws)[1L]
+  S <- own(object)
+  # as many as keep each model's share within its own draws
+  if (identical(object$mixture$kind, "likelihood"))
+    S <- floor(min(S / object$mixture$weights[[1L]],
+                   own(object$mixture$fit) / object$mixture$weights[[2L]]))
   if (!is.null(ndraws)) S <- min(S, check_count(ndraws, "ndraws", 1L))
   as.integer(S)
 }
@@ -132,6 +152,11 @@ mixture_class_summary <- function(object, newdata, ndraws, y) {
 format_mixture <- function(mx) {
   if (is.null(mx)) return(NULL)
   w <- mx$weights
+  if (identical(mx$kind, "likelihood"))
+    return(sprintf(paste0("the heteroscedastic and the homoscedastic Gaussian network stacked ",
+                          "by their PSIS-LOO elpds: weights %.2f (%s), %.2f (%s); predictions ",
+                          "use each model's draws in proportion"),
+                   w[[1L]], names(w)[1L], w[[2L]], names(w)[2L]))
   sprintf(paste0("the network and the linear model stacked by their PSIS-LOO elpds: ",
                  "weights %.2f (network), %.2f (linear); predictions use each model's draws ",
                  "in proportion"), w[[1L]], w[[2L]])

@@ -98,8 +98,13 @@ test_that("the check reuses the verdict's pointwise log-likelihood and makes the
   cv <- bnnmc:::convergence_verdict(net, keep_loglik = TRUE)
   ll <- attr(cv, "pointwise_loglik")
   expect_identical(ll, bnnmc:::pointwise_loglik(net))
-  expect_null(attr(bnnmc:::convergence_verdict(net, max_points = 10, keep_loglik = TRUE),
-                   "pointwise_loglik"))
+  # with more training points than the verdict uses, those it used (evenly
+  # spaced): the check's PSIS-LOO on larger data
+  sub <- bnnmc:::convergence_verdict(net, max_points = 10, keep_loglik = TRUE)
+  idx <- attr(sub, "loglik_points")
+  expect_identical(idx, unique(round(seq(1, nrow(net$X), length.out = 10))))
+  expect_identical(attr(sub, "pointwise_loglik"), bnnmc:::pointwise_loglik(net)[, idx])
+  expect_identical(attr(cv, "loglik_points"), seq_len(nrow(net$X)))
   expect_null(attr(bnnmc:::convergence_verdict(net), "pointwise_loglik"))
   kept <- bnnmc:::bnnfit_with(net, convergence = cv)
   expect_identical(bnnmc:::fit_psis_elpd(kept), bnnmc:::fit_psis_elpd(net))

@@ -4,7 +4,9 @@
 #   default: bnn_fit(y ~ ., data = train, seed = 1): MILE on the default
 #            budget (20,000 tuning and 5,000 sampling steps) in single
 #            precision, with its check against a linear model (at most 500
-#            rows);
+#            rows) or, on more than 500 rows of a continuous response
+#            (energy, concrete, airfoil), the heteroscedastic and the
+#            homoscedastic network on two chains each, stacked;
 #   before:  the network of the default of earlier versions: MILE's budget
 #            (50,000 tuning and 10,000 sampling steps, thinned by 10) in
 #            double precision, sampler = "mile", precision = "double".  The

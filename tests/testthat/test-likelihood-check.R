@@ -1,0 +1,145 @@
+# On more than 500 rows of a continuous response the default fits the
+# heteroscedastic and the homoscedastic Gaussian network (half the chains
+# each) and stacks them, the homoscedastic model keeping at least 10% of
+# the weight (R/fit-choice.R, choose_default_likelihood()).
+
+lik_pair_fits <- function() {
+  set.seed(5)
+  n <- 80
+  d <- data.frame(x = runif(n, -2, 2))
+  d$y <- sin(2 * d$x) + rnorm(n, sd = 0.1 + 0.3 * (d$x > 0))
+  fit <- function(lik) quiet_verdict(bnn_fit(y ~ x, data = d, hidden = 3, likelihood = lik,
+                                             sampler = "nuts", chains = 2, warmup = 100,
+                                             iter = 100, seed = 2, progress = FALSE))
+  list(het = fit("hetero_gaussian"), gau = fit("gaussian"), data = d)
+}
+
+# a psis_elpd() whose pointwise elpds favour one model by `by` nats a point
+shifted_elpd <- function(favour, by) function(x) {
+  r <- bnnmc:::fit_psis_elpd(x)
+  het <- identical(x$likelihood$family, "hetero_gaussian")
+  if (het != (favour == "het")) r$pointwise <- r$pointwise - by
+  r$elpd <- sum(r$pointwise)
+  r
+}
+
+test_that("the stack keeps the homoscedastic model at 10% or more, and predictions pool both", {
+  m <- lik_pair_fits()
+  expect_message(
+    fit <- bnnmc:::choose_default_likelihood(function() m$het, function() m$gau,
+                                             shifted_elpd("het", 5)),
+    "heteroscedastic and with a homoscedastic Gaussian likelihood \\(2 and 2 chains\\)")
+  # the heteroscedastic model would take all the weight: the guard leaves 0.1
+  expect_identical(fit$likelihood$family, "hetero_gaussian")
+  expect_identical(fit$mixture$kind, "likelihood")
+  expect_equal(fit$mixture$weights, c(heteroscedastic = 0.9, homoscedastic = 0.1))
+  mc <- fit$model_choice
+  expect_identical(attr(mc, "check"), "likelihood")
+  expect_identical(mc$model, c("heteroscedastic", "homoscedastic"))
+  expect_identical(mc$chosen, c(TRUE, TRUE))
+  expect_identical(mc$points, c(80L, 80L))
+  expect_named(attr(mc, "timing"), c("total", "heteroscedastic", "homoscedastic", "check"))
+  # 200 draws each: the pool is as large as keeps each share within its
+  # model's draws, 222 = 200 / 0.9, of which 200 and 22
+  expect_identical(bnnmc:::pooled_ndraws(fit), 222L)
+  expect_identical(bnnmc:::mixture_counts(fit), c(heteroscedastic = 200, homoscedastic = 22))
+  nd <- m$data[1:5, ]
+  ll <- log_lik(fit, newdata = nd)
+  expect_identical(dim(ll), c(222L, 5L))
+  expect_equal(ll[1:200, ], log_lik(m$het, newdata = nd), ignore_attr = TRUE)
+  expect_equal(ll[201:222, ], log_lik(m$gau, newdata = nd, ndraws = 22), ignore_attr = TRUE)
+  expect_identical(dim(posterior_predict(fit, newdata = nd, seed = 1)), c(222L, 5L))
+  # the kept pointwise log-likelihoods are dropped from both fits
+  expect_null(attr(fit$convergence, "pointwise_loglik"))
+  expect_null(attr(fit$mixture$fit$convergence, "pointwise_loglik"))
+  out <- gsub("\\s+", " ", paste(capture.output(print(fit)), collapse = " "))
+  expect_match(out, "with a heteroscedastic and with a homoscedastic Gaussian likelihood,")
+  expect_match(out, "stacked with weights 0.90 and 0.10")
+  expect_match(out, "heteroscedastic network [0-9.]+ s, homoscedastic network [0-9.]+ s, check")
+  expect_error(bnn_stack_chains(fit, newdata = nd),
+               "mixes two models \\(the default's check: the heteroscedastic and the homoscedastic")
+})
+
+test_that("a heteroscedastic model with almost no weight, or one that fails, leaves the homoscedastic one alone", {
+  m <- lik_pair_fits()
+  fit <- bnnmc:::choose_default_likelihood(function() m$het, function() m$gau,
+                                           shifted_elpd("gau", 5))
+  expect_identical(fit$likelihood$family, "gaussian")
+  expect_null(fit$mixture)
+  expect_identical(fit$model_choice$chosen, c(FALSE, TRUE))
+  expect_lt(fit$model_choice$weight[1], 0.05)
+  expect_match(gsub("\\s+", " ", paste(capture.output(print(fit)), collapse = " ")),
+               "the homoscedastic Gaussian network, by the default's check")
+  # the heteroscedastic fit stops: the homoscedastic fit, without a comparison
+  fit2 <- bnnmc:::choose_default_likelihood(function() stop("no"), function() m$gau)
+  expect_identical(fit2$likelihood$family, "gaussian")
+  expect_null(fit2$mixture)
+  expect_null(fit2$model_choice)
+  # the homoscedastic model in the lead: it is the fit, the other its mixture
+  fit3 <- suppressMessages(bnnmc:::choose_default_likelihood(
+    function() m$het, function() m$gau, function(x) {
+      r <- bnnmc:::fit_psis_elpd(x)
+      # equal pointwise elpds: stacking weights 0.5 each (or near)
+      r$pointwise <- rep(-1, length(r$pointwise)) + if (x$likelihood$family == "gaussian")
+        c(0.3, -0.3) else c(-0.3, 0.3)
+      r$elpd <- sum(r$pointwise)
+      r
+    }))
+  w <- fit3$model_choice$weight
+  expect_equal(sum(w), 1)
+  expect_gte(w[2], 0.1)
+  expect_identical(fit3$likelihood$family, if (w[1] >= w[2]) "hetero_gaussian" else "gaussian")
+  expect_identical(names(fit3$mixture$weights)[1],
+                   if (w[1] >= w[2]) "heteroscedastic" else "homoscedastic")
+})
+
+test_that("the check applies to the default model of a continuous response of more than 500 rows", {
+  set.seed(1)
+  n <- 520
+  d <- data.frame(x = rnorm(n))
+  d$y <- d$x + rnorm(n)
+  frame <- function(data, ...) {
+    mf <- quote(stats::model.frame(y ~ x, data = data))
+    bnnmc:::prepare_model(mf, environment(), y ~ x, data, c(16, 16), "tanh", NULL, NULL, TRUE,
+                          ...)
+  }
+  none <- c(hidden = FALSE, sampler = FALSE)
+  applies <- function(data, given = none, chains = 4L)
+    bnnmc:::likelihood_check_applies(given, frame(data), chains)
+  expect_true(applies(d))
+  expect_false(applies(d[1:500, ]))                     # the linear check's rows
+  expect_false(applies(d, chains = 1L))
+  expect_false(applies(d, given = c(hidden = TRUE, sampler = FALSE)))
+  # a response of a few values (a rating) or with a value in 10% of the rows
+  expect_false(applies(transform(d, y = round(y))))
+  expect_false(applies(transform(d, y = ifelse(seq_len(n) <= 60, 0, y))))
+  old <- options(bnnmc.likelihood_check = FALSE)
+  on.exit(options(old), add = TRUE)
+  expect_false(applies(d))
+})
+
+test_that("a default call on 520 rows stacks the two networks, and update() reproduces it", {
+  skip_on_cran()
+  set.seed(2)
+  n <- 520
+  d <- data.frame(x = runif(n, -2, 2))
+  d$y <- sin(2 * d$x) + rnorm(n, sd = 0.05 + 0.4 * (d$x > 0))
+  fit <- suppressWarnings(bnn_fit(y ~ x, data = d, warmup = 400, iter = 100, seed = 4,
+                                  progress = FALSE))
+  mc <- fit$model_choice
+  expect_identical(attr(mc, "check"), "likelihood")
+  expect_equal(sum(mc$weight), 1)
+  expect_gte(mc$weight[2], 0.1)
+  # the verdicts used 500 evenly spaced training rows
+  expect_identical(mc$points, c(500L, 500L))
+  expect_identical(fit$chains + if (is.null(fit$mixture)) 2L else fit$mixture$fit$chains, 4L)
+  nd <- d[1:4, ]
+  p1 <- predict(fit, newdata = nd)
+  fit2 <- suppressWarnings(suppressMessages(update(fit)))
+  expect_identical(predict(fit2, newdata = nd), p1)
+  # hidden given: the network alone, with all the chains
+  one <- suppressWarnings(bnn_fit(y ~ x, data = d, hidden = c(16, 16), warmup = 400, iter = 100,
+                                  seed = 4, progress = FALSE))
+  expect_null(one$model_choice)
+  expect_identical(one$chains, 4L)
+})
