@@ -154,8 +154,9 @@
 #'   but its predictive sd is a network output that can be far too small at
 #'   a single point; the homoscedastic share caps the loss there.  The cost
 #'   is that of one model with all the chains, plus a second ensemble and
-#'   verdict (10-30% more time).  The fit returned is the model with the
-#'   larger weight, with the other in `$mixture` (predictions pool both);
+#'   verdict and the heteroscedastic network's longer gradient (up to about
+#'   a quarter more time).  The fit returned is the model with the larger
+#'   weight, with the other in `$mixture` (predictions pool both);
 #'   `print()` and `$model_choice` give the elpds and weights.  Give
 #'   `likelihood`, `hidden` or set `options(bnnmc.likelihood_check = FALSE)`
 #'   to fit one model with all the chains.
