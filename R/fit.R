@@ -155,8 +155,10 @@
 #'   a single point; the homoscedastic share caps the loss there.  The cost
 #'   is that of one model with all the chains, plus a second ensemble and
 #'   verdict and the heteroscedastic network's longer gradient (up to about
-#'   a quarter more time).  The fit returned is the model with the larger
-#'   weight, with the other in `$mixture` (predictions pool both);
+#'   a quarter more time; the two models run one after the other, so under
+#'   a parallel plan with at least as many workers as chains the call takes
+#'   about twice as long as one model).  The fit returned is the model with
+#'   the larger weight, with the other in `$mixture` (predictions pool both);
 #'   `print()` and `$model_choice` give the elpds and weights.  Give
 #'   `likelihood`, `hidden` or set `options(bnnmc.likelihood_check = FALSE)`
 #'   to fit one model with all the chains.
