@@ -253,14 +253,23 @@ prediction_remedy <- function(object, cv) {
     steps <- c(steps, if (length(object$chain_status) <= 4L && need <= 64L)
       sprintf("update(fit, chains = %d) (the Monte Carlo error falls with the square root of the number of chains)", need)
       else sprintf(paste0("the chains sit in modes that predict differently and %d chains would be needed ",
-                          "to average them: weight the chains by held-out data (bnn_stack_chains()) or ",
-                          "report the spread between them as part of the uncertainty"), need))
+                          "to average them: %sreport the spread between them as part of the uncertainty"),
+                   need,
+                   # a mixture of two models (the default's check) has no one set of
+                   # chains for bnn_stack_chains() to weight
+                   if (is.null(object$mixture)) "weight the chains by held-out data (bnn_stack_chains()) or " else ""))
   }
   if (!is.na(pr$loo_coverage) && (pr$loo_coverage < pr$coverage_band[1] ||
                                   pr$loo_coverage > pr$coverage_band[2]))
-    steps <- c(steps, paste0("no sampler setting changes the model's calibration: compare a likelihood ",
-                             "for unequal noise (likelihood = \"hetero_gaussian\") with loo() and check ",
-                             "the intervals on held-out data"))
+    steps <- c(steps, paste0("no sampler setting changes the model's calibration: compare ",
+                             # the heteroscedastic fit (alone, or the default's stack
+                             # of both Gaussian likelihoods) is pointed to the others
+                             if (identical(object$likelihood$family, "hetero_gaussian") ||
+                                 identical(object$mixture$kind, "likelihood"))
+                               paste0("a likelihood with one noise scale (likelihood = \"gaussian\", ",
+                                      "or family = student() for heavy tails)")
+                             else "a likelihood for unequal noise (likelihood = \"hetero_gaussian\")",
+                             " with loo() and check the intervals on held-out data"))
   paste(steps, collapse = "; ")
 }
 

@@ -147,3 +147,23 @@ test_that("the Monte Carlo error and drift are in units of the pooled predictive
   expect_equal(cv$predictions$mc_error, unname(quantile(mce, 0.9)), tolerance = 1e-8)
   expect_equal(cv$predictions$drift, unname(quantile(dr, 0.9)), tolerance = 1e-8)
 })
+
+test_that("the advice fits the model: no chain weighting for a stack of two models, no heteroscedastic likelihood for one that has it", {
+  cv <- list(predictions = list(drift = NA_real_, mc_error = 0.3, loo_coverage = 0.99,
+                                coverage_band = c(0.85, 0.95)),
+             n_draws = 1000L, n_chains = 8L, drift_max = 0.2, mc_error_max = 0.1)
+  obj <- function(family, mixture = NULL)
+    list(chain_status = rep("ok", 8), likelihood = list(family = family), mixture = mixture)
+  plain <- bnnmc:::prediction_remedy(obj("gaussian"), cv)
+  expect_match(plain, "weight the chains by held-out data (bnn_stack_chains())", fixed = TRUE)
+  expect_match(plain, "likelihood = \"hetero_gaussian\"", fixed = TRUE)
+  # the default's stack of the two Gaussian likelihoods: bnn_stack_chains()
+  # refuses a mixture, and the heteroscedastic likelihood is already in it
+  stacked <- bnnmc:::prediction_remedy(obj("hetero_gaussian", list(kind = "likelihood")), cv)
+  expect_false(grepl("bnn_stack_chains", stacked, fixed = TRUE))
+  expect_match(stacked, "report the spread between them", fixed = TRUE)
+  expect_false(grepl("hetero_gaussian", stacked, fixed = TRUE))
+  expect_match(stacked, "likelihood = \"gaussian\", or family = student()", fixed = TRUE)
+  expect_match(bnnmc:::prediction_remedy(obj("hetero_gaussian"), cv),
+               "a likelihood with one noise scale", fixed = TRUE)
+})
