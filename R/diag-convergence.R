@@ -401,12 +401,19 @@ print_convergence_lines <- function(cv) {
 check_convergence <- function(fit, keep_loglik = FALSE) {
   cv <- tryCatch(convergence_verdict(fit, keep_loglik = keep_loglik), error = function(e) NULL)
   if (is.null(cv)) return(NULL)
-  if (isFALSE(cv$predictions$reliable))
-    warn_cond(paste0("The predictions are not reliable yet: ",
-                     paste(cv$predictions$reasons, collapse = "; "), ". What to do: ", cv$remedy,
-                     " (see ?bnn_convergence)."),
-              c("bnnmc_unreliable_predictions", "bnnmc_not_converged"))
+  if (isFALSE(cv$predictions$reliable)) warning(unreliable_condition(cv))
   cv
+}
+
+# The warning of a verdict whose predictions are not reliable: the reasons
+# and the remedy.
+unreliable_condition <- function(cv) {
+  structure(class = c("bnnmc_unreliable_predictions", "bnnmc_not_converged", "bnnmc_warning",
+                      "warning", "condition"),
+            list(message = paste0("The predictions are not reliable yet: ",
+                                  paste(cv$predictions$reasons, collapse = "; "), ". What to do: ",
+                                  cv$remedy, " (see ?bnn_convergence)."),
+                 call = NULL))
 }
 
 # The fit's convergence verdict: the one computed at the end of bnn_fit(),

@@ -273,6 +273,16 @@ choose_default_likelihood <- function(fit_het, fit_gau, psis_elpd = fit_psis_elp
       c(homoscedastic = w[2L], heteroscedastic = w[1L])
     out$fit <- bnnfit_with(out$fit, mixture = list(fit = other$fit, weights = wts,
                                                    kind = "likelihood"))
+    # the verdict's advice (and its warning) for the stacked fit: it was
+    # made for the model alone (e.g. bnn_stack_chains(), which a mixture
+    # has no one set of chains for)
+    cv <- out$fit$convergence
+    if (!is.null(cv) && isFALSE(cv$predictions$reliable)) {
+      cv$remedy <- prediction_remedy(out$fit, cv)
+      out$fit <- bnnfit_with(out$fit, convergence = cv)
+      out$warnings <- lapply(out$warnings, function(w)
+        if (inherits(w, "bnnmc_unreliable_predictions")) unreliable_condition(cv) else w)
+    }
   }
   if (both) {
     out$fit <- bnnfit_with(out$fit, model_choice = structure(

@@ -143,3 +143,28 @@ test_that("a default call on 520 rows stacks the two networks, and update() repr
   expect_null(one$model_choice)
   expect_identical(one$chains, 4L)
 })
+
+test_that("a stack's advice and warning are made for the stack, not for its first model alone", {
+  m <- lik_pair_fits()
+  cv <- m$het$convergence
+  cv$predictions$reliable <- FALSE
+  cv$predictions$mc_error <- 0.6      # 2 chains x 36: more than 64 chains needed
+  cv$predictions$drift <- NA_real_
+  cv$predictions$loo_coverage <- NA_real_
+  cv$predictions$reasons <- "the chains disagree"
+  cv$remedy <- bnnmc:::prediction_remedy(m$het, cv)
+  expect_match(cv$remedy, "bnn_stack_chains()", fixed = TRUE)   # the model alone
+  het <- bnnmc:::bnnfit_with(m$het, convergence = cv)
+  fit_het <- function() { warning(bnnmc:::unreliable_condition(cv)); het }
+  w <- NULL
+  fit <- withCallingHandlers(
+    suppressMessages(bnnmc:::choose_default_likelihood(fit_het, function() m$gau,
+                                                       shifted_elpd("het", 5))),
+    warning = function(cnd) { w <<- c(w, conditionMessage(cnd)); invokeRestart("muffleWarning") })
+  expect_false(is.null(fit$mixture))
+  expect_match(fit$convergence$remedy, "would be needed to average them: report the spread",
+               fixed = TRUE)
+  expect_length(w, 1L)
+  expect_false(grepl("bnn_stack_chains", w, fixed = TRUE))
+  expect_match(w, "The predictions are not reliable yet: the chains disagree", fixed = TRUE)
+})
