@@ -206,6 +206,12 @@ format_model_choice <- function(mc) {
 # The least weight of the homoscedastic model in the stack.
 .likelihood_guard <- 0.10
 
+# Training rows above which the stack is not made: it was measured on 614 to
+# 1,600 training rows, and on larger data each of its two fits would
+# announce its cost and the large-data advice (R/run-cost.R) for half the
+# chains only.
+.likelihood_check_max_rows <- 2000L
+
 # Is a numeric response continuous?  No value in 10% of the rows (at least
 # 10 of them: R/model-defaults.R, many_ties()), and at least 100 distinct
 # values or half as many as rows (a response of a few levels, such as a
@@ -219,13 +225,14 @@ continuous_response <- function(y) {
 # the model, sampler or starts given: `given`) of a continuous numeric
 # response with the default Gaussian likelihood, no observation weights,
 # more than .linear_check_max_rows rows (below, the linear check runs) and
-# at least two chains; options(bnnmc.likelihood_check = FALSE) switches it
-# off.
+# at most .likelihood_check_max_rows, and at least two chains;
+# options(bnnmc.likelihood_check = FALSE) switches it off.
 likelihood_check_applies <- function(given, model, chains) {
   isTRUE(getOption("bnnmc.likelihood_check", TRUE)) && !any(given) &&
     identical(model$likelihood$family, "gaussian") && is.null(model$likelihood$sigma) &&
     is.null(model$weights) && chains >= 2L &&
-    nrow(model$X) > .linear_check_max_rows && continuous_response(model$y)
+    nrow(model$X) > .linear_check_max_rows && nrow(model$X) <= .likelihood_check_max_rows &&
+    continuous_response(model$y)
 }
 
 # Runs the heteroscedastic network's fit (`fit_het`, a function of no

@@ -142,7 +142,7 @@
 #'   elpds and weights.  Give `hidden` or set
 #'   `options(bnnmc.linear_check = FALSE)` to keep the network alone.
 #'
-#'   On more than 500 rows of a continuous numeric response (no value in
+#'   On 501 to 2,000 rows of a continuous numeric response (no value in
 #'   10% of the rows, at least 100 distinct values or half as many as rows)
 #'   the same call, with at least two chains, instead fits the network with
 #'   the papers' heteroscedastic Gaussian likelihood (its Normal(0, 1) prior)

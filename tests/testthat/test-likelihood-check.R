@@ -108,6 +108,10 @@ test_that("the check applies to the default model of a continuous response of mo
     bnnmc:::likelihood_check_applies(given, frame(data), chains)
   expect_true(applies(d))
   expect_false(applies(d[1:500, ]))                     # the linear check's rows
+  big <- data.frame(x = rnorm(2001))
+  big$y <- big$x + rnorm(2001)
+  expect_true(applies(big[1:2000, ]))
+  expect_false(applies(big))                            # beyond the rows measured
   expect_false(applies(d, chains = 1L))
   expect_false(applies(d, given = c(hidden = TRUE, sampler = FALSE)))
   # a response of a few values (a rating) or with a value in 10% of the rows
