@@ -54,7 +54,7 @@ linear_check_applies <- function(given, model) {
 # attribute "timing" of `$model_choice`, which print() shows.
 choose_default_model <- function(fit_net, fit_lin, psis_elpd = fit_psis_elpd) {
   t_start <- proc.time()[["elapsed"]]
-  catch <- catch_warnings
+  catch <- catch_warnings   # (a shorter name for the calls below)
   net <- catch(fit_net)
   t0 <- proc.time()[["elapsed"]]
   lin <- tryCatch(catch(function() suppressMessages(fit_lin())), error = function(e) NULL)
@@ -252,10 +252,9 @@ likelihood_check_applies <- function(given, model, chains) {
 # dropped (its draws only enter the predictions).
 choose_default_likelihood <- function(fit_het, fit_gau, psis_elpd = fit_psis_elpd) {
   t_start <- proc.time()[["elapsed"]]
-  catch <- catch_warnings
-  het <- tryCatch(catch(fit_het), error = function(e) NULL)
+  het <- tryCatch(catch_warnings(fit_het), error = function(e) NULL)
   t0 <- proc.time()[["elapsed"]]
-  gau <- catch(fit_gau)
+  gau <- catch_warnings(fit_gau)
   t1 <- proc.time()[["elapsed"]]
   ok <- function(f) !is.null(f) && all(f$fit$chain_status == "ok")
   elpd <- function(f) if (ok(f)) tryCatch(psis_elpd(f$fit), error = function(e) NULL)

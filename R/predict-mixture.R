@@ -147,17 +147,3 @@ mixture_class_summary <- function(object, newdata, ndraws, y) {
   }
   out
 }
-
-# One line for print() of a mixture.
-format_mixture <- function(mx) {
-  if (is.null(mx)) return(NULL)
-  w <- mx$weights
-  if (identical(mx$kind, "likelihood"))
-    return(sprintf(paste0("the heteroscedastic and the homoscedastic Gaussian network stacked ",
-                          "by their PSIS-LOO elpds: weights %.2f (%s), %.2f (%s); predictions ",
-                          "use each model's draws in proportion"),
-                   w[[1L]], names(w)[1L], w[[2L]], names(w)[2L]))
-  sprintf(paste0("the network and the linear model stacked by their PSIS-LOO elpds: ",
-                 "weights %.2f (network), %.2f (linear); predictions use each model's draws ",
-                 "in proportion"), w[[1L]], w[[2L]])
-}

@@ -24,6 +24,8 @@
 # coverage of the predictive draws, wall seconds (one core each).
 #   BNNMC_DATA_DIR=/work/shared/data/uci Rscript inst/benchmarks/decisions/default_likelihood.R
 suppressPackageStartupMessages(library(bnnmc))
+here <- dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))))
+source(file.path(here, "..", "speed", "default_sets.R"))   # bart_test_draws()
 options(bnnmc.threads = 1L, mc.cores = 1L)
 dir <- Sys.getenv("BNNMC_DATA_DIR", "/work/shared/data/uci")
 out_csv <- file.path("inst", "benchmarks", "decisions", "default_likelihood.csv")
@@ -58,19 +60,10 @@ bnn_score <- function(train, test, ...) {
              cov90 = cover90(posterior_predict(fit, newdata = test, seed = 1), test$y))
 }
 bart_score <- function(train, test) {
-  x <- as.matrix(train[, setdiff(names(train), "y")])
-  xt <- as.matrix(test[, setdiff(names(test), "y")])
-  t0 <- proc.time()[["elapsed"]]
-  b <- dbarts::bart(x, train$y, xt, ntree = 200, nskip = 500, ndpost = 2000, nchain = 4,
-                    nthread = 1, keeptrees = FALSE, verbose = FALSE, seed = 1)
-  secs <- proc.time()[["elapsed"]] - t0
-  mu <- b$yhat.test
-  sig <- as.vector(b$sigma)
-  ll <- stats::dnorm(matrix(test$y, nrow(mu), ncol(mu), byrow = TRUE), mu, sig, log = TRUE)
+  b <- bart_test_draws(train, test)
   set.seed(1)
-  yrep <- mu + sig * matrix(stats::rnorm(length(mu)), nrow(mu))
-  data.frame(likelihood = "bart", seconds = secs, lpd = mean(apply(ll, 2, logmeanexp)),
-             cov90 = cover90(yrep, test$y))
+  yrep <- bart_predictive(b)
+  data.frame(likelihood = "bart", seconds = b$seconds, lpd = b$lppd, cov90 = cover90(yrep, test$y))
 }
 continuous <- function(y) {
   top <- max(table(y))

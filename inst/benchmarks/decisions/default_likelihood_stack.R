@@ -18,6 +18,8 @@
 # Rows are appended to default_likelihood_stack.csv as each split finishes;
 # a set and split already there is not run again.
 suppressPackageStartupMessages(library(bnnmc))
+here <- dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))))
+source(file.path(here, "..", "speed", "default_sets.R"))   # bart_test_draws()
 options(bnnmc.threads = 1L, mc.cores = 1L)
 dir <- Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
 out_csv <- file.path("inst", "benchmarks", "decisions", "default_likelihood_stack.csv")
@@ -56,19 +58,11 @@ bnn_score <- function(train, test, check) {
              w_het = if (identical(attr(mc, "check"), "likelihood")) mc$weight[1] else NA_real_)
 }
 bart_score <- function(train, test) {
-  x <- as.matrix(train[, setdiff(names(train), "y")])
-  xt <- as.matrix(test[, setdiff(names(test), "y")])
-  t0 <- proc.time()[["elapsed"]]
-  b <- dbarts::bart(x, train$y, xt, ntree = 200, nskip = 500, ndpost = 2000, nchain = 4,
-                    nthread = 1, keeptrees = FALSE, verbose = FALSE, seed = 1)
-  secs <- proc.time()[["elapsed"]] - t0
-  mu <- b$yhat.test
-  sig <- as.vector(b$sigma)
-  ll <- stats::dnorm(matrix(test$y, nrow(mu), ncol(mu), byrow = TRUE), mu, sig, log = TRUE)
+  b <- bart_test_draws(train, test)
   set.seed(1)
-  yrep <- mu + sig * matrix(stats::rnorm(length(mu)), nrow(mu))
-  data.frame(seconds = secs, lpd = mean(apply(ll, 2, logmeanexp)), cov90 = cover90(yrep, test$y),
-             rmse = sqrt(mean((colMeans(mu) - test$y)^2)), w_het = NA_real_)
+  yrep <- bart_predictive(b)
+  data.frame(seconds = b$seconds, lpd = b$lppd, cov90 = cover90(yrep, test$y),
+             rmse = sqrt(mean((colMeans(b$mu) - test$y)^2)), w_het = NA_real_)
 }
 rows <- if (file.exists(out_csv)) utils::read.csv(out_csv) else NULL
 for (nm in names(sets)) for (split in sets[[nm]][[2]]) {

@@ -2,9 +2,10 @@
 # (speed/default_vs_bart.R) and of the decisions on its budget
 # (decisions/default_budget.R, decisions/default_sampling_phase.R) and the
 # Student-t likelihood (decisions/default_student.R), each
-# with the response renamed y, and their one 80/20 split.  Sourced by those
-# scripts; `dir` is where the UCI files are (BNNMC_DATA_DIR, by default
-# ../shared/data/uci).
+# with the response renamed y, and their one 80/20 split; and BART as the
+# benchmarks run it (also for decisions/default_likelihood*.R).  Sourced by
+# those scripts; `dir` is where the UCI files are (BNNMC_DATA_DIR, by
+# default ../shared/data/uci).
 default_bench_sets <- function(dir = Sys.getenv("BNNMC_DATA_DIR",
                                                 file.path("..", "shared", "data", "uci"))) list(
   mcycle = function() transform(MASS::mcycle, y = accel, accel = NULL),
@@ -28,3 +29,26 @@ default_bench_split <- function(d) {
 # sets or variants to run), or `default` when it is not given.
 bench_list_arg <- function(args, i, default)
   if (length(args) >= i) strsplit(args[i], ",")[[1]] else default
+
+# BART as every comparison here runs it (dbarts, in Suggests for the
+# benchmarks only): 200 trees, 4 chains of 500 burn-in and 2,000 kept
+# draws, one thread, seed 1, on the columns of `train` other than y.  The
+# draws of the test points' means `mu` [draw, point] and of `sigma`, the
+# wall seconds of the fit, and the test log predictive density per point.
+bart_test_draws <- function(train, test) {
+  x <- as.matrix(train[, setdiff(names(train), "y")])
+  xt <- as.matrix(test[, setdiff(names(test), "y")])
+  t0 <- proc.time()[["elapsed"]]
+  b <- dbarts::bart(x, train$y, xt, ntree = 200, nskip = 500, ndpost = 2000, nchain = 4,
+                    nthread = 1, keeptrees = FALSE, verbose = FALSE, seed = 1)
+  secs <- proc.time()[["elapsed"]] - t0
+  mu <- b$yhat.test
+  sig <- as.vector(b$sigma)
+  ll <- stats::dnorm(matrix(test$y, nrow(mu), ncol(mu), byrow = TRUE), mu, sig, log = TRUE)
+  lme <- function(a) { m <- max(a); m + log(mean(exp(a - m))) }
+  list(mu = mu, sigma = sig, seconds = secs, lppd = mean(apply(ll, 2, lme)))
+}
+
+# Predictive draws [draw, point] of bart_test_draws()'s result `b`, from
+# R's random number generator as it stands (the caller seeds it).
+bart_predictive <- function(b) b$mu + b$sigma * matrix(stats::rnorm(length(b$mu)), nrow(b$mu))

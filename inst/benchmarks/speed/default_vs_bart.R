@@ -47,20 +47,10 @@ out_csv <- file.path("inst", "benchmarks", "speed", "default_vs_bart.csv")
 log_mean_exp <- function(a) { m <- max(a); m + log(mean(exp(a - m))) }
 
 bart_fit <- function(train, test) {
-  x <- as.matrix(train[, setdiff(names(train), "y")])
-  xt <- as.matrix(test[, setdiff(names(test), "y")])
-  t0 <- proc.time()[["elapsed"]]
-  b <- dbarts::bart(x, train$y, xt, ntree = 200, nskip = 500, ndpost = 2000, nchain = 4,
-                    nthread = 1, keeptrees = FALSE, verbose = FALSE, seed = 1)
-  secs <- proc.time()[["elapsed"]] - t0
-  mu <- b$yhat.test
-  sig <- as.vector(b$sigma)
-  ll <- stats::dnorm(matrix(test$y, nrow(mu), ncol(mu), byrow = TRUE), mu, sig, log = TRUE)
+  b <- bart_test_draws(train, test)
   set.seed(1)
-  yrep <- mu + sig * matrix(stats::rnorm(length(mu)), nrow(mu))
-  q <- apply(yrep, 2, stats::quantile, c(0.05, 0.95))
-  c(seconds = secs, lppd = mean(apply(ll, 2, log_mean_exp)),
-    cov90 = mean(test$y >= q[1, ] & test$y <= q[2, ]))
+  q <- apply(bart_predictive(b), 2, stats::quantile, c(0.05, 0.95))
+  c(seconds = b$seconds, lppd = b$lppd, cov90 = mean(test$y >= q[1, ] & test$y <= q[2, ]))
 }
 
 bnn_run <- function(train, test, ...) {
