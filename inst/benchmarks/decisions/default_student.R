@@ -31,13 +31,8 @@ variants <- list(gaussian = list(), student = list(family = student()))
 
 if (identical(args[1], "panel")) {
   dd <- file.path("inst", "benchmarks", "decisions")
-  panel_env <- new.env()
-  for (e in parse(file.path(dd, "default_panel.R"))) {
-    if (is.call(e) && identical(e[[1]], as.name("<-")) &&
-        (is.call(e[[3]]) && identical(e[[3]][[1]], as.name("function")) ||
-         as.character(e[[2]]) %in% c("sets", "uci_dir")))
-      eval(e, panel_env)
-  }
+  source(file.path(dd, "panel_defs.R"))
+  panel_env <- panel_definitions(dd)
   splits <- if (length(args) >= 2) as.integer(strsplit(args[2], ",")[[1]]) else 1L
   pn <- names(panel_env$sets)
   n_tr <- vapply(pn, function(s) round(0.8 * nrow(panel_env$sets[[s]]$d())), 0)

@@ -52,15 +52,8 @@ local({
 
 # the panel's sets, splits and scoring: default_panel.R's definitions (its
 # assignments of functions and of `sets`, `uci_dir`), without its run
-panel_env <- new.env()
-local({
-  for (e in parse(file.path(dd, "default_panel.R"))) {
-    if (is.call(e) && identical(e[[1]], as.name("<-")) &&
-        (is.call(e[[3]]) && identical(e[[3]][[1]], as.name("function")) ||
-         as.character(e[[2]]) %in% c("sets", "uci_dir")))
-      eval(e, panel_env)
-  }
-})
+source(file.path(dd, "panel_defs.R"))
+panel_env <- panel_definitions(dd)
 sets <- panel_env$sets
 panel_split <- panel_env$panel_split
 logmeanexp <- panel_env$logmeanexp
