@@ -16,9 +16,10 @@
 # It was once the default only for a response with many ties (its most
 # frequent value at least 10% of the observations and at least 10 of
 # them: many_ties(), R/model-defaults.R), with a message; it is now the
-# default for every numeric response of at most 500 rows and for every
-# response with many ties or few distinct values (R/model-defaults.R), and
-# likelihood = "hetero_gaussian" keeps the heteroscedastic one.  Whatever the likelihood, a fit whose
+# default likelihood of a numeric response (R/model-defaults.R; on 201 to
+# 2,000 rows of a continuous one stacked with the heteroscedastic network,
+# R/fit-choice.R), and likelihood = "hetero_gaussian" keeps the
+# heteroscedastic one.  Whatever the likelihood, a fit whose
 # posterior puts a near-zero predictive sd on training points gets a
 # warning naming the cause: below 0.001 response sds on at least 1% of the
 # training points when the response has many ties, below 0.0001 otherwise.

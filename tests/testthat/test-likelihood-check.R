@@ -93,7 +93,7 @@ test_that("a heteroscedastic model with almost no weight, or one that fails, lea
                    if (w[1] >= w[2]) "heteroscedastic" else "homoscedastic")
 })
 
-test_that("the check applies to the default model of a continuous response of more than 500 rows", {
+test_that("the check applies to the default model of a continuous response of more than 200 rows", {
   set.seed(1)
   n <- 520
   d <- data.frame(x = rnorm(n))
@@ -107,7 +107,8 @@ test_that("the check applies to the default model of a continuous response of mo
   applies <- function(data, given = none, chains = 4L)
     bnnmc:::likelihood_check_applies(given, frame(data), chains)
   expect_true(applies(d))
-  expect_false(applies(d[1:500, ]))                     # the linear check's rows
+  expect_true(applies(d[1:201, ]))
+  expect_false(applies(d[1:200, ]))                     # the linear check's rows
   big <- data.frame(x = rnorm(2001))
   big$y <- big$x + rnorm(2001)
   expect_true(applies(big[1:2000, ]))
@@ -146,6 +147,24 @@ test_that("a default call on 520 rows stacks the two networks, and update() repr
                                   seed = 4, progress = FALSE))
   expect_null(one$model_choice)
   expect_identical(one$chains, 4L)
+})
+
+test_that("on 201 to 500 rows a continuous response gets the stack, a discrete one the linear check", {
+  skip_on_cran()
+  set.seed(3)
+  n <- 300
+  d <- data.frame(x = runif(n, -2, 2))
+  d$y <- sin(2 * d$x) + rnorm(n, sd = 0.05 + 0.4 * (d$x > 0))
+  fit <- suppressMessages(suppressWarnings(bnn_fit(y ~ x, data = d, warmup = 300, iter = 100,
+                                                   seed = 5, progress = FALSE)))
+  expect_identical(attr(fit$model_choice, "check"), "likelihood")
+  expect_identical(fit$model_choice$model, c("heteroscedastic", "homoscedastic"))
+  # a response of a few values keeps the check against the linear model
+  d$y <- round(d$y)
+  lin <- suppressMessages(suppressWarnings(bnn_fit(y ~ x, data = d, warmup = 300, iter = 100,
+                                                   seed = 5, progress = FALSE)))
+  expect_null(attr(lin$model_choice, "check"))
+  expect_identical(lin$model_choice$model, c("network", "linear"))
 })
 
 test_that("a stack's advice and warning are made for the stack, not for its first model alone", {
