@@ -261,14 +261,17 @@ prediction_remedy <- function(object, cv) {
   }
   if (!is.na(pr$loo_coverage) && (pr$loo_coverage < pr$coverage_band[1] ||
                                   pr$loo_coverage > pr$coverage_band[2]))
-    steps <- c(steps, paste0("no sampler setting changes the model's calibration: compare ",
-                             # the heteroscedastic fit (alone, or the default's stack
-                             # of both Gaussian likelihoods) is pointed to the others
-                             if (identical(object$likelihood$family, "hetero_gaussian") ||
-                                 identical(object$mixture$kind, "likelihood"))
-                               paste0("a likelihood with one noise scale (likelihood = \"gaussian\", ",
-                                      "or family = student() for heavy tails)")
-                             else "a likelihood for unequal noise (likelihood = \"hetero_gaussian\")",
+    steps <- c(steps, paste0("no sampler setting changes the model's calibration: ",
+                             # the default's stack already weighs both Gaussian
+                             # likelihoods; a heteroscedastic fit alone is pointed
+                             # to the others, a homoscedastic one to it
+                             if (identical(object$mixture$kind, "likelihood"))
+                               paste0("the stack already weighs both Gaussian likelihoods; ",
+                                      "compare family = student() (heavy tails)")
+                             else if (identical(object$likelihood$family, "hetero_gaussian"))
+                               paste0("compare a likelihood with one noise scale (likelihood = ",
+                                      "\"gaussian\", or family = student() for heavy tails)")
+                             else "compare a likelihood for unequal noise (likelihood = \"hetero_gaussian\")",
                              " with loo() and check the intervals on held-out data"))
   paste(steps, collapse = "; ")
 }
