@@ -86,12 +86,8 @@ choose_default_model <- function(fit_net, fit_lin, psis_elpd = fit_psis_elpd) {
                                                    weights = c(network = w[1L], linear = w[2L])))
   if (both) {
     out$fit <- bnnfit_with(out$fit, model_choice = structure(
-      data.frame(model = c("network", "linear"),
-                 network = c(paste(net$fit$spec$sizes, collapse = "-"),
-                             paste(lin$fit$spec$sizes, collapse = "-")),
-                 elpd_loo = c(e_net$elpd, e_lin$elpd), se = c(e_net$se, e_lin$se),
-                 pareto_k_high = c(e_net$k_high, e_lin$k_high), weight = w,
-                 chosen = c(!use_lin, use_lin | stack), stringsAsFactors = FALSE),
+      choice_table(c("network", "linear"), list(net$fit, lin$fit), list(e_net, e_lin), w,
+                   c(!use_lin, use_lin | stack)),
       seconds = seconds,
       timing = c(total = t2 - t_start, network = t0 - t_start, linear = t1 - t0,
                  check = t2 - t1)))
@@ -135,6 +131,20 @@ catch_warnings <- function(f) {
     invokeRestart("muffleWarning")
   })
   list(fit = fit, warnings = w)
+}
+
+# The table of `$model_choice`: one row per model compared (`models`, their
+# `fits` and PSIS-LOO results `e` of fit_psis_elpd()), with the stacking
+# weights `w` and whether each is `chosen`; with points = TRUE also the
+# training points each elpd was computed on.
+choice_table <- function(models, fits, e, w, chosen, points = FALSE) {
+  col <- function(k) unlist(lapply(e, `[[`, k))   # (as c() of the two values)
+  tab <- data.frame(model = models,
+                    network = vapply(fits, function(f) paste(f$spec$sizes, collapse = "-"), ""),
+                    elpd_loo = col("elpd"), se = col("se"), pareto_k_high = col("k_high"),
+                    weight = w, chosen = chosen, stringsAsFactors = FALSE)
+  if (points) tab$points <- col("points")
+  tab
 }
 
 # A fit without the pointwise log-likelihood its verdict kept for the
@@ -187,8 +197,8 @@ format_model_choice <- function(mc) {
           if (ch[2]) sprintf("%s network", mc$network[1]) else "linear model")
 }
 
-# The default model's check on larger data: the heteroscedastic and the
-# homoscedastic Gaussian network, stacked.
+# The default model's check on 201 to 2,000 rows of a continuous response:
+# the heteroscedastic and the homoscedastic Gaussian network, stacked.
 #
 # With more than 500 training rows of a continuous response, the papers'
 # heteroscedastic Gaussian network (the network outputs a mean and a log sd;
@@ -235,7 +245,7 @@ continuous_response <- function(y) {
     length(unique(y)) >= min(100, 0.5 * length(y))
 }
 
-# Does the check on larger data apply?  To the default model (nothing of
+# Does this check apply?  To the default model (nothing of
 # the model, sampler or starts given: `given`) of a continuous numeric
 # response with the default Gaussian likelihood, no observation weights,
 # more than .likelihood_check_min_rows rows (else the linear check runs) and
@@ -306,13 +316,8 @@ choose_default_likelihood <- function(fit_het, fit_gau, psis_elpd = fit_psis_elp
   }
   if (both) {
     out$fit <- bnnfit_with(out$fit, model_choice = structure(
-      data.frame(model = c("heteroscedastic", "homoscedastic"),
-                 network = c(paste(het$fit$spec$sizes, collapse = "-"),
-                             paste(gau$fit$spec$sizes, collapse = "-")),
-                 elpd_loo = c(e_het$elpd, e_gau$elpd), se = c(e_het$se, e_gau$se),
-                 pareto_k_high = c(e_het$k_high, e_gau$k_high), weight = w,
-                 chosen = c(stack, TRUE), points = c(e_het$points, e_gau$points),
-                 stringsAsFactors = FALSE),
+      choice_table(c("heteroscedastic", "homoscedastic"), list(het$fit, gau$fit),
+                   list(e_het, e_gau), w, c(stack, TRUE), points = TRUE),
       check = "likelihood", seconds = t2 - t_start,
       timing = c(total = t2 - t_start, heteroscedastic = t0 - t_start,
                  homoscedastic = t1 - t0, check = t2 - t1)))

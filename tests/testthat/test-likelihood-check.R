@@ -1,13 +1,24 @@
-# On more than 500 rows of a continuous response the default fits the
+# On 201 to 2,000 rows of a continuous response the default fits the
 # heteroscedastic and the homoscedastic Gaussian network (half the chains
 # each) and stacks them, the homoscedastic model keeping at least 10% of
 # the weight (R/fit-choice.R, choose_default_likelihood()).
 
-lik_pair_fits <- function() {
-  set.seed(5)
-  n <- 80
+# n rows of a sine with noise whose sd is sd0 for x <= 0 and sd0 + jump
+# for x > 0 (set.seed(seed) first)
+hetero_sine <- function(n, seed, sd0 = 0.05, jump = 0.4) {
+  set.seed(seed)
   d <- data.frame(x = runif(n, -2, 2))
-  d$y <- sin(2 * d$x) + rnorm(n, sd = 0.1 + 0.3 * (d$x > 0))
+  d$y <- sin(2 * d$x) + rnorm(n, sd = sd0 + jump * (d$x > 0))
+  d
+}
+
+# a default call (no model given) with a short run, quietly
+default_call <- function(d, warmup, seed)
+  suppressMessages(suppressWarnings(bnn_fit(y ~ x, data = d, warmup = warmup, iter = 100,
+                                            seed = seed, progress = FALSE)))
+
+lik_pair_fits <- function() {
+  d <- hetero_sine(80, 5, sd0 = 0.1, jump = 0.3)
   fit <- function(lik) quiet_verdict(bnn_fit(y ~ x, data = d, hidden = 3, likelihood = lik,
                                              sampler = "nuts", chains = 2, warmup = 100,
                                              iter = 100, seed = 2, progress = FALSE))
@@ -125,10 +136,8 @@ test_that("the check applies to the default model of a continuous response of mo
 
 test_that("a default call on 520 rows stacks the two networks, and update() reproduces it", {
   skip_on_cran()
-  set.seed(2)
-  n <- 520
-  d <- data.frame(x = runif(n, -2, 2))
-  d$y <- sin(2 * d$x) + rnorm(n, sd = 0.05 + 0.4 * (d$x > 0))
+  d <- hetero_sine(520, 2)
+  # a call of its own (update() re-evaluates it here)
   fit <- suppressWarnings(bnn_fit(y ~ x, data = d, warmup = 400, iter = 100, seed = 4,
                                   progress = FALSE))
   mc <- fit$model_choice
@@ -151,18 +160,13 @@ test_that("a default call on 520 rows stacks the two networks, and update() repr
 
 test_that("on 201 to 500 rows a continuous response gets the stack, a discrete one the linear check", {
   skip_on_cran()
-  set.seed(3)
-  n <- 300
-  d <- data.frame(x = runif(n, -2, 2))
-  d$y <- sin(2 * d$x) + rnorm(n, sd = 0.05 + 0.4 * (d$x > 0))
-  fit <- suppressMessages(suppressWarnings(bnn_fit(y ~ x, data = d, warmup = 300, iter = 100,
-                                                   seed = 5, progress = FALSE)))
+  d <- hetero_sine(300, 3)
+  fit <- default_call(d, 300, 5)
   expect_identical(attr(fit$model_choice, "check"), "likelihood")
   expect_identical(fit$model_choice$model, c("heteroscedastic", "homoscedastic"))
   # a response of a few values keeps the check against the linear model
   d$y <- round(d$y)
-  lin <- suppressMessages(suppressWarnings(bnn_fit(y ~ x, data = d, warmup = 300, iter = 100,
-                                                   seed = 5, progress = FALSE)))
+  lin <- default_call(d, 300, 5)
   expect_null(attr(lin$model_choice, "check"))
   expect_identical(lin$model_choice$model, c("network", "linear"))
 })

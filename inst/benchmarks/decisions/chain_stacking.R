@@ -26,8 +26,9 @@ sets <- if (length(args)) args else c("yacht", "energy", "concrete", "airfoil")
 dir <- Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
 cache <- Sys.getenv("BNNMC_FIT_CACHE")
 out_csv <- file.path("inst", "benchmarks", "decisions", "chain_stacking.csv")
+# BART as every comparison runs it: bart_test_draws(), bart_predictive()
+source(file.path("inst", "benchmarks", "speed", "default_sets.R"))
 
-log_mean_exp <- function(a) { m <- max(a); m + log(mean(exp(a - m))) }
 
 # test LPPD and 90% coverage of a fit (its own weights) on `test`
 scores <- function(fit, test) {
@@ -52,19 +53,9 @@ cross_fitted <- function(fit, test) {
 
 bart_scores <- function(train, test) {
   if (!requireNamespace("dbarts", quietly = TRUE)) return(c(lppd = NA, cov90 = NA, seconds = NA))
-  x <- as.matrix(train[, setdiff(names(train), "y")])
-  xt <- as.matrix(test[, setdiff(names(test), "y")])
-  t0 <- proc.time()[["elapsed"]]
-  b <- dbarts::bart(x, train$y, xt, ntree = 200, nskip = 500, ndpost = 2000, nchain = 4,
-                    nthread = 1, keeptrees = FALSE, verbose = FALSE, seed = 1)
-  secs <- proc.time()[["elapsed"]] - t0
-  mu <- b$yhat.test                                     # draws x test points
-  sig <- as.vector(b$sigma)
-  ll <- stats::dnorm(matrix(test$y, nrow(mu), ncol(mu), byrow = TRUE), mu, sig, log = TRUE)
-  lppd <- mean(apply(ll, 2, log_mean_exp))
-  yrep <- mu + sig * matrix(stats::rnorm(length(mu)), nrow(mu))
-  q <- apply(yrep, 2, stats::quantile, c(0.05, 0.95))
-  c(lppd = lppd, cov90 = mean(test$y >= q[1, ] & test$y <= q[2, ]), seconds = secs)
+  b <- bart_test_draws(train, test)
+  q <- apply(bart_predictive(b), 2, stats::quantile, c(0.05, 0.95))
+  c(lppd = b$lppd, cov90 = mean(test$y >= q[1, ] & test$y <= q[2, ]), seconds = b$seconds)
 }
 
 rows <- list()

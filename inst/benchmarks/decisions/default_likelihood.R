@@ -25,23 +25,18 @@
 #   BNNMC_DATA_DIR=/work/shared/data/uci Rscript inst/benchmarks/decisions/default_likelihood.R
 suppressPackageStartupMessages(library(bnnmc))
 here <- dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))))
-source(file.path(here, "..", "speed", "default_sets.R"))   # bart_test_draws()
+source(file.path(here, "..", "speed", "default_sets.R"))   # bart_test_draws(), bench_subsample()
 options(bnnmc.threads = 1L, mc.cores = 1L)
 dir <- Sys.getenv("BNNMC_DATA_DIR", "/work/shared/data/uci")
 out_csv <- file.path("inst", "benchmarks", "decisions", "default_likelihood.csv")
-sub <- function(d, n) {
-  if (nrow(d) <= n) return(d)
-  set.seed(20231)
-  d[sort(sample(nrow(d), n)), ]
-}
 sets <- list(
   energy = function() bnn_read_uci("energy", dir = dir),
   concrete = function() bnn_read_uci("concrete", dir = dir),
   airfoil = function() bnn_read_uci("airfoil", dir = dir),
-  wine_red = function() sub(bnn_read_uci("wine_red_proc", dir = dir, classification = FALSE), 1000),
-  wine_white = function() sub(bnn_read_uci("wine_white_proc", dir = dir, classification = FALSE), 2000),
-  protein = function() sub(bnn_read_uci("protein", dir = dir), 2000),
-  bikesharing = function() sub(bnn_read_uci("bikesharing", dir = dir), 2000))
+  wine_red = function() bench_subsample(bnn_read_uci("wine_red_proc", dir = dir, classification = FALSE), 1000),
+  wine_white = function() bench_subsample(bnn_read_uci("wine_white_proc", dir = dir, classification = FALSE), 2000),
+  protein = function() bench_subsample(bnn_read_uci("protein", dir = dir), 2000),
+  bikesharing = function() bench_subsample(bnn_read_uci("bikesharing", dir = dir), 2000))
 only <- Sys.getenv("BNNMC_SETS")
 if (nzchar(only)) sets <- sets[strsplit(only, ",")[[1]]]
 logmeanexp <- function(a) { m <- max(a); m + log(mean(exp(a - m))) }

@@ -104,7 +104,6 @@ na_w <- function(s) { s$w_het <- NA_real_; s$w_raw <- NA_real_; s$w_applied <- N
 
 guard_run <- identical(args[1], "guard")
 jobs <- if (guard_run) {
-  dir <- panel_env$uci_dir
   expand.grid(set = c("energy", "concrete", "airfoil"), split = 100:102,
               stringsAsFactors = FALSE)
 } else {

@@ -19,22 +19,17 @@
 # a set and split already there is not run again.
 suppressPackageStartupMessages(library(bnnmc))
 here <- dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))))
-source(file.path(here, "..", "speed", "default_sets.R"))   # bart_test_draws()
+source(file.path(here, "..", "speed", "default_sets.R"))   # bart_test_draws(), bench_subsample()
 options(bnnmc.threads = 1L, mc.cores = 1L)
 dir <- Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
 out_csv <- file.path("inst", "benchmarks", "decisions", "default_likelihood_stack.csv")
-sub <- function(d, n) {
-  if (nrow(d) <= n) return(d)
-  set.seed(20231)
-  d[sort(sample(nrow(d), n)), ]
-}
 sets <- list(
   energy = list(function() bnn_read_uci("energy", dir = dir), 100:102),
   concrete = list(function() bnn_read_uci("concrete", dir = dir), 100:102),
   airfoil = list(function() bnn_read_uci("airfoil", dir = dir), 100:102),
-  protein = list(function() sub(bnn_read_uci("protein", dir = dir), 2000), 101:102),
-  bikesharing = list(function() sub(bnn_read_uci("bikesharing", dir = dir), 2000), 101:102),
-  wine_white = list(function() sub(bnn_read_uci("wine_white_proc", dir = dir,
+  protein = list(function() bench_subsample(bnn_read_uci("protein", dir = dir), 2000), 101:102),
+  bikesharing = list(function() bench_subsample(bnn_read_uci("bikesharing", dir = dir), 2000), 101:102),
+  wine_white = list(function() bench_subsample(bnn_read_uci("wine_white_proc", dir = dir,
                                                 classification = FALSE), 2000), 101))
 args <- commandArgs(trailingOnly = TRUE)
 if (length(args)) sets <- sets[strsplit(args[1], ",")[[1]]]

@@ -41,6 +41,8 @@ out_csv <- file.path(dd, "panel_stacking.csv")
 sum_csv <- file.path(dd, "panel_stacking_summary.csv")
 
 # chain_stacking.R's scores, cross-fitted validation stacking and BART
+# (its bart_scores() calls speed/default_sets.R's bart_test_draws())
+source(file.path("inst", "benchmarks", "speed", "default_sets.R"))
 chain_env <- new.env()
 local({
   for (e in parse(file.path(dd, "chain_stacking.R"))) {

@@ -25,6 +25,15 @@ default_bench_split <- function(d) {
 }
 
 
+# `n` random rows of a larger set, in their order (set.seed(20231)), or
+# the set itself when it has at most `n`: the subsample of the decisions'
+# larger sets (protein, bikesharing, the wine sets).
+bench_subsample <- function(d, n) {
+  if (nrow(d) <= n) return(d)
+  set.seed(20231)
+  d[sort(sample(nrow(d), n)), ]
+}
+
 # The i-th command-line argument of a script, split at commas (the seeds,
 # sets or variants to run), or `default` when it is not given.
 bench_list_arg <- function(args, i, default)

@@ -44,7 +44,6 @@ source(file.path(here, "default_sets.R"))
 all_sets <- default_bench_sets()
 sets <- if (length(args) >= 2) args[-1] else names(all_sets)
 out_csv <- file.path("inst", "benchmarks", "speed", "default_vs_bart.csv")
-log_mean_exp <- function(a) { m <- max(a); m + log(mean(exp(a - m))) }
 
 bart_fit <- function(train, test) {
   b <- bart_test_draws(train, test)
