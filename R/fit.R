@@ -37,7 +37,7 @@
 #'   ...).  `"dei"` (DEI-MCMC) and `"mile"` (MILE) start one chain (NUTS,
 #'   MCLMC) from each member of a deep ensemble, as the papers do.  Not
 #'   given, the default is MILE on a shorter budget (20,000 tuning and 5,000
-#'   sampling steps, thinned by 5) in single precision: the same test log
+#'   sampling steps, every 10th kept) in single precision: the same test log
 #'   density as MILE's own budget at a third of its time (see "Defaults");
 #'   `sampler = "mile"` runs the paper's budget (50,000 and 10,000 steps).
 #' @param chains Number of chains, or [bnn_waves()] settings (chains run in

@@ -38,6 +38,11 @@ test_that("an MCLMC chain's estimate adds the sampler's own work per step to its
   expect_true(is.finite(.Call(bnnmc:::C_mclmc_step_cost, 50L, 1L, 10L, TRUE)))
   expect_error(.Call(bnnmc:::C_mclmc_step_cost, 1L, 1L, 10L, FALSE), "'dim' must be")
   expect_error(.Call(bnnmc:::C_mclmc_step_cost, 50L, 1L, 10L, NA), "'ziggurat' must be")
+  # the step's time is timed once per band of dimensions and scaled within
+  # it: a model of nearly the same dimension reuses it, in proportion
+  s2 <- bnn_mclmc(n_tune = c(800, 100, 100), n_samples = 500)
+  expect_identical(bnnmc:::chain_sampler_seconds(s2, 1000L, 500L, d), own)
+  expect_equal(bnnmc:::chain_sampler_seconds(s2, 1000L, 500L, d + 1L), own * (d + 1) / d)
 })
 
 test_that("under load the CPU time per gradient and the single/double ratio stay put", {

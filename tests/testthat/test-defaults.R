@@ -13,7 +13,7 @@ test_that("the default fit is MILE from a deep ensemble, with the documented net
   expect_true(fit$prior$fan_in)
   expect_s3_class(fit$sampler, "bnn_mclmc")
   expect_s3_class(fit$ensemble, "bnn_ensemble")
-  expect_identical(dim(fit$draws)[1:2], c(1000L, 2L))   # 5,000 steps thinned by 5
+  expect_identical(dim(fit$draws)[1:2], c(500L, 2L))   # 5,000 steps thinned by 10
   expect_true(all(fit$chain_status == "ok"))
   expect_output(print(fit), "MCLMC")
   # the default budget: 16,000/2,000/2,000 tuning and 5,000 sampling steps,
@@ -21,7 +21,7 @@ test_that("the default fit is MILE from a deep ensemble, with the documented net
   expect_identical(fit$sampler$n_tune, c(16000L, 2000L, 2000L))
   expect_identical(fit$n_grad, rep(50001, 2))
   expect_identical(fit$precision, "single")
-  expect_output(print(fit), "MILE tuning 16000/2000/2000, 5000 sampling steps thinned by 5")
+  expect_output(print(fit), "MILE tuning 16000/2000/2000, 5000 sampling steps thinned by 10")
   # the default equals MILE with that budget in single precision and the
   # ziggurat's normal deviates, draw for draw
   expect_identical(fit$sampler$normal, "ziggurat")
@@ -32,7 +32,7 @@ test_that("the default fit is MILE from a deep ensemble, with the documented net
   # sampler = "mile" with the same budget draws its normals by the polar
   # method, as the paper's protocol: other chains
   polar <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 1, seed = 1,
-                   sampler = "mile", warmup = 20000, iter = 1000, thin = 5,
+                   sampler = "mile", warmup = 20000, iter = 500, thin = 10,
                    precision = "single", progress = FALSE)
   expect_identical(polar$sampler$normal, "polar")
   expect_false(identical(fit$draws[, 1, ], polar$draws[, 1, ]))
