@@ -82,8 +82,10 @@ choose_default_model <- function(fit_net, fit_lin, psis_elpd = fit_psis_elpd) {
   seconds <- t2 - t0
   out <- if (use_lin) lin else net
   if (stack)
-    out$fit <- bnnfit_with(out$fit, mixture = list(fit = lin$fit,
-                                                   weights = c(network = w[1L], linear = w[2L])))
+    out <- restate_remedy(list(
+      fit = bnnfit_with(out$fit, mixture = list(fit = lin$fit,
+                                                weights = c(network = w[1L], linear = w[2L]))),
+      warnings = out$warnings))
   if (both) {
     out$fit <- bnnfit_with(out$fit, model_choice = structure(
       choice_table(c("network", "linear"), list(net$fit, lin$fit), list(e_net, e_lin), w,
@@ -113,6 +115,20 @@ choose_default_model <- function(fit_net, fit_lin, psis_elpd = fit_psis_elpd) {
       e_net$elpd, e_lin$elpd, w[1L], w[2L], uncertain_choice_note(e_net, e_lin, nrow(net$fit$X))))
   for (cnd in out$warnings) warning(cnd)
   out$fit
+}
+
+# The verdict's advice (and its warning) for a fit that has just become a
+# stack (`out`: list(fit, warnings) of catch_warnings()): the verdict was
+# made for the model alone, and its advice can name what a mixture of two
+# models has no use for (bnn_stack_chains(), which needs one set of chains).
+restate_remedy <- function(out) {
+  cv <- out$fit$convergence
+  if (is.null(cv) || !isFALSE(cv$predictions$reliable)) return(out)
+  cv$remedy <- prediction_remedy(out$fit, cv)
+  out$fit <- bnnfit_with(out$fit, convergence = cv)
+  out$warnings <- lapply(out$warnings, function(w)
+    if (inherits(w, "bnnmc_unreliable_predictions")) unreliable_condition(cv) else w)
+  out
 }
 
 # Said with elpds computed on fewer training points than the data have
@@ -303,16 +319,7 @@ choose_default_likelihood <- function(fit_het, fit_gau, psis_elpd = fit_psis_elp
       c(homoscedastic = w[2L], heteroscedastic = w[1L])
     out$fit <- bnnfit_with(out$fit, mixture = list(fit = other$fit, weights = wts,
                                                    kind = "likelihood"))
-    # the verdict's advice (and its warning) for the stacked fit: it was
-    # made for the model alone (e.g. bnn_stack_chains(), which a mixture
-    # has no one set of chains for)
-    cv <- out$fit$convergence
-    if (!is.null(cv) && isFALSE(cv$predictions$reliable)) {
-      cv$remedy <- prediction_remedy(out$fit, cv)
-      out$fit <- bnnfit_with(out$fit, convergence = cv)
-      out$warnings <- lapply(out$warnings, function(w)
-        if (inherits(w, "bnnmc_unreliable_predictions")) unreliable_condition(cv) else w)
-    }
+    out <- restate_remedy(out)
   }
   if (both) {
     out$fit <- bnnfit_with(out$fit, model_choice = structure(

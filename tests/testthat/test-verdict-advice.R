@@ -169,3 +169,31 @@ test_that("the advice fits the model: no chain weighting for a stack of two mode
   expect_match(bnnmc:::prediction_remedy(obj("hetero_gaussian"), cv),
                "a likelihood with one noise scale", fixed = TRUE)
 })
+
+test_that("a fit that becomes a stack of two models gets the advice for a stack, in its verdict and its warning", {
+  fit <- advice_fit()
+  # chains that disagree by far more than 64 chains could average: the
+  # network alone is pointed to bnn_stack_chains()
+  cv <- structure(list(predictions = list(reliable = FALSE, drift = NA_real_, mc_error = 0.9,
+                                          loo_coverage = NA_real_, coverage_band = c(0.85, 0.95),
+                                          reasons = "the chains disagree"),
+                       n_draws = 200L, n_chains = 3L, drift_max = 0.2, mc_error_max = 0.1),
+                  class = "bnn_convergence")
+  cv$remedy <- bnnmc:::prediction_remedy(fit, cv)
+  expect_match(cv$remedy, "bnn_stack_chains()", fixed = TRUE)
+  fit$convergence <- cv
+  # the default's check stacks it with the linear model (choose_default_model())
+  stacked <- bnnmc:::bnnfit_with(fit, mixture = list(fit = fit, weights = c(network = 0.6,
+                                                                            linear = 0.4)))
+  out <- bnnmc:::restate_remedy(list(fit = stacked,
+                                     warnings = list(bnnmc:::unreliable_condition(cv))))
+  expect_false(grepl("bnn_stack_chains", out$fit$convergence$remedy, fixed = TRUE))
+  expect_match(out$fit$convergence$remedy, "report the spread between them", fixed = TRUE)
+  expect_length(out$warnings, 1L)
+  expect_s3_class(out$warnings[[1]], "bnnmc_unreliable_predictions")
+  expect_false(grepl("bnn_stack_chains", conditionMessage(out$warnings[[1]]), fixed = TRUE))
+  # a reliable verdict is left as it is
+  ok <- fit
+  ok$convergence$predictions$reliable <- TRUE
+  expect_identical(bnnmc:::restate_remedy(list(fit = ok, warnings = list()))$fit, ok)
+})
