@@ -2,11 +2,13 @@
 # statistician weighs a BNN against: wall time on one core each and test
 # log predictive density and 90% coverage on the same 80/20 split.
 #   default: bnn_fit(y ~ ., data = train, seed = 1): MILE on the default
-#            budget (20,000 tuning and 5,000 sampling steps) in single
-#            precision, with its check against a linear model (at most 500
-#            rows) or, on more than 500 rows of a continuous response
-#            (energy, concrete, airfoil), the heteroscedastic and the
-#            homoscedastic network on two chains each, stacked;
+#            budget (20,000 tuning and 5,000 sampling steps, every 10th
+#            kept) in single precision, with its check against a linear
+#            model (at most 200 rows: mcycle) or, on 201 to 2,000 rows of a
+#            continuous response (Boston, faithful, yacht, energy,
+#            concrete, airfoil), the heteroscedastic and the homoscedastic
+#            network on two chains each, stacked (quakes' response has
+#            ties: the network alone);
 #   before:  the network of the default of earlier versions: MILE's budget
 #            (50,000 tuning and 10,000 sampling steps, thinned by 10) in
 #            double precision, sampler = "mile", precision = "double".  The
