@@ -275,6 +275,32 @@ likelihood_check_applies <- function(given, model, chains) {
     continuous_response(model$y)
 }
 
+# The two fits of the likelihood check with their chains run together
+# (run_deferred()): fit_het(defer = TRUE) and fit_gau(defer = TRUE) prepare
+# them (ensembles, starts), one dispatch runs all the chains, and each is
+# completed with its own warnings held back; list(het, gau) as
+# catch_warnings() gives them (het NULL if it failed).  Should the joint
+# run fail, the two are fitted one after the other.
+joint_fits <- function(fit_het, fit_gau) {
+  het <- tryCatch(catch_warnings(function() fit_het(defer = TRUE)), error = function(e) NULL)
+  gau <- catch_warnings(function() fit_gau(defer = TRUE))
+  parts <- c(if (!is.null(het)) list(het$fit), list(gau$fit))
+  run <- tryCatch(catch_warnings(function() run_deferred(parts)), error = function(e) NULL)
+  if (is.null(run))
+    return(list(het = tryCatch(catch_warnings(fit_het), error = function(e) NULL),
+                gau = catch_warnings(fit_gau)))
+  # each fit with the warnings of its preparation and completion; those of
+  # the joint run of the chains (if any) with the homoscedastic fit
+  complete <- function(prep, f, extra = list()) {
+    done <- catch_warnings(f)
+    list(fit = done$fit, warnings = c(prep$warnings, extra, done$warnings))
+  }
+  if (!is.null(het))
+    het <- tryCatch(complete(het, run$fit[[1L]]), error = function(e) NULL)
+  gau <- complete(gau, run$fit[[length(run$fit)]], run$warnings)
+  list(het = het, gau = gau)
+}
+
 # Runs the heteroscedastic network's fit (`fit_het`, a function of no
 # arguments) and the homoscedastic one's (`fit_gau`) and stacks them: the
 # PSIS-LOO stacking weights (loo::stacking_weights()), with the
@@ -290,11 +316,19 @@ likelihood_check_applies <- function(given, model, chains) {
 # "check" = "likelihood", and "timing").  As in choose_default_model(), the
 # warnings of the fit returned are signalled again; the other's are
 # dropped (its draws only enter the predictions).
-choose_default_likelihood <- function(fit_het, fit_gau, psis_elpd = fit_psis_elpd) {
+choose_default_likelihood <- function(fit_het, fit_gau, psis_elpd = fit_psis_elpd,
+                                      joint = NULL) {
   t_start <- proc.time()[["elapsed"]]
-  het <- tryCatch(catch_warnings(fit_het), error = function(e) NULL)
-  t0 <- proc.time()[["elapsed"]]
-  gau <- catch_warnings(fit_gau)
+  if (is.null(joint)) {
+    het <- tryCatch(catch_warnings(fit_het), error = function(e) NULL)
+    t0 <- proc.time()[["elapsed"]]
+    gau <- catch_warnings(fit_gau)
+  } else {
+    both <- joint()
+    het <- both$het
+    gau <- both$gau
+    t0 <- NA_real_
+  }
   t1 <- proc.time()[["elapsed"]]
   ok <- function(f) !is.null(f) && all(f$fit$chain_status == "ok")
   elpd <- function(f) if (ok(f)) tryCatch(psis_elpd(f$fit), error = function(e) NULL)
@@ -326,8 +360,9 @@ choose_default_likelihood <- function(fit_het, fit_gau, psis_elpd = fit_psis_elp
       choice_table(c("heteroscedastic", "homoscedastic"), list(het$fit, gau$fit),
                    list(e_het, e_gau), w, c(stack, TRUE), points = TRUE),
       check = "likelihood", seconds = t2 - t_start,
+      # (the two models' times are one when their chains ran together)
       timing = c(total = t2 - t_start, heteroscedastic = t0 - t_start,
-                 homoscedastic = t1 - t0, check = t2 - t1)))
+                 homoscedastic = t1 - t0, models = t1 - t_start, check = t2 - t1)))
     if (stack)
       message(sprintf(paste0(
         "bnn_fit(): with %d rows of a continuous response, the default fits the %s network ",

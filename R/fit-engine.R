@@ -21,7 +21,7 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
                                sampler_name = NA_character_, waves = NULL, chain_id = NULL,
                                ensemble = NULL, valid_data = NULL, precision = "double",
                                verdict = TRUE, keep_loglik = FALSE, estimate_cost = TRUE,
-                               ...) {
+                               defer = FALSE, ...) {
   spec <- model$spec
   dim <- spec_dim(spec)
   # what the fit will cost, said up front when it is long (R/run-cost.R);
@@ -66,15 +66,18 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
   phases <- stats::setNames(c(warmup, iter), c(sampler_units(sampler)$phase, "sampling"))
   lr <- if (!is.null(ens)) ens$optimizer$lr else NULL
   render <- isTRUE(progress %||% interactive())
-  # run_ids(pos) runs the chains at positions `pos` of this fit
+  # run_one(k, prog) runs the chain at position k of this fit, reporting to
+  # the progress display `prog`; run_ids(pos) runs the chains at positions
+  # `pos`
+  run_one <- function(k, prog) {
+    run_chain(spec, inits[[k]], seed, ids[k], sampler, warmup, iter, thin,
+              progress = prog, fit_shape = TRUE, lr = lr)
+  }
   simd_used <- character(0)
   run_ids <- function(pos) {
     prog <- make_progress(!isFALSE(progress), length(pos), warmup + iter, phases = phases,
                           render = render)
-    out <- dispatch_chains(pos, function(k) {
-      run_chain(spec, inits[[k]], seed, ids[k], sampler, warmup, iter, thin,
-                progress = prog, fit_shape = TRUE, lr = lr)
-    })
+    out <- dispatch_chains(pos, function(k) run_one(k, prog))
     simd_used <<- union(simd_used, attr(out, "simd"))
     out
   }
@@ -85,6 +88,23 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
                             ids[seq_along(res)]),
                model, call = call, protocol = sampler_name, elapsed = elapsed, ...)
   }
+  # the fit of all its chains' results, with its reports and verdict
+  complete_fit <- function(res, elapsed, wave_log = NULL) {
+    fit <- finish(res, elapsed,
+                  waves = if (!is.null(wave_log)) list(log = wave_log, settings = waves),
+                  inits = inits, cost_estimate = cost$total, precision = precision,
+                  ensemble = ens, simd = simd_used)
+    fit_reports(fit, verdict, keep_loglik)
+  }
+  # deferred: the chains are run by the caller together with another
+  # fit's (run_deferred())
+  if (defer)
+    return(structure(list(chains = chains, run_one = run_one, warmup = warmup, iter = iter,
+                          phases = phases, render = render, progress = progress,
+                          complete = function(res, elapsed, simd) {
+                            simd_used <<- simd
+                            complete_fit(res, elapsed)
+                          }), class = "bnn_deferred_fit"))
   t_start <- proc.time()[[3]]
   if (is.null(waves)) {
     res <- run_ids(seq_len(chains))
@@ -96,11 +116,12 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
     chains <- length(res)
     inits <- inits[seq_len(chains)]
   }
-  elapsed <- proc.time()[[3]] - t_start
-  fit <- finish(res, elapsed,
-                waves = if (!is.null(wave_log)) list(log = wave_log, settings = waves),
-                inits = inits, cost_estimate = cost$total, precision = precision, ensemble = ens,
-                simd = simd_used)
+  complete_fit(res, proc.time()[[3]] - t_start, wave_log)
+}
+
+# A fit's reports after its chains (failures, frozen chains, collapsed
+# noise sd, a short run) and its verdict.
+fit_reports <- function(fit, verdict, keep_loglik) {
   report_failures(fit)
   check_frozen_chains(fit)
   check_sd_collapse(fit)

@@ -158,10 +158,10 @@
 #'   is that of one model with all the chains, plus a second ensemble and
 #'   verdict and the heteroscedastic network's longer gradient (up to about
 #'   a quarter more time on more than 500 rows; on 201 to 500 rows about
-#'   the time of the network and the linear check it replaces; the two
-#'   models run one after the other, so under
-#'   a parallel plan with at least as many workers as chains the call takes
-#'   about twice as long as one model).  The fit returned is the model with
+#'   the time of the network and the linear check it replaces).  When the
+#'   chains run in parallel (`options(mc.cores)` or a \pkg{future} plan),
+#'   the two models' chains run together, as one fit's would, with the same
+#'   draws as one after the other.  The fit returned is the model with
 #'   the larger weight, with the other in `$mixture` (predictions pool both);
 #'   `print()` and `$model_choice` give the elpds and weights.  When the
 #'   heteroscedastic model gets less than 5% of the weight, the
@@ -286,23 +286,27 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   # else the check against a linear model on small data (R/fit-choice.R)
   lcheck <- likelihood_check_applies(given_model, model, chains)
   check <- !lcheck && linear_check_applies(given_model, model)
-  fit_net <- function(m = model, ch = chains)
+  fit_net <- function(m = model, ch = chains, defer = FALSE)
     fit_engine(m, run$sampler, ch, run$warmup, run$iter, run$thin, init, seed,
                progress, call, given[["init"]], sampler_name = sampler_name, waves = waves,
                chain_id = chain_id, ensemble = ensemble, valid_data = valid_data,
-               precision = precision, keep_loglik = check || lcheck)
+               precision = precision, keep_loglik = check || lcheck, defer = defer)
   if (lcheck) {
     # half the chains (rounded up) for the papers' heteroscedastic network
     # (its Normal(0, 1) prior), the rest for the default's homoscedastic one
     n_het <- as.integer(ceiling(chains / 2))
-    fit_het <- function() {
+    fit_het <- function(defer = FALSE) {
       het <- prepare_model(mf, env, formula, data, hidden, activation, "hetero_gaussian",
                            NULL, standardize, notes = FALSE)
       het$spec <- spec_set_precision(het$spec, precision)
       check_float_range(het$spec, precision)
-      fit_net(het, n_het)
+      fit_net(het, n_het, defer)
     }
-    return(choose_default_likelihood(fit_het, function() fit_net(model, chains - n_het)))
+    fit_gau <- function(defer = FALSE) fit_net(model, chains - n_het, defer)
+    # with chains run in parallel, the two models' chains run together
+    # (one model's after the other's would leave workers idle)
+    joint <- if (chains_in_parallel(chains)) function() joint_fits(fit_het, fit_gau)
+    return(choose_default_likelihood(fit_het, fit_gau, joint = joint))
   }
   if (!check) return(fit_net())
   # the default model's check: the same family's linear model (no hidden

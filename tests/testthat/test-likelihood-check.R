@@ -49,7 +49,8 @@ test_that("the stack keeps the homoscedastic model at 10% or more, and predictio
   expect_identical(mc$model, c("heteroscedastic", "homoscedastic"))
   expect_identical(mc$chosen, c(TRUE, TRUE))
   expect_identical(mc$points, c(80L, 80L))
-  expect_named(attr(mc, "timing"), c("total", "heteroscedastic", "homoscedastic", "check"))
+  expect_named(attr(mc, "timing"), c("total", "heteroscedastic", "homoscedastic", "models",
+                                     "check"))
   # 200 draws each: the pool is as large as keeps each share within its
   # model's draws, 222 = 200 / 0.9, of which 200 and 22
   expect_identical(bnnmc:::pooled_ndraws(fit), 222L)
@@ -194,4 +195,61 @@ test_that("a stack's advice and warning are made for the stack, not for its firs
   expect_length(w, 1L)
   expect_false(grepl("bnn_stack_chains", w, fixed = TRUE))
   expect_match(w, "The predictions are not reliable yet: the chains disagree", fixed = TRUE)
+})
+
+test_that("with chains in parallel the two models' chains run together, with the same fits as one after the other", {
+  skip_on_cran()
+  skip_if_not_installed("future")
+  skip_if_not_installed("future.apply")
+  d <- hetero_sine(300, 3)
+  old <- options(mc.cores = 1L)
+  on.exit(options(old), add = TRUE)
+  seq_fit <- default_call(d, 300, 6)
+  # the sequential plan runs one chain at a time: no joint run
+  expect_true(is.finite(attr(seq_fit$model_choice, "timing")[["heteroscedastic"]]))
+  options(mc.cores = 2L)
+  par_fit <- default_call(d, 300, 6)
+  # one run for both models' chains: no time of each model alone
+  tm <- attr(par_fit$model_choice, "timing")
+  expect_true(is.na(tm[["heteroscedastic"]]) && is.na(tm[["homoscedastic"]]))
+  expect_true(tm[["models"]] > 0)
+  # chains, stack, verdict and model choice as when run one after the other
+  expect_identical(par_fit$draws, seq_fit$draws)
+  expect_identical(par_fit$mixture$fit$draws, seq_fit$mixture$fit$draws)
+  expect_identical(par_fit$mixture$weights, seq_fit$mixture$weights)
+  expect_identical(par_fit$convergence$predictions, seq_fit$convergence$predictions)
+  expect_identical(par_fit$model_choice$elpd_loo, seq_fit$model_choice$elpd_loo)
+  expect_identical(par_fit$chains, seq_fit$chains)
+  expect_identical(par_fit$mixture$fit$chains, seq_fit$mixture$fit$chains)
+})
+
+test_that("the joint run of the stack's chains completes each fit with its own warnings", {
+  skip_on_cran()
+  skip_if_not_installed("future")
+  skip_if_not_installed("future.apply")
+  # deferred fits that warn when prepared and when completed
+  part <- function(name, chains) {
+    warning(sprintf("%s prepared", name))
+    structure(list(chains = chains, warmup = 1L, iter = 1L, phases = c(sampling = 2L),
+                   render = FALSE, progress = FALSE,
+                   run_one = function(k, prog) list(name = name, k = k),
+                   complete = function(res, elapsed, simd) {
+                     warning(sprintf("%s completed", name))
+                     list(name = name, chains = vapply(res, `[[`, 0L, "k"))
+                   }), class = "bnn_deferred_fit")
+  }
+  old <- options(mc.cores = 1L)
+  on.exit(options(old), add = TRUE)
+  out <- bnnmc:::joint_fits(function(defer = FALSE) part("het", 2L),
+                            function(defer = FALSE) part("gau", 3L))
+  expect_identical(out$het$fit, list(name = "het", chains = 1:2))
+  expect_identical(out$gau$fit, list(name = "gau", chains = 1:3))
+  msg <- function(w) vapply(w, conditionMessage, "")
+  expect_identical(msg(out$het$warnings), c("het prepared", "het completed"))
+  expect_identical(msg(out$gau$warnings), c("gau prepared", "gau completed"))
+  # a heteroscedastic fit that cannot be prepared leaves the other alone
+  out2 <- bnnmc:::joint_fits(function(defer = FALSE) stop("no"),
+                             function(defer = FALSE) part("gau", 2L))
+  expect_null(out2$het)
+  expect_identical(out2$gau$fit, list(name = "gau", chains = 1:2))
 })
