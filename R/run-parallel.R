@@ -32,6 +32,13 @@
 #' future: with fewer workers than chains, a worker starts the next chain as
 #' soon as it is free.
 #'
+#' When the default call stacks two networks (on 201 to 2,000 rows of a
+#' continuous response, see [bnn_fit()]), both are prepared first (their
+#' deep ensembles and starts) and then all their chains go to the workers
+#' together, so that `chains = 4` on four cores runs four chains at once,
+#' not two and then two.  The draws are those of the two models fitted one
+#' after the other, which is what one core does.
+#'
 #' @section On a cluster with a job scheduler:
 #' With \pkg{future.batchtools} every chain becomes a job of the scheduler
 #' (Slurm, SGE, Torque/PBS, LSF, ...), described by a batchtools template
