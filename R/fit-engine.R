@@ -97,7 +97,9 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
     fit_reports(fit, verdict, keep_loglik)
   }
   # deferred: the chains are run by the caller together with another
-  # fit's (run_deferred())
+  # fit's (run_deferred()); waves decide their chains as they go, so they
+  # cannot be deferred
+  if (defer && !is.null(waves)) stop("a fit in waves cannot be deferred.", call. = FALSE)
   if (defer)
     return(structure(list(chains = chains, run_one = run_one, warmup = warmup, iter = iter,
                           phases = phases, render = render, progress = progress,
