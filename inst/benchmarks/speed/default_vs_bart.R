@@ -28,7 +28,8 @@
 # ratios, and the scores of the first repetition (the fits are
 # deterministic given the seed).  dbarts is needed (benchmark only; not a
 # dependency of the package).  Writes default_vs_bart.csv, replacing the
-# rows of the sets run and keeping the others.
+# rows of the sets run and keeping the others; a run of all eight sets is
+# also appended to default_vs_bart_runs.csv (run, set, times, ratio, LPPD).
 # With --keep-before the earlier default is not fitted again: its columns
 # (time, ratio, test scores) are the set's row of the existing CSV, and
 # before_rerun says so (FALSE).  Its scores are deterministic given the
@@ -102,5 +103,17 @@ for (nm in sets) {
   all <- rbind(old[names(new)], new)
   all <- all[order(match(all$set, names(all_sets))), ]
   utils::write.csv(all, out_csv, row.names = FALSE)
+}
+# every run of all eight sets is also kept in default_vs_bart_runs.csv (a
+# run number each), so that the spread of the ratios between runs on this
+# shared machine is on record, not only the last run's
+if (setequal(sets, names(all_sets))) {
+  runs_csv <- file.path("inst", "benchmarks", "speed", "default_vs_bart_runs.csv")
+  keep <- c("set", "n_train", "reps", "seconds_default", "seconds_bart", "ratio",
+            "lppd_default", "lppd_bart", "load1")
+  prev_runs <- if (file.exists(runs_csv)) utils::read.csv(runs_csv) else NULL
+  run <- if (is.null(prev_runs)) 1L else max(prev_runs$run) + 1L
+  this <- cbind(run = run, do.call(rbind, rows)[keep])
+  utils::write.csv(rbind(prev_runs, this), runs_csv, row.names = FALSE)
 }
 cat("wrote", out_csv, "\n")
