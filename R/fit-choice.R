@@ -301,8 +301,10 @@ joint_fits <- function(fit_het, fit_gau) {
   list(het = het, gau = gau)
 }
 
-# Runs the heteroscedastic network's fit (`fit_het`, a function of no
-# arguments) and the homoscedastic one's (`fit_gau`) and stacks them: the
+# Runs the heteroscedastic network's fit (`fit_het`, a function whose
+# argument `defer` defaults to FALSE) and the homoscedastic one's
+# (`fit_gau`), one after the other or, with `together`, their chains in
+# one run (joint_fits()), and stacks them: the
 # PSIS-LOO stacking weights (loo::stacking_weights()), with the
 # homoscedastic model's raised to at least .likelihood_guard.  The fit
 # returned is the one with the larger weight, with the other in $mixture
@@ -317,14 +319,14 @@ joint_fits <- function(fit_het, fit_gau) {
 # warnings of the fit returned are signalled again; the other's are
 # dropped (its draws only enter the predictions).
 choose_default_likelihood <- function(fit_het, fit_gau, psis_elpd = fit_psis_elpd,
-                                      joint = NULL) {
+                                      together = FALSE) {
   t_start <- proc.time()[["elapsed"]]
-  if (is.null(joint)) {
+  if (!together) {
     het <- tryCatch(catch_warnings(fit_het), error = function(e) NULL)
     t0 <- proc.time()[["elapsed"]]
     gau <- catch_warnings(fit_gau)
   } else {
-    both <- joint()
+    both <- joint_fits(fit_het, fit_gau)
     het <- both$het
     gau <- both$gau
     t0 <- NA_real_

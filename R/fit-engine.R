@@ -88,13 +88,23 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
                             ids[seq_along(res)]),
                model, call = call, protocol = sampler_name, elapsed = elapsed, ...)
   }
-  # the fit of all its chains' results, with its reports and verdict
-  complete_fit <- function(res, elapsed, wave_log = NULL) {
+  # the fit of all its chains' results (`simd`: the SIMD levels they ran
+  # at), with its reports and verdict
+  complete_fit <- function(res, elapsed, simd, wave_log = NULL) {
     fit <- finish(res, elapsed,
                   waves = if (!is.null(wave_log)) list(log = wave_log, settings = waves),
                   inits = inits, cost_estimate = cost$total, precision = precision,
-                  ensemble = ens, simd = simd_used)
-    fit_reports(fit, verdict, keep_loglik)
+                  ensemble = ens, simd = simd)
+    report_failures(fit)
+    check_frozen_chains(fit)
+    check_sd_collapse(fit)
+    check_short_run(fit)
+    # the verdict (R/diag-convergence.R); the linear check computes its
+    # linear model's only when that model is returned (verdict = FALSE), and
+    # keeps the network's pointwise log-likelihood for its PSIS-LOO
+    # (keep_loglik)
+    if (!verdict) return(fit)
+    bnnfit_with(fit, convergence = check_convergence(fit, keep_loglik))
   }
   # deferred: the chains are run by the caller together with another
   # fit's (run_deferred()); waves decide their chains as they go, so they
@@ -103,10 +113,7 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
   if (defer)
     return(structure(list(chains = chains, run_one = run_one, warmup = warmup, iter = iter,
                           phases = phases, render = render, progress = progress,
-                          complete = function(res, elapsed, simd) {
-                            simd_used <<- simd
-                            complete_fit(res, elapsed)
-                          }), class = "bnn_deferred_fit"))
+                          complete = complete_fit), class = "bnn_deferred_fit"))
   t_start <- proc.time()[[3]]
   if (is.null(waves)) {
     res <- run_ids(seq_len(chains))
@@ -118,22 +125,7 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
     chains <- length(res)
     inits <- inits[seq_len(chains)]
   }
-  complete_fit(res, proc.time()[[3]] - t_start, wave_log)
-}
-
-# A fit's reports after its chains (failures, frozen chains, collapsed
-# noise sd, a short run) and its verdict.
-fit_reports <- function(fit, verdict, keep_loglik) {
-  report_failures(fit)
-  check_frozen_chains(fit)
-  check_sd_collapse(fit)
-  check_short_run(fit)
-  # the verdict (R/diag-convergence.R); the linear check computes its
-  # linear model's only when that model is returned (verdict = FALSE), and
-  # keeps the network's pointwise log-likelihood for its PSIS-LOO
-  # (keep_loglik)
-  if (!verdict) return(fit)
-  bnnfit_with(fit, convergence = check_convergence(fit, keep_loglik))
+  complete_fit(res, proc.time()[[3]] - t_start, simd_used, wave_log)
 }
 
 # A run that keeps fewer than 100 draws per chain: its summaries, R-hat and

@@ -305,8 +305,8 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
     fit_gau <- function(defer = FALSE) fit_net(model, chains - n_het, defer)
     # with chains run in parallel, the two models' chains run together
     # (one model's after the other's would leave workers idle)
-    joint <- if (chains_in_parallel(chains)) function() joint_fits(fit_het, fit_gau)
-    return(choose_default_likelihood(fit_het, fit_gau, joint = joint))
+    return(choose_default_likelihood(fit_het, fit_gau,
+                                     together = chains_in_parallel(chains)))
   }
   if (!check) return(fit_net())
   # the default model's check: the same family's linear model (no hidden

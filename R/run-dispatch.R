@@ -95,10 +95,8 @@ run_deferred <- function(parts) {
     parts[[i]]$run_one(pos[j], pr)
   })
   elapsed <- proc.time()[[3]] - t0
-  lapply(seq_along(parts), function(i) {
-    force(i)
-    function() parts[[i]]$complete(out[offs[i] + seq_len(n[i])], elapsed, attr(out, "simd"))
-  })
+  lapply(seq_along(parts), function(i)
+    function() parts[[i]]$complete(out[offs[i] + seq_len(n[i])], elapsed, attr(out, "simd")))
 }
 
 # Would dispatch_chains() run `chains` chains more than one at a time?

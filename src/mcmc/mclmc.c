@@ -48,20 +48,10 @@ void bnn_mclmc_free(bnn_mclmc *k) {
   memset(k, 0, sizeof *k);
 }
 
-/* 1 when every x[i] is finite: x * 0 is 0 for a finite x and NaN for an
- * infinite or NaN one, so a sum of them is NaN exactly when one is not
- * finite.  Eight independent sums and no branch per element: the step's
- * check of three vectors no longer waits on a comparison per coordinate
- * (the answer, and so the chains, are those of a loop of isfinite()). */
 static int all_finite(const double *x, int n) {
-  double a[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  int i = 0;
-  for (; i + 8 <= n; i += 8) {
-    _Pragma("GCC unroll 8") for (int q = 0; q < 8; q++) a[q] += x[i + q] * 0.0;
-  }
-  double t = 0.0;
-  for (; i < n; i++) t += x[i] * 0.0;
-  return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7])) + t == 0.0;
+  for (int i = 0; i < n; i++)
+    if (!isfinite(x[i])) return 0;
+  return 1;
 }
 
 static void nan_to_num_vec(double *x, int n) {
