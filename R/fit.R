@@ -149,7 +149,9 @@
 #'   the same call, with at least two chains, instead fits the network with
 #'   the papers' heteroscedastic Gaussian likelihood (its Normal(0, 1) prior)
 #'   on half the chains (rounded up) and with the default homoscedastic one
-#'   on the others, and stacks the two by their PSIS-LOO elpds on the
+#'   on the others (with half the tuning steps unless `warmup` is given:
+#'   its simpler posterior settles sooner, and where the heteroscedastic
+#'   model predicts better it only shapes the tails), and stacks the two by their PSIS-LOO elpds on the
 #'   (at most 500, evenly spaced) training rows the convergence verdict
 #'   uses, the homoscedastic model keeping at least 10% of the weight.  The
 #'   heteroscedastic network predicted these sets much better on average,
@@ -286,8 +288,8 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   # else the check against a linear model on small data (R/fit-choice.R)
   lcheck <- likelihood_check_applies(given_model, model, chains)
   check <- !lcheck && linear_check_applies(given_model, model)
-  fit_net <- function(m = model, ch = chains, defer = FALSE)
-    fit_engine(m, run$sampler, ch, run$warmup, run$iter, run$thin, init, seed,
+  fit_net <- function(m = model, ch = chains, defer = FALSE, r = run)
+    fit_engine(m, r$sampler, ch, r$warmup, r$iter, r$thin, init, seed,
                progress, call, given[["init"]], sampler_name = sampler_name, waves = waves,
                chain_id = chain_id, ensemble = ensemble, valid_data = valid_data,
                precision = precision, keep_loglik = check || lcheck, defer = defer)
@@ -302,7 +304,10 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
       check_float_range(het$spec, precision)
       fit_net(het, n_het, defer)
     }
-    fit_gau <- function(defer = FALSE) fit_net(model, chains - n_het, defer)
+    # the homoscedastic model's tuning is shorter on the default's budget
+    # (R/fit-choice.R, .likelihood_homo_tune)
+    run_gau <- if (default_run && !given[["warmup"]]) homo_tuning(run) else run
+    fit_gau <- function(defer = FALSE) fit_net(model, chains - n_het, defer, run_gau)
     # with chains run in parallel, the two models' chains run together
     # (one model's after the other's would leave workers idle)
     return(choose_default_likelihood(fit_het, fit_gau,

@@ -159,6 +159,28 @@ test_that("a default call on 520 rows stacks the two networks, and update() repr
   expect_identical(one$chains, 4L)
 })
 
+test_that("the default's stack tunes its homoscedastic model for half the steps, a given warmup both", {
+  skip_on_cran()
+  d <- hetero_sine(210, 7)
+  fit <- suppressMessages(suppressWarnings(bnn_fit(y ~ x, data = d, iter = 50, seed = 3,
+                                                   progress = FALSE)))
+  expect_identical(fit$mixture$kind, "likelihood")
+  fits <- list(fit, fit$mixture$fit)
+  het <- fits[[which(vapply(fits, function(f) f$likelihood$family, "") == "hetero_gaussian")]]
+  gau <- fits[[which(vapply(fits, function(f) f$likelihood$family, "") == "gaussian")]]
+  expect_identical(het$sampler$n_tune, c(16000L, 2000L, 2000L))
+  expect_identical(gau$sampler$n_tune, c(8000L, 1000L, 1000L))
+  expect_identical(c(het$warmup, gau$warmup), c(20000L, 10000L))
+  # the same sampling steps and draws per chain
+  expect_identical(het$sampler$n_samples, gau$sampler$n_samples)
+  expect_identical(dim(het$draws)[1], dim(gau$draws)[1])
+  # a warmup given is the user's, for both models
+  fit2 <- default_call(d, 300, 5)
+  both <- list(fit2, fit2$mixture$fit)
+  both <- both[!vapply(both, is.null, NA)]
+  for (f in both) expect_identical(sum(f$sampler$n_tune), 300L)
+})
+
 test_that("on 201 to 500 rows a continuous response gets the stack, a discrete one the linear check", {
   skip_on_cran()
   d <- hetero_sine(300, 3)
