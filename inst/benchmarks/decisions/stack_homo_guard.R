@@ -12,6 +12,8 @@
 #               stacking weights, recorded as w_het_raw) and each floor is
 #               applied to the same draws afterwards, as bnn_fit() applies
 #               it: the heteroscedastic weight min(w, 1 - guard).
+# Sets: the six of default_vs_bart.R where the stack is made and the
+# panel's ChickWeight (run with `1,2,3 ChickWeight 1,0.5`).
 # For each set, seed and homo_tune: the wall and CPU seconds of bnn_fit()
 # (one core) and, for each guard, the test log predictive density per
 # point and 90% coverage (bnn_metrics(), response scale).  Split:
@@ -24,6 +26,13 @@ args <- commandArgs(trailingOnly = TRUE)
 here <- dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))))
 source(file.path(here, "..", "speed", "default_sets.R"))
 all_sets <- default_bench_sets()
+# and the panel's ChickWeight (weight ~ Time + Diet, 462 training rows,
+# default_panel.R), where the heteroscedastic model has most of the weight
+all_sets$ChickWeight <- function() {
+  d <- as.data.frame(datasets::ChickWeight)[, c("weight", "Time", "Diet")]
+  d$Diet <- factor(d$Diet, ordered = FALSE)
+  transform(d, y = weight, weight = NULL)
+}
 seeds <- as.integer(bench_list_arg(args, 1, c("1", "2", "3")))
 sets <- bench_list_arg(args, 2, c("Boston", "faithful", "yacht", "energy", "concrete", "airfoil"))
 tunes <- as.numeric(bench_list_arg(args, 3, c("1", "0.6", "0.5")))
