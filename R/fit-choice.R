@@ -391,12 +391,16 @@ choose_default_likelihood <- function(fit_het, fit_gau, psis_elpd = fit_psis_elp
       message(sprintf(paste0(
         "bnn_fit(): with %d rows of a continuous response, the default fits the %s network ",
         "with a heteroscedastic and with a homoscedastic Gaussian likelihood (%d and %d ",
-        "chains) and stacks them by their PSIS-LOO elpds (%.1f and %.1f%s): weights %.2f and ",
+        "chains%s) and stacks them by their PSIS-LOO elpds (%.1f and %.1f%s): weights %.2f and ",
         "%.2f (the homoscedastic model keeps at least %.2f, so that no test point falls far ",
         "into the tails of both); give 'likelihood' or 'hidden' to fit one model with all ",
         "the chains (?bnn_fit, \"The default model's check\")."),
         nrow(gau$fit$X), paste(gau$fit$hidden, collapse = "-"), het$fit$chains,
-        gau$fit$chains, e_het$elpd, e_gau$elpd, elpd_points_note(e_gau, nrow(gau$fit$X)),
+        gau$fit$chains,
+        if (!identical(het$fit$warmup, gau$fit$warmup))
+          sprintf("; %s and %s tuning steps", format(het$fit$warmup, big.mark = ","),
+                  format(gau$fit$warmup, big.mark = ",")) else "",
+        e_het$elpd, e_gau$elpd, elpd_points_note(e_gau, nrow(gau$fit$X)),
         w[1L], w[2L], .likelihood_guard))
   }
   for (cnd in out$warnings) warning(cnd)
