@@ -7,6 +7,9 @@
 # and advice of that fit: whether it passes, and whether its advice repeats
 # the first (it must not).  Test LPPD and 90% coverage of both fits.
 #   Rscript inst/benchmarks/decisions/verdict_advice.R [sets...]
+# The chains run as options(mc.cores) says (the committed run: 2, set in
+# the R profile; the draws are the same as one chain at a time, and
+# `seconds` are the chains' own times, summed).
 # Writes verdict_advice.csv (one row per set; the rows of sets not run
 # this time are kept).
 suppressPackageStartupMessages(library(bnnmc))
