@@ -249,15 +249,6 @@ format_model_choice <- function(mc) {
 # (inst/benchmarks/decisions/stack_homo_guard.R).
 .likelihood_homo_tune <- 0.5
 
-# The run of the stack's homoscedastic model: the default's run with its
-# tuning stages scaled by .likelihood_homo_tune.
-homo_tuning <- function(run) {
-  if (.likelihood_homo_tune == 1) return(run)
-  run$sampler$n_tune <- as.integer(round(run$sampler$n_tune * .likelihood_homo_tune))
-  run$warmup <- sum(run$sampler$n_tune)
-  run
-}
-
 # Training rows above which the stack is made (on fewer, the linear check
 # above).  On the panel's continuous sets of 218 to 462 training rows
 # (faithful, yacht, Boston, ChickWeight, three splits each) the stack

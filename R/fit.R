@@ -304,9 +304,12 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
       check_float_range(het$spec, precision)
       fit_net(het, n_het, defer)
     }
-    # the homoscedastic model's tuning is shorter on the default's budget
-    # (R/fit-choice.R, .likelihood_homo_tune)
-    run_gau <- if (default_run && !given[["warmup"]]) homo_tuning(run) else run
+    # the homoscedastic model tunes for .likelihood_homo_tune of the
+    # default's steps unless `warmup` is given (R/fit-choice.R): the run
+    # resolved as if that warmup had been given
+    run_gau <- if (given[["warmup"]]) run else
+      sampler_resolve_run(run$sampler, round(run$warmup * .likelihood_homo_tune), iter, thin,
+                          replace(given, "warmup", TRUE))
     fit_gau <- function(defer = FALSE) fit_net(model, chains - n_het, defer, run_gau)
     # with chains run in parallel, the two models' chains run together
     # (one model's after the other's would leave workers idle)

@@ -44,20 +44,14 @@ panel_env$uci_dir <- Sys.getenv("BNNMC_DATA_DIR", panel_env$uci_dir)
 logmeanexp <- panel_env$logmeanexp
 cover90 <- function(draws, y) panel_env$cover(draws, y, 0.9)
 
-ns <- asNamespace("bnnmc")
 # a default call with the stack's lower bound set to `min_rows` (NULL: as
 # the package has it) and the likelihood check on or off
 default_call <- function(train, seed, check = TRUE, min_rows = NULL) {
   old <- options(bnnmc.likelihood_check = check)
   on.exit(options(old))
   if (!is.null(min_rows)) {
-    keep <- get(".likelihood_check_min_rows", ns)
-    unlockBinding(".likelihood_check_min_rows", ns)
-    assign(".likelihood_check_min_rows", as.integer(min_rows), ns)
-    on.exit({
-      assign(".likelihood_check_min_rows", keep, ns)
-      lockBinding(".likelihood_check_min_rows", ns)
-    }, add = TRUE)
+    keep <- set_bnnmc_constant(".likelihood_check_min_rows", as.integer(min_rows))
+    on.exit(set_bnnmc_constant(".likelihood_check_min_rows", keep), add = TRUE)
   }
   t0 <- proc.time()[["elapsed"]]
   fit <- suppressMessages(suppressWarnings(bnn_fit(y ~ ., data = train, seed = seed,

@@ -39,21 +39,12 @@ tunes <- as.numeric(bench_list_arg(args, 3, c("1", "0.6", "0.5")))
 guards <- c(0, 0.02, 0.05, 0.10)
 out_csv <- Sys.getenv("BNNMC_GUARD_CSV",
                       file.path("inst", "benchmarks", "decisions", "stack_homo_guard.csv"))
-ns <- asNamespace("bnnmc")
-set_const <- function(name, value) {
-  unlockBinding(name, ns)
-  assign(name, value, envir = ns)
-  lockBinding(name, ns)
-}
-guard0 <- get(".likelihood_guard", ns)
-tune0 <- get(".likelihood_homo_tune", ns)
-on.exit({ set_const(".likelihood_guard", guard0); set_const(".likelihood_homo_tune", tune0) })
-set_const(".likelihood_guard", 0)
+set_bnnmc_constant(".likelihood_guard", 0)
 
 for (seed in seeds) for (nm in sets) {
   sp <- default_bench_split(all_sets[[nm]]())
   for (tune in tunes) {
-    set_const(".likelihood_homo_tune", tune)
+    set_bnnmc_constant(".likelihood_homo_tune", tune)
     t0 <- proc.time()
     fit <- suppressMessages(suppressWarnings(bnn_fit(y ~ ., data = sp$train, seed = seed,
                                                      progress = FALSE)))

@@ -34,6 +34,17 @@ bench_subsample <- function(d, n) {
   d[sort(sample(nrow(d), n)), ]
 }
 
+# Sets bnnmc's internal constant `name` (e.g. ".likelihood_guard") to
+# `value` for the decisions' variants, returning its value before.
+set_bnnmc_constant <- function(name, value) {
+  ns <- asNamespace("bnnmc")
+  old <- get(name, ns)
+  unlockBinding(name, ns)
+  assign(name, value, envir = ns)
+  lockBinding(name, ns)
+  old
+}
+
 # The i-th command-line argument of a script, split at commas (the seeds,
 # sets or variants to run), or `default` when it is not given.
 bench_list_arg <- function(args, i, default)
