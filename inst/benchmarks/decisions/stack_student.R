@@ -1,0 +1,103 @@
+# Would a Student-t network be the better second model of the default's
+# stack?  On 201 to 2,000 rows of a continuous response the default stacks
+# a heteroscedastic and a homoscedastic Gaussian network by their PSIS-LOO
+# elpds, the homoscedastic one keeping at least .likelihood_guard of the
+# weight (R/fit-choice.R).  Here the default call's two models are stacked
+# again by the same rule, and the heteroscedastic one with a homoscedastic
+# Student-t network in place of the Gaussian (family = student(): scale and
+# degrees of freedom sampled; two chains, the homoscedastic model's budget
+# of warmup = 10000), and all three by plain stacking weights.  Each
+# variant's test log predictive density per point, the coverage of the
+# central 50%, 80% and 90% intervals of its mixture (the mixture's CDF at
+# the test point: exact, no predictive draws) and the heteroscedastic
+# weight, on the one 80/20 split of speed/default_vs_bart.R
+# (speed/default_sets.R), seeds as given; also each model alone.  (The
+# default's own bnn_metrics() pools whole draws of each model in proportion
+# to the weights, so its figures differ from the first row's in the third
+# decimal.)  One core; the seconds are the default call's and the
+# Student-t fit's.
+#   Rscript inst/benchmarks/decisions/stack_student.R [seeds] [sets]
+# e.g. Rscript stack_student.R 1,2 energy,yacht
+# Rows are appended to stack_student.csv as each set and seed finishes.
+suppressPackageStartupMessages(library(bnnmc))
+options(bnnmc.threads = 1L, mc.cores = 1L)
+args <- commandArgs(trailingOnly = TRUE)
+here <- dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))))
+source(file.path(here, "..", "speed", "default_sets.R"))
+seeds <- as.integer(bench_list_arg(args, 1, c("1", "2")))
+sets <- bench_list_arg(args, 2, c("yacht", "energy", "concrete", "airfoil", "Boston"))
+all_sets <- default_bench_sets()
+out <- file.path("inst", "benchmarks", "decisions", "stack_student.csv")
+guard <- get(".likelihood_guard", asNamespace("bnnmc"))
+
+# log mean exp over draws (rows), per test point (column)
+lme <- function(M) {
+  m <- apply(M, 2, max)
+  m + log(colMeans(exp(sweep(M, 2, m))))
+}
+# a model's test log density and predictive CDF at each test point
+test_parts <- function(f, test) {
+  pp <- bnnmc:::predictive_params(f, test)
+  S <- nrow(pp$mu)
+  Y <- matrix(test$y, S, nrow(test), byrow = TRUE)
+  if (!is.null(pp$nu)) {
+    sg <- matrix(pp$sigma, S, nrow(test))
+    nu <- matrix(pp$nu, S, nrow(test))
+    z <- (Y - pp$mu) / sg
+    return(list(lpd = lme(stats::dt(z, nu, log = TRUE) - log(sg)),
+                cdf = colMeans(stats::pt(z, nu))))
+  }
+  list(lpd = lme(stats::dnorm(Y, pp$mu, pp$sd, log = TRUE)),
+       cdf = colMeans(stats::pnorm(Y, pp$mu, pp$sd)))
+}
+mixture_scores <- function(w, parts) {
+  dens <- Reduce(`+`, Map(function(wk, p) wk * exp(p$lpd), w, parts))
+  cdf <- Reduce(`+`, Map(function(wk, p) wk * p$cdf, w, parts))
+  inside <- function(l) mean(cdf >= (1 - l) / 2 & cdf <= (1 + l) / 2)
+  c(lppd = mean(log(dens)), cov50 = inside(0.5), cov80 = inside(0.8), cov90 = inside(0.9))
+}
+guarded <- function(w) c(min(w[1L], 1 - guard), max(w[2L], guard))
+
+for (nm in sets) for (sd in seeds) {
+  sp <- default_bench_split(all_sets[[nm]]())
+  t0 <- proc.time()[["elapsed"]]
+  fit <- suppressMessages(suppressWarnings(bnn_fit(y ~ ., data = sp$train, seed = sd,
+                                                   progress = FALSE)))
+  t1 <- proc.time()[["elapsed"]]
+  if (!identical(fit$mixture$kind, "likelihood")) {
+    message(nm, ", seed ", sd, ": the default returned one model, no stack to compare")
+    next
+  }
+  het_first <- names(fit$mixture$weights)[1L] == "heteroscedastic"
+  own <- fit
+  own$mixture <- NULL
+  het <- if (het_first) own else fit$mixture$fit
+  gau <- if (het_first) fit$mixture$fit else own
+  t2 <- proc.time()[["elapsed"]]
+  stu <- suppressMessages(suppressWarnings(bnn_fit(y ~ ., data = sp$train, seed = sd,
+                                                   family = student(), chains = 2,
+                                                   warmup = 10000, progress = FALSE)))
+  t3 <- proc.time()[["elapsed"]]
+  e <- lapply(list(het, gau, stu), function(f) bnnmc:::fit_psis_elpd(f)$pointwise)
+  p <- lapply(list(het, gau, stu), test_parts, test = sp$test)
+  w_hg <- guarded(as.numeric(loo::stacking_weights(cbind(e[[1]], e[[2]]))))
+  w_ht <- guarded(as.numeric(loo::stacking_weights(cbind(e[[1]], e[[3]]))))
+  w_3 <- as.numeric(loo::stacking_weights(do.call(cbind, e)))
+  v <- list(
+    "heteroscedastic + Gaussian (default)" = list(w_hg, p[1:2]),
+    "heteroscedastic + Student-t" = list(w_ht, p[c(1, 3)]),
+    "all three" = list(w_3, p),
+    "heteroscedastic alone" = list(1, p[1]),
+    "Gaussian alone" = list(1, p[2]),
+    "Student-t alone" = list(1, p[3]))
+  row <- do.call(rbind, lapply(names(v), function(k)
+    data.frame(set = nm, n_train = nrow(sp$train), seed = sd, variant = k,
+               w_het = if (length(v[[k]][[1]]) > 1) v[[k]][[1]][1] else NA_real_,
+               t(mixture_scores(v[[k]][[1]], v[[k]][[2]])))))
+  row$seconds_default <- t1 - t0
+  row$seconds_student <- t3 - t2
+  row$load1 <- as.numeric(strsplit(readLines("/proc/loadavg"), " ")[[1]][1])
+  print(row[, 4:9], digits = 3)
+  utils::write.table(row, out, sep = ",", append = file.exists(out),
+                     col.names = !file.exists(out), row.names = FALSE, qmethod = "double")
+}
