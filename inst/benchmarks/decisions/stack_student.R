@@ -19,14 +19,16 @@
 #   Rscript inst/benchmarks/decisions/stack_student.R [seeds] [sets]
 # e.g. Rscript stack_student.R 1,2 energy,yacht
 # Rows are appended to stack_student.csv as each set and seed finishes.
+# `Rscript stack_student.R panel [splits]` compares the same variants on
+# default_panel.R's sets where the default stacks two networks (201 to
+# 2,000 training rows of a continuous response), on its splits and seeds,
+# with lm's test log density on the same split (default_panel.R's
+# fit_lm()) beside; rows go to stack_student_panel.csv.
 suppressPackageStartupMessages(library(bnnmc))
 options(bnnmc.threads = 1L, mc.cores = 1L)
 args <- commandArgs(trailingOnly = TRUE)
 here <- dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))))
 source(file.path(here, "..", "speed", "default_sets.R"))
-seeds <- as.integer(bench_list_arg(args, 1, c("1", "2")))
-sets <- bench_list_arg(args, 2, c("yacht", "energy", "concrete", "airfoil", "Boston"))
-all_sets <- default_bench_sets()
 out <- file.path("inst", "benchmarks", "decisions", "stack_student.csv")
 guard <- get(".likelihood_guard", asNamespace("bnnmc"))
 
@@ -58,15 +60,16 @@ mixture_scores <- function(w, parts) {
 }
 guarded <- function(w) c(min(w[1L], 1 - guard), max(w[2L], guard))
 
-for (nm in sets) for (sd in seeds) {
-  sp <- default_bench_split(all_sets[[nm]]())
+# The variants' rows for one split `sp` (train, test) and seed `sd`, or
+# NULL when the default returned one model.
+compare <- function(nm, sp, sd) {
   t0 <- proc.time()[["elapsed"]]
   fit <- suppressMessages(suppressWarnings(bnn_fit(y ~ ., data = sp$train, seed = sd,
                                                    progress = FALSE)))
   t1 <- proc.time()[["elapsed"]]
   if (!identical(fit$mixture$kind, "likelihood")) {
     message(nm, ", seed ", sd, ": the default returned one model, no stack to compare")
-    next
+    return(NULL)
   }
   het_first <- names(fit$mixture$weights)[1L] == "heteroscedastic"
   own <- fit
@@ -97,7 +100,36 @@ for (nm in sets) for (sd in seeds) {
   row$seconds_default <- t1 - t0
   row$seconds_student <- t3 - t2
   row$load1 <- as.numeric(strsplit(readLines("/proc/loadavg"), " ")[[1]][1])
-  print(row[, 4:9], digits = 3)
-  utils::write.table(row, out, sep = ",", append = file.exists(out),
-                     col.names = !file.exists(out), row.names = FALSE, qmethod = "double")
+  row
+}
+append_rows <- function(row, file) {
+  print(row[, c("set", "variant", "w_het", "lppd", "cov50", "cov80", "cov90")], digits = 3)
+  utils::write.table(row, file, sep = ",", append = file.exists(file),
+                     col.names = !file.exists(file), row.names = FALSE, qmethod = "double")
+}
+
+if (identical(args[1], "panel")) {
+  dd <- file.path("inst", "benchmarks", "decisions")
+  source(file.path(dd, "panel_defs.R"))
+  panel_env <- panel_definitions(dd)
+  splits <- as.integer(bench_list_arg(args, 2, "1"))
+  pn <- names(panel_env$sets)
+  n_tr <- vapply(pn, function(s) round(0.8 * nrow(panel_env$sets[[s]]$d())), 0)
+  for (split in splits) for (nm in pn[n_tr > 200 & n_tr <= 2000]) {
+    sp <- panel_env$panel_split(nm, split)
+    if (!bnnmc:::continuous_response(sp$train$y)) next
+    row <- compare(nm, sp, sp$seed)
+    if (is.null(row)) next
+    row$split <- split
+    row$lppd_lm <- panel_env$fit_lm(sp$train, sp$test)[["lpd"]]
+    append_rows(row, file.path(dd, "stack_student_panel.csv"))
+  }
+  quit(save = "no")
+}
+seeds <- as.integer(bench_list_arg(args, 1, c("1", "2")))
+sets <- bench_list_arg(args, 2, c("yacht", "energy", "concrete", "airfoil", "Boston"))
+all_sets <- default_bench_sets()
+for (nm in sets) for (sd in seeds) {
+  row <- compare(nm, default_bench_split(all_sets[[nm]]()), sd)
+  if (!is.null(row)) append_rows(row, out)
 }
