@@ -151,9 +151,10 @@
 #'   on half the chains (rounded up) and with the default homoscedastic one
 #'   on the others (with half the tuning steps unless `warmup` is given:
 #'   its simpler posterior settles sooner, and where the heteroscedastic
-#'   model predicts better it only shapes the tails), and stacks the two by their PSIS-LOO elpds on the
-#'   (at most 500, evenly spaced) training rows the convergence verdict
-#'   uses, the homoscedastic model keeping at least 10% of the weight.  The
+#'   model predicts better it only shapes the tails), and stacks the two
+#'   by their PSIS-LOO elpds on the (at most 500, evenly spaced) training
+#'   rows the convergence verdict uses, the homoscedastic model keeping at
+#'   least 10% of the weight.  The
 #'   heteroscedastic network predicted these sets much better on average,
 #'   but its predictive sd is a network output that can be far too small at
 #'   a single point; the homoscedastic share caps the loss there.  The cost

@@ -32,25 +32,18 @@ source(file.path(here, "..", "speed", "default_sets.R"))
 out <- file.path("inst", "benchmarks", "decisions", "stack_student.csv")
 guard <- get(".likelihood_guard", asNamespace("bnnmc"))
 
-# log mean exp over draws (rows), per test point (column)
-lme <- function(M) {
-  m <- apply(M, 2, max)
-  m + log(colMeans(exp(sweep(M, 2, m))))
-}
-# a model's test log density and predictive CDF at each test point
+# a model's test log density and predictive CDF (PIT) at each test point:
+# bnn_metrics_gaussian()'s pointwise parts, or for the Student-t the
+# package's log density of each draw
 test_parts <- function(f, test) {
   pp <- bnnmc:::predictive_params(f, test)
-  S <- nrow(pp$mu)
-  Y <- matrix(test$y, S, nrow(test), byrow = TRUE)
-  if (!is.null(pp$nu)) {
-    sg <- matrix(pp$sigma, S, nrow(test))
-    nu <- matrix(pp$nu, S, nrow(test))
-    z <- (Y - pp$mu) / sg
-    return(list(lpd = lme(stats::dt(z, nu, log = TRUE) - log(sg)),
-                cdf = colMeans(stats::pt(z, nu))))
+  if (!identical(pp$family, "student")) {
+    pw <- bnn_metrics_gaussian(pp$mu, pp$sd, test$y, pointwise = TRUE)$pointwise
+    return(list(lpd = pw$lpd, cdf = pw$pit))
   }
-  list(lpd = lme(stats::dnorm(Y, pp$mu, pp$sd, log = TRUE)),
-       cdf = colMeans(stats::pnorm(Y, pp$mu, pp$sd)))
+  ll <- bnnmc:::family_log_density(pp, test$y)
+  z <- (matrix(test$y, nrow(pp$mu), ncol(pp$mu), byrow = TRUE) - pp$mu) / pp$sigma
+  list(lpd = apply(ll, 2L, bnnmc:::log_mean_exp), cdf = colMeans(stats::pt(z, df = pp$nu)))
 }
 mixture_scores <- function(w, parts) {
   dens <- Reduce(`+`, Map(function(wk, p) wk * exp(p$lpd), w, parts))
@@ -83,8 +76,8 @@ compare <- function(nm, sp, sd) {
   t3 <- proc.time()[["elapsed"]]
   e <- lapply(list(het, gau, stu), function(f) bnnmc:::fit_psis_elpd(f)$pointwise)
   p <- lapply(list(het, gau, stu), test_parts, test = sp$test)
-  w_hg <- guarded(as.numeric(loo::stacking_weights(cbind(e[[1]], e[[2]]))))
-  w_ht <- guarded(as.numeric(loo::stacking_weights(cbind(e[[1]], e[[3]]))))
+  w_hg <- guarded(bnnmc:::stacking_pair(e[[1]], e[[2]]))
+  w_ht <- guarded(bnnmc:::stacking_pair(e[[1]], e[[3]]))
   w_3 <- as.numeric(loo::stacking_weights(do.call(cbind, e)))
   v <- list(
     "heteroscedastic + Gaussian (default)" = list(w_hg, p[1:2]),

@@ -1,9 +1,9 @@
 # The default fit against BART on several random 80/20 splits of the four
 # UCI sets users try first (yacht, energy, concrete, airfoil), as the UCI
 # regression benchmarks are reported (a mean over splits, with its standard
-# error), next to the one split of speed/default_vs_bart.R.  Split k puts
-# the rows of set.seed(99 + k)'s sample of 20% in the test set, so split 1
-# is default_vs_bart.R's (default_bench_split(): set.seed(100)).
+# error), next to the one split of speed/default_vs_bart.R.  Split k is
+# default_bench_split(d, seed = 99 + k) (speed/default_sets.R), so split 1
+# is default_vs_bart.R's.
 # Per fit: test log predictive density per point and the coverage of the
 # central 50%, 80% and 90% predictive intervals, on the response scale,
 # RMSE of the predictive mean, wall seconds (one core: chains one after
@@ -30,12 +30,6 @@ all_sets <- default_bench_sets()
 out <- file.path("inst", "benchmarks", "decisions", "uci_splits_vs_bart.csv")
 levels <- c(0.5, 0.8, 0.9)
 
-uci_split <- function(d, k) {
-  set.seed(99 + k)
-  te <- sample(nrow(d), round(0.2 * nrow(d)))
-  list(train = d[-te, ], test = d[te, ])
-}
-
 scores <- function(m) {
   cv <- m$coverage
   cov <- vapply(levels, function(l) cv$coverage[abs(cv$nominal - l) < 1e-9][1], 0)
@@ -45,7 +39,7 @@ scores <- function(m) {
 done <- if (file.exists(out)) utils::read.csv(out) else NULL
 for (nm in sets) for (k in splits) {
   if (!is.null(done) && any(done$set == nm & done$split == k)) next
-  sp <- uci_split(all_sets[[nm]](), k)
+  sp <- default_bench_split(all_sets[[nm]](), seed = 99 + k)
   t0 <- proc.time()[["elapsed"]]
   fit <- suppressMessages(suppressWarnings(bnn_fit(y ~ ., data = sp$train, seed = 1,
                                                    progress = FALSE)))
@@ -54,10 +48,8 @@ for (nm in sets) for (k in splits) {
   w_het <- if (identical(fit$mixture$kind, "likelihood"))
     fit$mixture$weights[["heteroscedastic"]] else NA_real_
   b <- bart_test_draws(sp$train, sp$test)
-  bm <- bnn_metrics_gaussian(b$mu, matrix(b$sigma, nrow(b$mu), ncol(b$mu)), sp$test$y,
-                             levels = levels)
-  a <- scores(bm)
-  a[["lppd"]] <- b$lppd
+  a <- scores(bnn_metrics_gaussian(b$mu, matrix(b$sigma, nrow(b$mu), ncol(b$mu)),
+                                   sp$test$y, levels = levels))
   row <- rbind(
     data.frame(set = nm, n_train = nrow(sp$train), split = k, model = "default",
                t(d), seconds = secs, w_het = w_het),
