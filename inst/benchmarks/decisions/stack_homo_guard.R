@@ -26,13 +26,11 @@ args <- commandArgs(trailingOnly = TRUE)
 here <- dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))))
 source(file.path(here, "..", "speed", "default_sets.R"))
 all_sets <- default_bench_sets()
-# and the panel's ChickWeight (weight ~ Time + Diet, 462 training rows,
-# default_panel.R), where the heteroscedastic model has most of the weight
-all_sets$ChickWeight <- function() {
-  d <- as.data.frame(datasets::ChickWeight)[, c("weight", "Time", "Diet")]
-  d$Diet <- factor(d$Diet, ordered = FALSE)
-  transform(d, y = weight, weight = NULL)
-}
+# and the panel's ChickWeight (weight ~ Time + Diet, 462 training rows, as
+# default_panel.R defines it), where the heteroscedastic model has most of
+# the weight
+source(file.path(here, "panel_defs.R"))
+all_sets$ChickWeight <- panel_definitions(here)$sets$ChickWeight$d
 seeds <- as.integer(bench_list_arg(args, 1, c("1", "2", "3")))
 sets <- bench_list_arg(args, 2, c("Boston", "faithful", "yacht", "energy", "concrete", "airfoil"))
 tunes <- as.numeric(bench_list_arg(args, 3, c("1", "0.6", "0.5")))
