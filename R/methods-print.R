@@ -292,7 +292,13 @@ coef.bnnfit <- function(object, ...) {
 #' sd of the predictive mixture over draws, noise included).  For a binary
 #' response, as in brms, `y` is 0/1 (1 = the second level) and the mean is
 #' the probability of the second level, whose sd is `sqrt(p (1 - p))`.
-#' Both are named by the rows of the data, as for [stats::lm()]; on the
+#' For a binomial fit with a `cbind(successes, failures)` response the
+#' residual is that of the successes: their number minus its expected value
+#' (trials times the probability), one value per observation.
+#' With `summary = FALSE` `residuals()` gives a `[draw, observation]`
+#' matrix, as brms: `y` minus each draw's expected response (divided by
+#' the same predictive sd for `"pearson"`), whose column means are the
+#' residuals.  Both are named by the rows of the data, as for [stats::lm()]; on the
 #' training data with `na.action = na.exclude` they are padded with `NA`
 #' at the rows dropped for missing values.
 #'
@@ -301,8 +307,8 @@ coef.bnnfit <- function(object, ...) {
 #'   response).
 #' @param type Kind of residual.
 #' @param ndraws Use this many draws, spread evenly over the chains.
-#' @param summary `FALSE`: the draws of the expected response rather than
-#'   their mean.
+#' @param summary `FALSE`: the draws of the expected response (`fitted()`)
+#'   or of the residuals (`residuals()`) rather than their mean.
 #' @param ... Unused (a warning names them).
 #' @return A named numeric vector (a matrix of probabilities for
 #'   classification fits in `fitted()`; a `[draw, observation]` matrix with
@@ -315,6 +321,7 @@ coef.bnnfit <- function(object, ...) {
 #' fitted(fit, newdata = mtcars[1:3, ])
 #' dim(fitted(fit, summary = FALSE))
 #' head(residuals(fit, type = "pearson"))
+#' dim(residuals(fit, summary = FALSE))
 NULL
 
 #' @rdname fitted.bnnfit
@@ -334,31 +341,53 @@ fitted.bnnfit <- function(object, newdata = NULL, ndraws = NULL, summary = TRUE,
 #' @rdname fitted.bnnfit
 #' @export
 residuals.bnnfit <- function(object, type = c("response", "ordinary", "pearson"),
-                             newdata = NULL, ndraws = NULL, ...) {
+                             newdata = NULL, ndraws = NULL, summary = TRUE, ...) {
   newdata <- check_dots(list(...), "residuals", newdata)
   type <- match.arg(type)
+  if (!is.logical(summary) || length(summary) != 1L || is.na(summary))
+    stop("'summary' must be TRUE or FALSE.", call. = FALSE)
   if (identical(object$likelihood$family, "categorical"))
     stop("residuals() needs a numeric or binary response; this fit is categorical.",
          call. = FALSE)
   y <- response_values(object, newdata)
-  if (is_classification(object)) {
-    # y - E[y] with y in {0, 1}, as brms
-    mean <- predict.bnnfit(object, newdata, type = "prob", ndraws = ndraws,
-                           na.action = stats::na.fail)[, 2L]
-    r <- (y - 1) - mean
-    if (type == "pearson") r <- r / sqrt(pmax(mean * (1 - mean), 0))
-  } else {
-    ps <- pred_setup(object, newdata, ndraws)
-    q <- list(mean = numeric(nrow(ps$X)), v = numeric(nrow(ps$X)))
-    for (idx in row_blocks(nrow(ps$X), ps_ndraws(ps), 2L)) {
-      pp <- block_params(object, ps, idx)
-      q$mean[idx] <- colMeans(pp$mu)
-      # variance of the equal-weight mixture of N(mu_s, sd_s^2)
-      if (type == "pearson") q$v[idx] <- colMeans(pp$sd^2 + pp$mu^2) - q$mean[idx]^2
-    }
-    r <- y - q$mean
-    if (type == "pearson") r <- r / sqrt(pmax(q$v, 0))
+  # a binomial with trials: the residual of the successes (fitted() is the
+  # expected number of successes, trials times the probability)
+  if (is.matrix(y)) y <- y[, 1L]
+  # y 0/1 for a binary response (1 = the second level), as brms
+  if (is_classification(object)) y <- y - 1
+  ps <- pred_setup(object, newdata, ndraws)
+  n <- nrow(ps$X)
+  S <- ps_ndraws(ps)
+  if (!summary) {
+    check_result_size(as.double(S) * n, "The draws of the residuals")
+    r <- matrix(NA_real_, S, n, dimnames = list(NULL, rownames(ps$X)))
   }
+  q <- list(mean = numeric(n), v = numeric(n))
+  for (idx in row_blocks(n, S, 2L)) {
+    pp <- block_params(object, ps, idx)
+    if (is_classification(object)) {
+      mu <- pp$prob[, , 2L, drop = FALSE]
+      dim(mu) <- dim(mu)[1:2]
+      sd2 <- mu * (1 - mu)
+    } else {
+      mu <- pp$mu
+      sd2 <- pp$sd^2
+    }
+    q$mean[idx] <- colMeans(mu)
+    # variance of the equal-weight mixture of the draws' predictive
+    # distributions (means mu_s, variances sd_s^2)
+    if (type == "pearson") q$v[idx] <- pmax(colMeans(sd2 + mu^2) - q$mean[idx]^2, 0)
+    if (!summary) r[, idx] <- rep(y[idx], each = S) - mu
+  }
+  if (!summary) {
+    # draws x observations, as brms: y - E[y | theta_s], divided by the
+    # predictive sd for "pearson" (so that the columns' means are the
+    # summary's residuals)
+    if (type == "pearson") r <- r / rep(sqrt(q$v), each = S)
+    return(r)
+  }
+  r <- y - q$mean
+  if (type == "pearson") r <- r / sqrt(q$v)
   names(r) <- obs_names(object, newdata)
   if (is.null(newdata)) r <- pad_excluded(object, r)
   r
