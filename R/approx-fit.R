@@ -112,7 +112,7 @@ as_bnnfit.bnnfit <- function(x, ...) x
 #' @export
 as_bnnfit.bnn_ensemble <- function(x, ...) {
   fields <- c("formula", "terms", "xlevels", "contrasts", "x_center", "x_scale",
-              "y_center", "y_scale", "y", "levels", "model_frame", "hidden",
+              "y_center", "y_scale", "y", "levels", "model_frame", "data", "hidden",
               "activation", "likelihood", "prior", "X", "y_model")
   model <- x[intersect(fields, names(x))]
   model$spec <- fit_spec(x)
@@ -122,7 +122,7 @@ as_bnnfit.bnn_ensemble <- function(x, ...) {
                         call. = FALSE)
   th <- t(bnn_unconstrain(x, t(matrix(x$draws[1, ok, , drop = FALSE], ncol = dim))))
   ens <- x
-  ens$X <- ens$y <- ens$y_model <- ens$model_frame <- NULL
+  ens$X <- ens$y <- ens$y_model <- ens$model_frame <- ens$data <- NULL
   approx <- list(method = "ensemble", members = ok, ensemble = ens,
                  summary = list(members = sprintf("%d of %d", length(ok), x$members)))
   approx_fit(model, th, "ensemble", approx, x$elapsed, sum(x$n_grad), x$seed,

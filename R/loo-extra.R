@@ -115,7 +115,12 @@ loo_moment_match.bnnfit <- function(x, loo = NULL, ..., cores = getOption("mc.co
 #' `future` (one future per fold, like chains), each with the fit's own
 #' seed, so the result does not depend on the `future` plan.  The result is
 #' loo's `kfold` object: [loo::loo_compare()] compares it with other
-#' `kfold` objects of the same data.
+#' `kfold` objects of the same data.  The refits use the training data kept
+#' in the fit (`fit$data`: the rows and columns the model used), as
+#' rstanarm's do, so the data frame need not be in the session, and later
+#' changes to it do not change the result.  A fit that keeps no data (made
+#' by an older version) is refitted to the data frame its call names, which
+#' must still give the fit's model frame.
 #'
 #' @param x A `bnnfit`.
 #' @param K Number of folds.
@@ -209,12 +214,23 @@ dispatch_folds <- function(ids, fun) {
   else lapply(ids, fun)
 }
 
-# The rows of the original data the model was fitted to (for refits).
+# The rows of the original data the model was fitted to (for refits): the
+# data kept in the fit, or for a fit that keeps none (made by an older
+# version) the data frame its call names, if it is still the same (its
+# model frame is the fit's).
 training_data <- function(x) {
-  d <- tryCatch(eval(x$call$data, environment(x$formula)), error = function(e) NULL)
+  if (is.data.frame(x$data)) return(x$data)
+  env <- environment(x$formula)
+  d <- tryCatch(eval(x$call$data, env), error = function(e) NULL)
   if (!is.data.frame(d))
     stop("The training data of this fit cannot be found (it was given as '",
-         deparse1(x$call$data), "'); refitting needs it.", call. = FALSE)
+         deparse1(x$call$data), "' and the fit does not keep them); refitting needs them.",
+         call. = FALSE)
+  if (isFALSE(same_training_data(x, d, env)))
+    stop(sprintf(paste0("The data frame '%s' has changed since the fit (its model frame ",
+                        "is not the fit's), and the fit does not keep its training data; ",
+                        "refitting needs the data the fit was made with."),
+                 deparse1(x$call$data)), call. = FALSE)
   rn <- rownames(x$model_frame)
   if (nrow(d) != length(rn) || !identical(rownames(d), rn)) {
     if (!all(rn %in% rownames(d)))

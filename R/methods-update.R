@@ -14,6 +14,13 @@ NULL
 #' the fit's seed is reused, so `update(fit)` reproduces `fit` exactly and
 #' `update(fit, iter = 2000)` changes only what was asked for.
 #'
+#' Without new `data`, the refit uses the data frame the original call
+#' names, if it still gives the fit's model frame; if it has changed since
+#' the fit, `update()` stops and asks for `data = ` (the data as they are
+#' now, or `fit$data`, the training data kept in the fit).  If the name is
+#' not found (a saved fit in a new session), the training data kept in the
+#' fit are used, with a message.
+#'
 #' @param object A `bnnfit`.
 #' @param formula. Changes to the formula, as in [stats::update.formula()]
 #'   (e.g. `. ~ . + x3`).
@@ -58,9 +65,39 @@ update.bnnfit <- function(object, formula., ..., evaluate = TRUE) {
   if (identical(ecall[[1L]], as.name("bnn_fit"))) ecall[[1L]] <- quote(bnnmc::bnn_fit)
   env <- environment(stats::formula(object)) %||% caller
   if (!all(vapply(original_vars, exists, logical(1), envir = env))) env <- caller
+  if (!"data" %in% names(values) && !is.null(call$data))
+    ecall <- update_training_data(object, ecall, env)
   fit <- eval(ecall, env)
   fit$call <- call
   fit
+}
+
+# The call `ecall` of update() when it refits to the fit's own training
+# data (no new `data` given): the data frame the call names, if it is still
+# the data of the fit (the same model frame); else the data kept in the fit
+# when the name is not found (a saved fit in a new session); an error when
+# the data frame has changed or neither can be had.
+update_training_data <- function(object, ecall, env) {
+  nm <- deparse1(object$call$data)
+  d <- tryCatch(eval(object$call$data, env), error = function(e) NULL)
+  if (is.data.frame(d)) {
+    if (isFALSE(same_training_data(object, d, env)))
+      stop(sprintf(paste0("update(): the data frame '%s' is not the data this fit was made ",
+                          "with (its model frame differs from the fit's). Give the data to ",
+                          "refit to: data = %s for the data as they are now, or ",
+                          "data = fit$data for the fit's own training data."), nm, nm),
+           call. = FALSE)
+    return(ecall)
+  }
+  if (!is.data.frame(object$data))
+    stop(sprintf(paste0("update(): the training data '%s' are not found here and this fit ",
+                        "does not keep them; give them: update(fit, data = <the data frame>)."),
+                 nm), call. = FALSE)
+  message(sprintf(paste0("update(): '%s' is not found here; refitting to the training data ",
+                         "kept in the fit (fit$data)."), nm))
+  ecall["data"] <- list(object$data)
+  ecall$subset <- NULL        # the kept data are the model's rows already
+  ecall
 }
 
 #' logLik() is not defined for a Bayesian neural network

@@ -15,6 +15,7 @@ prepare_model <- function(mf, env, formula, data, hidden, activation, likelihood
   hidden <- check_hidden(hidden)
   activation <- match_choice(activation, names(.activations), "activation")
   if (!is.null(prior)) prior <- as_prior(prior)
+  wexpr <- mf$weights
   mf$drop.unused.levels <- TRUE
   if (is.null(mf$na.action)) mf$na.action <- quote(stats::na.fail)
   mf[[1L]] <- quote(stats::model.frame)
@@ -63,8 +64,49 @@ prepare_model <- function(mf, env, formula, data, hidden, activation, likelihood
        formula = formula, terms = design$terms, xlevels = design$xlevels,
        contrasts = design$contrasts, x_center = design$center, x_scale = design$scale,
        y_center = yinfo$center, y_scale = yinfo$scale, y = y, levels = yinfo$levels,
-       model_frame = mf, hidden = hidden, activation = activation, likelihood = lik,
-       prior = prior, X = design$X, y_model = yinfo$y)
+       model_frame = mf, data = model_data(data, mf, wexpr), hidden = hidden,
+       activation = activation, likelihood = lik, prior = prior, X = design$X,
+       y_model = yinfo$y)
+}
+
+# The training data as the model used them, kept in the fit (as rstanarm
+# keeps `data`) so that kfold() and update() refit to the data the fit was
+# made with, also in a new session or after the data frame was changed:
+# the rows of the model frame (after subset and na.action) and the columns
+# of `data` that the formula (its `.` expanded) and the weights name.
+model_data <- function(data, mf, wexpr = NULL) {
+  vars <- unique(c(all.vars(stats::formula(attr(mf, "terms"))),
+                   if (!is.null(wexpr)) all.vars(wexpr)))
+  keep <- intersect(names(data), vars)
+  rn <- rownames(mf)
+  rows <- if (identical(rn, rownames(data))) seq_len(nrow(data)) else match(rn, rownames(data))
+  if (anyNA(rows)) return(NULL)        # rows the data frame does not name: not kept
+  data[rows, keep, drop = FALSE]
+}
+
+# The model frame that the call of fit `x` builds from the data frame `d`
+# (evaluated in `env`), or NULL if it cannot be built: compared with the
+# fit's own model frame, it tells whether `d` are the data of the fit.
+refit_frame <- function(x, d, env) {
+  cl <- x$call
+  mf <- cl[c(1L, match(c("formula", "data", "subset", "na.action", "weights"),
+                       names(cl), 0L))]
+  mf$formula <- x$formula
+  mf$data <- d
+  mf$drop.unused.levels <- TRUE
+  if (is.null(mf$na.action)) mf$na.action <- quote(stats::na.fail)
+  mf[[1L]] <- quote(stats::model.frame)
+  tryCatch(eval(mf, env), error = function(e) NULL)
+}
+
+# Are the data frame `d` (as the fit's call uses them) the data fit `x` was
+# made with?  NA when the fit keeps no model frame to compare with.
+same_training_data <- function(x, d, env) {
+  if (is.null(x$model_frame) || is.null(x$call)) return(NA)
+  f <- refit_frame(x, d, env)
+  is.data.frame(f) && identical(dim(f), dim(x$model_frame)) &&
+    identical(rownames(f), rownames(x$model_frame)) &&
+    isTRUE(all.equal(f, x$model_frame, check.attributes = FALSE, tolerance = 0))
 }
 
 # Observation weights of the model frame (weights = in bnn_fit()): NULL or

@@ -53,6 +53,7 @@ y_scale       | any        | model    | the response's scale (standardisation)
 y             | any        | model    | the response as given
 levels        | any        | model    | the classes of a categorical response (NULL: a numeric response)
 model_frame   | any        | model    | the model frame
+data          | any        | model    | the training data: the model frame's rows of the data's columns that the formula and weights use (kfold() and update() refit to them; NULL if the rows could not be matched)
 hidden        | any        | model    | the hidden layers' widths
 activation    | character  | model    | the hidden layers' activation
 likelihood    | list       | model    | the likelihood (bnn_likelihood())

@@ -106,7 +106,7 @@ golden_settings <- c("spec", "sampler", "likelihood", "prior", "optimizer",
                      "seed", "chains", "chain_id", "hidden", "members", "J", "rank",
                      "dropout", "input_dropout", "x_center", "x_scale", "y_center",
                      "y_scale", "timing", "elapsed", "call", "formula", "terms",
-                     "model_frame", "X", "y", "y_model", "failed_at",
+                     "model_frame", "data", "X", "y", "y_model", "failed_at",
                      # derived from the draws, or timed: not part of a run's numbers
                      "convergence", "cost_estimate")
 golden_skip <- function(path) {
