@@ -59,8 +59,19 @@ family_likelihood <- function(family) {
                  negbinomial = "log", student = "identity", bernoulli = "logit")
   if (is.list(family) && is.character(family$family)) {
     fam <- family$family
-    if (identical(fam, "Negative Binomial") || grepl("^Negative Binomial", fam))
-      fam <- "negbinomial"
+    if (grepl("^Negative Binomial\\(", fam)) {
+      # MASS::negative.binomial(theta) fixes the dispersion; here it is a
+      # parameter of the model (phi), which cannot be held fixed
+      theta <- suppressWarnings(as.numeric(sub("^Negative Binomial\\((.*)\\)$", "\\1", fam)))
+      prior <- if (is.finite(theta) && theta > 0)
+        sprintf(" To keep it near %s, give it a narrow prior: family = negbinomial(phi_prior = c(400, %s)) (mean %s, sd 5%%).",
+                format(theta), format(signif(400 / theta, 6)), format(theta)) else ""
+      stop(sprintf(paste0("family = %s fixes the negative binomial's dispersion (theta), ",
+                          "which bnnmc cannot hold fixed: family = negbinomial() estimates ",
+                          "it (phi, with the prior phi_prior = c(shape, rate) of a gamma).%s"),
+                   fam, prior), call. = FALSE)
+    }
+    if (identical(fam, "Negative Binomial")) fam <- "negbinomial"
     link <- family$link %||% canonical[[fam]] %||% NA_character_
     if (!fam %in% names(canonical))
       stop(sprintf(paste0("'family' must be gaussian(), poisson(), binomial(), ",
@@ -128,6 +139,10 @@ encode_count_response <- function(y, lik, off) {
     check_counts(y, "cbind(successes, failures)")
     s <- as.double(y[, 1L])
     tr <- s + as.double(y[, 2L])
+    if (n && all(tr == 0))
+      stop(paste0("Every observation of cbind(successes, failures) has 0 trials (successes + ",
+                  "failures), so the binomial likelihood has no information and the draws ",
+                  "would be the prior's. Check the response's columns."), call. = FALSE)
     p <- (sum(s) + 0.5) / (sum(tr) + 1)
     centre <- stats::qlogis(p)
     ym <- cbind(s, tr, off + centre, lchoose(tr, s))

@@ -198,6 +198,14 @@ encode_response <- function(y, lik, standardize) {
   center <- if (standardize) mean(y) else 0
   scale <- if (standardize) stats::sd(y) else 1
   if (!(scale > 0)) stop("The response is constant.", call. = FALSE)
+  # a response near the largest double: its sd (squares) overflows to Inf,
+  # or its predictive variances would, so every prediction would be NaN
+  if (!is.finite(center) || !is.finite(scale^2) || any(!is.finite((y - center) / scale)))
+    stop(sprintf(paste0("The response is too large to compute with: its largest absolute ",
+                        "value is %s, and its variance overflows double precision. Rescale ",
+                        "it (e.g. divide it by %s) and fit again."),
+                 format(signif(max(abs(y)), 3)),
+                 format(10^floor(log10(max(abs(y)))))), call. = FALSE)
   if (!standardize && lik$family == "hetero_gaussian") {
     # the heteroscedastic likelihood bounds the predictive sd to [1e-6, 1e6]
     # on the model's scale (as MILE's code); a response far from unit scale
