@@ -317,7 +317,7 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
     return(choose_default_likelihood(fit_het, fit_gau,
                                      together = chains_in_parallel(chains)))
   }
-  if (!check) return(fit_net())
+  if (!check) return(warn_overdispersion(fit_net()))
   # the default model's check: the same family's linear model (no hidden
   # layer), sampled by NUTS, its call saying so (update() and kfold() refit it)
   fit_lin <- function() {
@@ -336,5 +336,5 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
                FALSE, lcall, FALSE, sampler_name = "nuts", precision = precision,
                verdict = FALSE, estimate_cost = FALSE)
   }
-  choose_default_model(fit_net, fit_lin)
+  warn_overdispersion(choose_default_model(fit_net, fit_lin))
 }

@@ -55,6 +55,10 @@ print.bnnfit <- function(x, digits = 3, ...) {
   cat(format_time_line(x), sep = "\n")
   if (!is.null(x$ces)) cat(format_ces_record(x$ces), sep = "\n")
   cat(" observations:", nobs(x), "\n")
+  dc <- dispersion_check(x)
+  if (overdispersed(dc))
+    cat(strwrap(dispersion_text(dc), width = 78, initial = " dispersion:   ", exdent = 14),
+        sep = "\n")
   stk <- format_stacking(x$stacking)
   if (!is.null(stk)) cat(strwrap(stk, width = 78, initial = " stacking:     ", exdent = 14), sep = "\n")
   print_convergence_lines(fit_convergence(x))
