@@ -90,6 +90,7 @@ choose_default_model <- function(fit_net, fit_lin, psis_elpd = fit_psis_elpd) {
     out$fit <- bnnfit_with(out$fit, model_choice = structure(
       choice_table(c("network", "linear"), list(net$fit, lin$fit), list(e_net, e_lin), w,
                    c(!use_lin, use_lin | stack)),
+      elpd_stack = if (stack) stack_elpd(e_net$pointwise, e_lin$pointwise, w),
       seconds = seconds,
       timing = c(total = t2 - t_start, network = t0 - t_start, linear = t1 - t0,
                  check = t2 - t1)))
@@ -106,13 +107,13 @@ choose_default_model <- function(fit_net, fit_lin, psis_elpd = fit_psis_elpd) {
       uncertain_choice_note(e_net, e_lin, nrow(net$fit$X))))
   if (stack)
     message(sprintf(paste0(
-      "bnn_fit(): the %s network and a Bayesian %s predict these data about equally well ",
-      "(PSIS-LOO elpd %.1f against %.1f), so the fit returned stacks them: its predictions use ",
+      "bnn_fit(): %s, so the fit returned stacks them: its predictions use ",
       "the network's draws with weight %.2f and the linear model's with weight %.2f%s; give ",
       "'hidden' to keep the network alone (?bnn_fit, \"The default model's check\")."),
-      paste(net$fit$hidden, collapse = "-"),
-      lin_name,
-      e_net$elpd, e_lin$elpd, w[1L], w[2L], uncertain_choice_note(e_net, e_lin, nrow(net$fit$X))))
+      elpd_comparison_words(e_net, e_lin, sprintf("the %s network",
+                                                  paste(net$fit$hidden, collapse = "-")),
+                            sprintf("a Bayesian %s", lin_name), w),
+      w[1L], w[2L], uncertain_choice_note(e_net, e_lin, nrow(net$fit$X))))
   for (cnd in out$warnings) warning(cnd)
   out$fit
 }
@@ -172,6 +173,39 @@ drop_verdict_loglik <- function(fit) {
   bnnfit_with(fit, convergence = cv)
 }
 
+# The PSIS-LOO elpd of the stack of two models with weights w from their
+# pointwise elpds e1 and e2: sum_i log(w1 exp(e1_i) + w2 exp(e2_i)), what
+# loo() of the stacked fit estimates (stacked_loo(), R/loo.R).
+stack_elpd <- function(e1, e2, w) {
+  a <- log(w[1L]) + e1
+  b <- log(w[2L]) + e2
+  m <- pmax(a, b)
+  sum(m + log(exp(a - m) + exp(b - m)))
+}
+
+# How two models' PSIS-LOO results (fit_psis_elpd()) compare, in words,
+# for the message of a stack with weights w: "about equally well" only
+# when their elpds differ by less than 4 nats or two standard errors of
+# the difference (the SE of the pointwise differences, as
+# loo::loo_compare() computes it); otherwise which one predicts better,
+# and that their stack predicts better than either (a weight of at least
+# .stack_min_weight on each means the mixture's elpd is above both).
+elpd_comparison_words <- function(e1, e2, name1, name2, w) {
+  d <- e1$pointwise - e2$pointwise
+  diff <- e1$elpd - e2$elpd
+  se <- sqrt(length(d) * stats::var(d))
+  figures <- sprintf("PSIS-LOO elpd %.1f against %.1f, a difference of %.1f with SE %.1f",
+                     e1$elpd, e2$elpd, abs(diff), se)
+  stacked <- stack_elpd(e1$pointwise, e2$pointwise, w)
+  if (abs(diff) < 4 || abs(diff) < 2 * se)
+    return(sprintf("%s and %s predict these data about equally well (%s; stacked %.1f)",
+                   name1, name2, figures, stacked))
+  better <- if (diff > 0) c(name1, name2) else c(name2, name1)
+  sprintf(paste0("%s predicts these data better than %s (%s), but the two models mixed ",
+                 "predict them better still (stacked elpd %.1f)"),
+          better[1L], better[2L], figures, stacked)
+}
+
 # Stacking weights of two models from their pointwise PSIS-LOO elpds.
 stacking_pair <- function(e1, e2) {
   w <- as.numeric(loo::stacking_weights(cbind(e1, e2)))
@@ -193,19 +227,27 @@ uncertain_choice_note <- function(e_net, e_lin, n) {
 format_model_choice <- function(mc) {
   if (is.null(mc) || !is.data.frame(mc) || nrow(mc) != 2L) return(NULL)
   ch <- mc$chosen
+  # the stack's own elpd, which loo(fit) estimates (each model's is its own)
+  stacked <- function(points = NULL) {
+    es <- attr(mc, "elpd_stack")
+    if (is.null(es)) return("")
+    sprintf("; stacked %.1f%s, which is what loo(fit) estimates", es,
+            if (!is.null(points)) sprintf(" over %d training points", points) else "")
+  }
   if (identical(attr(mc, "check"), "likelihood"))
     return(if (all(ch))
       sprintf(paste0("the %s network with a heteroscedastic and with a homoscedastic Gaussian ",
                      "likelihood, stacked with weights %.2f and %.2f (PSIS-LOO elpd %.1f and ",
-                     "%.1f; the homoscedastic keeps at least %.2f)"),
+                     "%.1f each alone%s; the homoscedastic keeps at least %.2f)"),
               mc$network[2], mc$weight[1], mc$weight[2], mc$elpd_loo[1], mc$elpd_loo[2],
-              .likelihood_guard) else
+              stacked(mc$points[1]), .likelihood_guard) else
       sprintf(paste0("the homoscedastic Gaussian network, by the default's check (PSIS-LOO elpd ",
                      "%.1f against %.1f for the heteroscedastic)"), mc$elpd_loo[2], mc$elpd_loo[1]))
   if (all(ch))
     return(sprintf(paste0("the %s network and the linear model, stacked with weights %.2f ",
-                          "and %.2f (PSIS-LOO elpd %.1f and %.1f)"),
-                   mc$network[1], mc$weight[1], mc$weight[2], mc$elpd_loo[1], mc$elpd_loo[2]))
+                          "and %.2f (PSIS-LOO elpd %.1f and %.1f each alone%s)"),
+                   mc$network[1], mc$weight[1], mc$weight[2], mc$elpd_loo[1], mc$elpd_loo[2],
+                   stacked()))
   sprintf("%s (PSIS-LOO elpd %.1f against %.1f for the %s)",
           if (ch[2]) "the linear model, by the default's check" else
             "the network, by the default's check",
@@ -375,6 +417,7 @@ choose_default_likelihood <- function(fit_het, fit_gau, psis_elpd = fit_psis_elp
       choice_table(c("heteroscedastic", "homoscedastic"), list(het$fit, gau$fit),
                    list(e_het, e_gau), w, c(stack, TRUE), points = TRUE),
       check = "likelihood", seconds = t2 - t_start,
+      elpd_stack = if (stack) stack_elpd(e_het$pointwise, e_gau$pointwise, w),
       # (the two models' times are one when their chains ran together)
       timing = c(total = t2 - t_start, heteroscedastic = t0 - t_start,
                  homoscedastic = t1 - t0, models = t1 - t_start, check = t2 - t1)))

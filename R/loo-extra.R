@@ -78,7 +78,9 @@ loo_moment_match.bnnfit <- function(x, loo = NULL, ..., cores = getOption("mc.co
   need_pkg("loo", "loo_moment_match()")
   if (!is.null(x$mixture))
     stop(paste0("Moment matching transforms one model's draws; 'x' mixes two models (the ",
-                "default's check: ", mixture_names(x), "). Use kfold(x) instead."), call. = FALSE)
+                "default's check: ", mixture_names(x), "). loo(x, moment_match = TRUE) moment-matches ",
+                "each model's own draws and mixes their estimates; kfold(x) refits."),
+         call. = FALSE)
   if (is.null(loo)) {
     ll <- pointwise_loglik(x)
     loo <- loo::loo(ll, r_eff = fit_relative_eff(x, ll), save_psis = TRUE,
@@ -89,8 +91,10 @@ loo_moment_match.bnnfit <- function(x, loo = NULL, ..., cores = getOption("mc.co
   y <- response_values(x)
   w <- x$weights
   spec <- fit_spec(x)
+  # (a binomial's response is the row of successes and failures: its trials)
+  y_i <- if (is.matrix(y)) function(i) y[i, , drop = FALSE] else function(i) y[i]
   lik_i <- function(x, th, i)
-    as.vector(loglik_at(x, th, X[i, , drop = FALSE], y[i], if (!is.null(w)) w[i]))
+    as.vector(loglik_at(x, th, X[i, , drop = FALSE], y_i(i), if (!is.null(w)) w[i]))
   # loo needs an S x d matrix of draws; they are kept on the unconstrained
   # scale throughout, so unconstrain_pars() is the identity
   # the fit goes in a wrapper without a method, so loo's default method

@@ -39,6 +39,20 @@
 #' efficiencies (`r_eff`) are computed per chain, as loo recommends, so
 #' poorly mixing chains lower them instead of being ignored.
 #'
+#' @section Stacked fits:
+#' When the default's check stacks two models (the network and the linear
+#' model, or the heteroscedastic and the homoscedastic network; see
+#' [bnn_fit()]), the draws of the two posteriors pooled are not one
+#' posterior, so `loo()` does not apply PSIS to them: it computes each
+#' model's own PSIS-LOO (moment matching each as `moment_match` says) and
+#' mixes their leave-one-out densities of every observation with the
+#' stacking weights, `elpd_i = log(w_1 exp(elpd_1,i) + w_2 exp(elpd_2,i))`,
+#' the quantity the weights maximise (Yao, Vehtari, Simpson and Gelman
+#' 2018).  An observation's Pareto k is the larger of the two models'.
+#' `print()` of the fit shows each model's elpd alone and this stacked one;
+#' the result's attribute `"stacked"` holds the weights and each model's
+#' elpd.  `r_eff` and `save_psis = TRUE` are not available for such a fit.
+#'
 #' @param x A `bnnfit`.  Further fits given in `...` are compared with it,
 #'   as in brms: `loo(fit1, fit2)` returns each model's loo and their
 #'   [loo::loo_compare()] table (class `bnn_loolist`).
@@ -51,12 +65,21 @@
 #' @param cores Number of cores for loo's computations.
 #' @param save_psis Keep the PSIS object in the result (needed by, e.g.,
 #'   `bayesplot::ppc_loo_pit_overlay()`).
-#' @param ... Passed to [loo::loo()] (e.g. `is_method`) or [loo::waic()].
+#' @param ... Further `bnnfit`s to compare (`loo()`), and for `loo()` the
+#'   argument `is_method` of [loo::loo()].  Any other argument is an error
+#'   naming it.  `newdata` is refused: leave-one-out cross-validation and
+#'   WAIC estimate the predictive accuracy for the training data (as in
+#'   rstanarm); for held-out data use `log_lik(fit, newdata = nd)` (the
+#'   pointwise log-likelihood) or [bnn_metrics()]`(fit, newdata = nd)`.
 #' @return An object of class `psis_loo` (`loo()`) or `waic` (`waic()`); see
 #'   the loo package.
 #' @references Vehtari, A., Gelman, A. and Gabry, J. (2017). Practical
 #'   Bayesian model evaluation using leave-one-out cross-validation and WAIC.
 #'   *Statistics and Computing* 27, 1413--1432.
+#'
+#'   Yao, Y., Vehtari, A., Simpson, D. and Gelman, A. (2018). Using stacking
+#'   to average Bayesian predictive distributions. *Bayesian Analysis* 13,
+#'   917--1007.
 #' @name loo.bnnfit
 #' @examplesIf requireNamespace("loo", quietly = TRUE)
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
@@ -77,6 +100,8 @@ loo.bnnfit <- function(x, ..., r_eff = NULL, cores = getOption("mc.cores", 1),
     stop("'moment_match' must be \"auto\", TRUE or FALSE.", call. = FALSE)
   dots <- list(...)
   is_fit <- vapply(dots, inherits, logical(1), what = "bnnfit")
+  check_loo_dots(dots[!is_fit], "loo", c("r_eff", "cores", "save_psis", "moment_match",
+                                         "compare", "is_method"), pass = "is_method")
   if (any(is_fit)) {
     # loo(fit1, fit2, ...): one loo per model and loo::loo_compare(), as brms
     if (!is.null(r_eff))
@@ -93,27 +118,129 @@ loo.bnnfit <- function(x, ..., r_eff = NULL, cores = getOption("mc.cores", 1),
     if (isTRUE(compare)) out$diffs <- loo::loo_compare(loos)
     return(structure(out, class = "bnn_loolist"))
   }
+  if (!is.null(x$mixture)) {
+    # a stack of two models: each model's own PSIS-LOO (moment matched as
+    # asked), mixed with the stack's weights (stacked_loo())
+    if (!is.null(r_eff))
+      stop("'r_eff' belongs to one model's draws; a stacked fit's loo() computes each model's own.",
+           call. = FALSE)
+    if (isTRUE(save_psis))
+      stop(paste0("save_psis = TRUE needs one set of draws, but this fit stacks two models (",
+                  mixture_names(x), "); loo(fit)$pointwise has the stack's elpd of every ",
+                  "observation."), call. = FALSE)
+    parts <- lapply(mixture_components(x), function(f)
+      loo_one(f, dots[!is_fit], NULL, cores, FALSE, moment_match))
+    out <- stacked_loo(lapply(parts, `[[`, "loo"), x$mixture$weights)
+    k_pointer(out, any(vapply(parts, `[[`, logical(1), "matched")), x$elapsed)
+    return(out)
+  }
+  res <- loo_one(x, dots[!is_fit], r_eff, cores, save_psis, moment_match)
+  k_pointer(res$loo, res$matched, x$elapsed)
+  res$loo
+}
+
+# PSIS-LOO of one model's fit `x` (no mixture): list(loo = the psis_loo
+# object, matched = whether moment matching was tried).  dots: arguments
+# for loo::loo() (is_method).  loo's own Pareto k warnings are left out;
+# the caller gives k_pointer()'s.
+loo_one <- function(x, dots, r_eff, cores, save_psis, moment_match) {
   ll <- pointwise_loglik(x)
   if (is.null(r_eff)) r_eff <- fit_relative_eff(x, ll)
-  # loo's own Pareto k warnings are replaced by one warning of k_pointer()
-  # below, given only if some k are still high after moment matching
-  out <- muffle_pareto_k(loo::loo(ll, ..., r_eff = r_eff,
-                                  save_psis = save_psis || !isFALSE(moment_match),
-                                  cores = cores))
+  keep_psis <- save_psis || !isFALSE(moment_match)
+  out <- muffle_pareto_k(if (is.null(dots$is_method))
+    loo::loo(ll, r_eff = r_eff, save_psis = keep_psis, cores = cores) else
+      loo::loo(ll, r_eff = r_eff, save_psis = keep_psis, cores = cores,
+               is_method = dots$is_method))
   rm(ll)
   if (identical(moment_match, "auto")) {
     n_high <- sum(out$diagnostics$pareto_k > (out$diagnostics$k_threshold %||% 0.7),
                   na.rm = TRUE)
-    # a mixture of two models has no one parameter space to transform
-    moment_match <- n_high > 0L && is.null(x$mixture)
+    moment_match <- n_high > 0L
     if (moment_match)
       message(sprintf(paste0("loo(): %d observation(s) have high Pareto k; improving them by ",
                              "moment matching (moment_match = FALSE skips this)."), n_high))
   }
   if (isTRUE(moment_match)) out <- moment_match_or_keep(x, out, cores)
   if (!save_psis) out$psis_object <- NULL
-  k_pointer(out, moment_match, x$elapsed)
+  list(loo = out, matched = isTRUE(moment_match))
+}
+
+# The PSIS-LOO of a stack of models from each model's (`loos`, psis_loo
+# objects of the same observations) and the stack's weights `w`: the
+# leave-one-out density of observation i is the weighted sum of the
+# models' (Yao, Vehtari, Simpson and Gelman 2018), elpd_i =
+# log(sum_k w_k exp(elpd_k,i)), the quantity the stacking weights maximise
+# (the draws of two posteriors pooled are not a posterior, so PSIS over the
+# pooled draws would not estimate it).  The in-sample lpd mixes the same
+# way (p_loo = lpd - elpd); an observation's Pareto k is the larger of the
+# models' (its estimate is as reliable as the less reliable one), its Monte
+# Carlo SE the models' combined by the delta method.
+stacked_loo <- function(loos, w) {
+  w <- as.numeric(w) / sum(w)
+  pw <- lapply(loos, `[[`, "pointwise")
+  col <- function(nm) vapply(pw, function(p) p[, nm], numeric(nrow(pw[[1L]])))
+  e <- col("elpd_loo")
+  lpd <- e + col("p_loo")
+  lse <- function(m) {
+    m <- sweep(m, 2L, log(w), "+")
+    mx <- apply(m, 1L, max)
+    mx + log(rowSums(exp(m - mx)))
+  }
+  e_mix <- lse(e)
+  share <- exp(sweep(e, 2L, log(w), "+") - e_mix)   # each model's part of the density
+  mcse <- sqrt(rowSums((share * col("mcse_elpd_loo"))^2))
+  k <- apply(col("influence_pareto_k"), 1L, max)
+  out <- loos[[1L]]
+  out$pointwise[, "elpd_loo"] <- e_mix
+  out$pointwise[, "mcse_elpd_loo"] <- mcse
+  out$pointwise[, "p_loo"] <- lse(lpd) - e_mix
+  out$pointwise[, "looic"] <- -2 * e_mix
+  out$pointwise[, "influence_pareto_k"] <- k
+  out$diagnostics$pareto_k <- k
+  if (!is.null(out$diagnostics$n_eff))
+    out$diagnostics$n_eff <- apply(vapply(loos, function(l) l$diagnostics$n_eff,
+                                          numeric(length(k))), 1L, min)
+  n <- nrow(out$pointwise)
+  cols <- c("elpd_loo", "p_loo", "looic")
+  est <- cbind(Estimate = colSums(out$pointwise[, cols, drop = FALSE]),
+               SE = sqrt(n * apply(out$pointwise[, cols, drop = FALSE], 2L, stats::var)))
+  out$estimates <- est
+  for (nm in cols) {
+    out[[nm]] <- est[nm, "Estimate"]
+    out[[paste0("se_", nm)]] <- est[nm, "SE"]
+  }
+  out$psis_object <- NULL
+  attr(out, "stacked") <- list(weights = w, elpd_loo = vapply(loos, function(l)
+    l$estimates["elpd_loo", "Estimate"], numeric(1)))
   out
+}
+
+# The arguments of loo() or waic() given in `...` that are not fits: only
+# those in `pass` go on to loo's own function; `newdata` is refused with the
+# functions that do evaluate new data (leave-one-out is an estimate for the
+# training data; the elpd of held-out data needs no importance sampling),
+# and any other name is an error naming it (a misspelt 'moment_match' is
+# not ignored).
+check_loo_dots <- function(dots, fun, formals, pass = character(0)) {
+  if (!length(dots)) return(invisible(NULL))
+  nm <- names(dots) %||% rep("", length(dots))
+  if (any(!nzchar(nm)))
+    stop(sprintf("%s(): %d unnamed argument(s) that are not bnnfit objects; name them.",
+                 fun, sum(!nzchar(nm))), call. = FALSE)
+  if (any(nm %in% c("newdata", "new_data")))
+    stop(sprintf(paste0("%s() estimates the predictive accuracy for the training data and ",
+                        "does not take 'newdata'. For held-out data no approximation is ",
+                        "needed: log_lik(fit, newdata = nd) gives the pointwise ",
+                        "log-likelihood [draw, observation], whose elpd is ",
+                        "sum(apply(ll, 2, function(l) log(mean(exp(l))))), and ",
+                        "bnn_metrics(fit, newdata = nd) its LPPD per observation ",
+                        "with coverage and calibration."), fun), call. = FALSE)
+  bad <- dots[!nm %in% pass]
+  if (length(bad) && !length(formals))
+    stop(sprintf("%s(): unknown argument(s): %s; it takes none besides the fit.", fun,
+                 paste0("'", names(bad), "'", collapse = ", ")), call. = FALSE)
+  stop_unknown_args(bad, formals, fun)
+  invisible(NULL)
 }
 
 # loo_moment_match() of a fit's PSIS-LOO `lo`, or `lo` itself, with a
@@ -176,6 +303,7 @@ print.bnn_loolist <- function(x, ...) {
 #' @export
 waic.bnnfit <- function(x, ...) {
   need_pkg("loo", "waic()")
+  check_loo_dots(list(...), "waic", character(0))
   loo::waic(pointwise_loglik(x), ...)
 }
 
