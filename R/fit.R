@@ -138,10 +138,12 @@
 #'   prints as one, with coefficients on the data's scale.  Otherwise the
 #'   fit returned is the network's with the linear model's in `$mixture`:
 #'   its predictions (`predict()`, `posterior_predict()`, `log_lik()`,
-#'   `loo()`, `bnn_metrics()`, ...) use each model's draws in proportion to
+#'   `bnn_metrics()`, ...) use each model's draws in proportion to
 #'   its weight, while its parameter draws, diagnostics and convergence
 #'   verdict are the network's.  `$model_choice` and `print()` give the
-#'   elpds and weights.  Give `hidden` or set
+#'   elpds and weights, and the stack's own elpd, which `loo()` of the fit
+#'   estimates (each model's PSIS-LOO mixed with the weights; see
+#'   [loo.bnnfit()]).  Give `hidden` or set
 #'   `options(bnnmc.linear_check = FALSE)` to keep the network alone.
 #'
 #'   On 201 to 2,000 rows of a continuous numeric response (no value in
