@@ -143,6 +143,21 @@ test_that("an overdispersed Poisson fit is said at fit time and by print(); a Po
   expect_false(any(grepl("dispersion:", capture.output(print(fp)))))
 })
 
+test_that("an overdispersed binomial with trials is said; a binomial one is not", {
+  set.seed(3)
+  d <- data.frame(x = rnorm(120), N = 30)
+  d$s_over <- rbinom(120, d$N, plogis(d$x + rnorm(120, 0, 1.2)))
+  d$s_ok <- rbinom(120, d$N, plogis(d$x))
+  fit <- function(f) short_run(bnn_fit(f, data = d, family = binomial(), hidden = integer(0),
+                                       sampler = "nuts", chains = 2, warmup = 150, iter = 60,
+                                       seed = 1, progress = FALSE))
+  expect_warning(over <- fit(cbind(s_over, N - s_over) ~ x), "binomial model's replications",
+                 class = "bnnmc_overdispersion")
+  expect_no_warning(ok <- fit(cbind(s_ok, N - s_ok) ~ x), class = "bnnmc_overdispersion")
+  expect_gt(bnnmc:::dispersion_check(over)$ratio, 3)
+  expect_false(bnnmc:::overdispersed(bnnmc:::dispersion_check(ok)))
+})
+
 mixture_pair <- function() {
   d <- mtcars[, c("mpg", "wt", "hp")]
   f <- function(hidden) quick_fit(mpg ~ wt + hp, data = d, hidden = hidden, sampler = "nuts",
