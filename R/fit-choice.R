@@ -175,13 +175,8 @@ drop_verdict_loglik <- function(fit) {
 
 # The PSIS-LOO elpd of the stack of two models with weights w from their
 # pointwise elpds e1 and e2: sum_i log(w1 exp(e1_i) + w2 exp(e2_i)), what
-# loo() of the stacked fit estimates (stacked_loo(), R/loo.R).
-stack_elpd <- function(e1, e2, w) {
-  a <- log(w[1L]) + e1
-  b <- log(w[2L]) + e2
-  m <- pmax(a, b)
-  sum(m + log(exp(a - m) + exp(b - m)))
-}
+# loo() of the stacked fit estimates (stacked_elpd_object(), R/loo.R).
+stack_elpd <- function(e1, e2, w) sum(log_mix(cbind(e1, e2), w))
 
 # How two models' PSIS-LOO results (fit_psis_elpd()) compare, in words,
 # for the message of a stack with weights w: "about equally well" only

@@ -51,7 +51,7 @@
 #' 2018).  An observation's Pareto k is the larger of the two models'.
 #' `print()` of the fit shows each model's elpd alone and this stacked one;
 #' the result's attribute `"stacked"` holds the weights and each model's
-#' elpd.  `r_eff` and `save_psis = TRUE` are not available for such a fit.
+#' elpd.  `waic()` mixes the two models' WAIC the same way.  `r_eff` and `save_psis = TRUE` are not available for such a fit.
 #'
 #' @param x A `bnnfit`.  Further fits given in `...` are compared with it,
 #'   as in brms: `loo(fit1, fit2)` returns each model's loo and their
@@ -120,7 +120,7 @@ loo.bnnfit <- function(x, ..., r_eff = NULL, cores = getOption("mc.cores", 1),
   }
   if (!is.null(x$mixture)) {
     # a stack of two models: each model's own PSIS-LOO (moment matched as
-    # asked), mixed with the stack's weights (stacked_loo())
+    # asked), mixed with the stack's weights (stacked_elpd_object())
     if (!is.null(r_eff))
       stop("'r_eff' belongs to one model's draws; a stacked fit's loo() computes each model's own.",
            call. = FALSE)
@@ -130,7 +130,7 @@ loo.bnnfit <- function(x, ..., r_eff = NULL, cores = getOption("mc.cores", 1),
                   "observation."), call. = FALSE)
     parts <- lapply(mixture_components(x), function(f)
       loo_one(f, dots[!is_fit], NULL, cores, FALSE, moment_match))
-    out <- stacked_loo(lapply(parts, `[[`, "loo"), x$mixture$weights)
+    out <- stacked_elpd_object(lapply(parts, `[[`, "loo"), x$mixture$weights, "loo")
     k_pointer(out, any(vapply(parts, `[[`, logical(1), "matched")), x$elapsed)
     return(out)
   }
@@ -165,53 +165,60 @@ loo_one <- function(x, dots, r_eff, cores, save_psis, moment_match) {
   list(loo = out, matched = isTRUE(moment_match))
 }
 
-# The PSIS-LOO of a stack of models from each model's (`loos`, psis_loo
-# objects of the same observations) and the stack's weights `w`: the
-# leave-one-out density of observation i is the weighted sum of the
+# log(sum_k w_k exp(m[i, k])) for each row i of m (an observation's log
+# densities under the models of a stack, one column per model): the
+# stack's log density, with the largest term taken out so that densities
+# far below exp(-745) do not underflow.
+log_mix <- function(m, w) {
+  m <- sweep(as.matrix(m), 2L, log(as.numeric(w) / sum(w)), "+")
+  mx <- apply(m, 1L, max)
+  mx + log(rowSums(exp(m - mx)))
+}
+
+# The PSIS-LOO or WAIC (`what`) of a stack of models from each model's
+# (`parts`, loo's objects of the same observations) and the stack's weights
+# `w`: the predictive density of observation i is the weighted sum of the
 # models' (Yao, Vehtari, Simpson and Gelman 2018), elpd_i =
 # log(sum_k w_k exp(elpd_k,i)), the quantity the stacking weights maximise
 # (the draws of two posteriors pooled are not a posterior, so PSIS over the
-# pooled draws would not estimate it).  The in-sample lpd mixes the same
-# way (p_loo = lpd - elpd); an observation's Pareto k is the larger of the
-# models' (its estimate is as reliable as the less reliable one), its Monte
-# Carlo SE the models' combined by the delta method.
-stacked_loo <- function(loos, w) {
-  w <- as.numeric(w) / sum(w)
-  pw <- lapply(loos, `[[`, "pointwise")
-  col <- function(nm) vapply(pw, function(p) p[, nm], numeric(nrow(pw[[1L]])))
-  e <- col("elpd_loo")
-  lpd <- e + col("p_loo")
-  lse <- function(m) {
-    m <- sweep(m, 2L, log(w), "+")
-    mx <- apply(m, 1L, max)
-    mx + log(rowSums(exp(m - mx)))
+# pooled draws would not estimate it, nor WAIC's variance penalty).  The
+# in-sample lpd mixes the same way (p = lpd - elpd); for PSIS-LOO an
+# observation's Pareto k is the larger of the models' (its estimate is as
+# reliable as the less reliable one) and its Monte Carlo SE the models'
+# combined by the delta method.
+stacked_elpd_object <- function(parts, w, what = c("loo", "waic")) {
+  what <- match.arg(what)
+  nm <- function(x) paste0(x, "_", what)
+  n <- nrow(parts[[1L]]$pointwise)
+  col <- function(cn) vapply(parts, function(p) p$pointwise[, cn], numeric(n))
+  e <- col(nm("elpd"))
+  e_mix <- log_mix(e, w)
+  out <- parts[[1L]]
+  out$pointwise[, nm("elpd")] <- e_mix
+  out$pointwise[, nm("p")] <- log_mix(e + col(nm("p")), w) - e_mix
+  out$pointwise[, if (what == "loo") "looic" else "waic"] <- -2 * e_mix
+  if (what == "loo") {
+    share <- exp(sweep(e, 2L, log(as.numeric(w) / sum(w)), "+") - e_mix)
+    out$pointwise[, "mcse_elpd_loo"] <- sqrt(rowSums((share * col("mcse_elpd_loo"))^2))
+    k <- apply(col("influence_pareto_k"), 1L, max)
+    out$pointwise[, "influence_pareto_k"] <- k
+    out$diagnostics$pareto_k <- k
+    if (!is.null(out$diagnostics$n_eff))
+      out$diagnostics$n_eff <- apply(vapply(parts, function(p) p$diagnostics$n_eff,
+                                            numeric(n)), 1L, min)
+    out$psis_object <- NULL
   }
-  e_mix <- lse(e)
-  share <- exp(sweep(e, 2L, log(w), "+") - e_mix)   # each model's part of the density
-  mcse <- sqrt(rowSums((share * col("mcse_elpd_loo"))^2))
-  k <- apply(col("influence_pareto_k"), 1L, max)
-  out <- loos[[1L]]
-  out$pointwise[, "elpd_loo"] <- e_mix
-  out$pointwise[, "mcse_elpd_loo"] <- mcse
-  out$pointwise[, "p_loo"] <- lse(lpd) - e_mix
-  out$pointwise[, "looic"] <- -2 * e_mix
-  out$pointwise[, "influence_pareto_k"] <- k
-  out$diagnostics$pareto_k <- k
-  if (!is.null(out$diagnostics$n_eff))
-    out$diagnostics$n_eff <- apply(vapply(loos, function(l) l$diagnostics$n_eff,
-                                          numeric(length(k))), 1L, min)
-  n <- nrow(out$pointwise)
-  cols <- c("elpd_loo", "p_loo", "looic")
-  est <- cbind(Estimate = colSums(out$pointwise[, cols, drop = FALSE]),
-               SE = sqrt(n * apply(out$pointwise[, cols, drop = FALSE], 2L, stats::var)))
+  cols <- c(nm("elpd"), nm("p"), if (what == "loo") "looic" else "waic")
+  pw <- out$pointwise[, cols, drop = FALSE]
+  est <- cbind(Estimate = colSums(pw), SE = sqrt(n * apply(pw, 2L, stats::var)))
   out$estimates <- est
-  for (nm in cols) {
-    out[[nm]] <- est[nm, "Estimate"]
-    out[[paste0("se_", nm)]] <- est[nm, "SE"]
+  for (cn in cols) {
+    out[[cn]] <- est[cn, "Estimate"]
+    out[[paste0("se_", cn)]] <- est[cn, "SE"]
   }
-  out$psis_object <- NULL
-  attr(out, "stacked") <- list(weights = w, elpd_loo = vapply(loos, function(l)
-    l$estimates["elpd_loo", "Estimate"], numeric(1)))
+  attr(out, "stacked") <- list(weights = as.numeric(w) / sum(w),
+                               elpd = vapply(parts, function(p) p$estimates[1L, "Estimate"],
+                                             numeric(1)))
   out
 }
 
@@ -303,7 +310,15 @@ print.bnn_loolist <- function(x, ...) {
 #' @export
 waic.bnnfit <- function(x, ...) {
   need_pkg("loo", "waic()")
-  check_loo_dots(list(...), "waic", character(0))
-  loo::waic(pointwise_loglik(x), ...)
+  dots <- list(...)
+  if (any(vapply(dots, inherits, logical(1), what = "bnnfit")))
+    stop(paste0("waic() takes one fit; compare fits with loo(fit1, fit2), or with ",
+                "loo::loo_compare(waic(fit1), waic(fit2))."), call. = FALSE)
+  check_loo_dots(dots, "waic", character(0))
+  # a stack of two models: each model's WAIC mixed with the weights, as loo()
+  if (!is.null(x$mixture))
+    return(stacked_elpd_object(lapply(mixture_components(x), function(f)
+      loo::waic(pointwise_loglik(f))), x$mixture$weights, "waic"))
+  loo::waic(pointwise_loglik(x))
 }
 

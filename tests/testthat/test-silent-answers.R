@@ -52,6 +52,7 @@ test_that("loo() and waic() refuse newdata and unknown arguments instead of igno
   expect_error(loo(fit, moment_macth = FALSE), "'moment_macth'.*did you mean 'moment_match'")
   expect_error(waic(fit, moment_match = FALSE), "unknown argument")
   expect_error(loo(fit, 3), "unnamed")
+  expect_error(waic(fit, fit), "takes one fit")
   # loo's own argument still goes through
   lo <- suppressWarnings(loo(fit, moment_match = FALSE, is_method = "psis"))
   expect_s3_class(lo, "psis_loo")
@@ -212,8 +213,13 @@ test_that("loo() of a stacked fit is the stack's elpd, which print() shows, and 
   expect_equal(l_mix$estimates["elpd_loo", "Estimate"], sum(want))
   expect_equal(l_mix$diagnostics$pareto_k,
                pmax(l_net$diagnostics$pareto_k, l_lin$diagnostics$pareto_k), ignore_attr = TRUE)
-  expect_equal(attr(l_mix, "stacked")$elpd_loo,
-               c(l_net$estimates[1, 1], l_lin$estimates[1, 1]))
+  expect_equal(attr(l_mix, "stacked")$elpd, c(l_net$estimates[1, 1], l_lin$estimates[1, 1]))
+  # WAIC the same way
+  w_mix <- suppressWarnings(waic(mix))
+  w_parts <- suppressWarnings(list(waic(m$net), waic(m$lin)))
+  expect_equal(w_mix$estimates["elpd_waic", "Estimate"],
+               sum(log(0.3 * exp(w_parts[[1]]$pointwise[, "elpd_waic"]) +
+                         0.7 * exp(w_parts[[2]]$pointwise[, "elpd_waic"]))))
   # the stack predicts at least as well as its better model when the
   # weights are the stacking weights
   sw <- bnnmc:::stacking_pair(l_net$pointwise[, 1], l_lin$pointwise[, 1])
