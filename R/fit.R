@@ -159,8 +159,10 @@
 #'   fit returned is the network's with the linear model's in `$mixture`:
 #'   its predictions (`predict()`, `posterior_predict()`, `log_lik()`,
 #'   `loo()`, `bnn_metrics()`, ...) use each model's draws in proportion to
-#'   its weight, while its parameter draws, diagnostics and convergence
-#'   verdict are the network's.  `$model_choice` and `print()` give the
+#'   its weight, `ndraws(fit)` draws in all (the fit's own number, e.g.
+#'   1000 with weights 0.8 and 0.2 are 800 of the one model's draws and 200
+#'   of the other's, evenly spaced over each model's chains), while its
+#'   parameter draws, diagnostics and convergence verdict are the network's.  `$model_choice` and `print()` give the
 #'   elpds and weights.  Give `hidden` or set
 #'   `options(bnnmc.linear_check = FALSE)` to keep the network alone.
 #'
@@ -185,7 +187,8 @@
 #'   chains run in parallel (`options(mc.cores)` or a \pkg{future} plan),
 #'   the two models' chains run together, as one fit's would, with the same
 #'   draws as one after the other.  The fit returned is the model with
-#'   the larger weight, with the other in `$mixture` (predictions pool both);
+#'   the larger weight, with the other in `$mixture` (predictions pool both,
+#'   `ndraws(fit)` draws shared by the weights, as above);
 #'   `print()` and `$model_choice` give the elpds and weights.  When the
 #'   heteroscedastic model gets less than 5% of the weight, the
 #'   homoscedastic fit is returned alone, with its share of the chains (on
