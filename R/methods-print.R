@@ -94,6 +94,12 @@ per_chain_text <- function(v, digits = 3) {
 #'   row per parameter), `layers` (one row per layer and role) and `sampler`
 #'   (per-chain sampler diagnostics).
 #' @export
+#' @examples
+#' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2, warmup = 150,
+#'                iter = 100, seed = 1, progress = FALSE, sampler = "nuts")
+#' summary(fit)
+#' s <- summary(fit, probs = c(0.1, 0.9))
+#' head(s$parameters)
 summary.bnnfit <- function(object, probs = c(0.05, 0.5, 0.95), ...) {
   probs_given <- !missing(probs)
   if (!is.numeric(probs) || !length(probs) || anyNA(probs) || any(probs < 0) ||
