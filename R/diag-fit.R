@@ -24,19 +24,31 @@
 #' et al. 2023) have no within-chain variance: R-hat and ESS are `NA`, and a
 #' warning of class `bnnmc_short_chains` says so.
 #'
+#' A network has hundreds of parameters, so `print()` of the result gives
+#' a summary: per layer the number of parameters, the largest R-hat and
+#' chain-wise R-hat, how many parameters have R-hat above 1.01, and the
+#' smallest bulk and tail ESS; then the sampler's divergent transitions and
+#' transitions at the maximum tree depth.  `print(x, detail = TRUE)` (or a
+#' result of at most 20 rows) shows every row; the object itself is the
+#' full data frame, e.g. `x[order(-x$rhat), ]`.
+#'
 #' @param object A `bnnfit`.
 #' @param kappa Sub-chains per chain of the chain-wise R-hat.
 #' @param symmetries `"keep"` (default): the draws as sampled; `"remove"`:
 #'   the draws with the symmetries removed by [bnn_remove_symmetries()]
 #'   (`method = "canonical"`).
 #' @return A data frame with columns `variable`, `layer`, `role`, `mean`,
-#'   `sd`, `rhat`, `cw_rhat_mean`, `cw_rhat_max`, `ess_bulk`, `ess_tail`.
+#'   `sd`, `rhat`, `cw_rhat_mean`, `cw_rhat_max`, `ess_bulk`, `ess_tail`
+#'   (of class `bnn_diagnostics` for a network, whose `print()` summarises
+#'   it; the attribute `"sampler"` holds the counts it prints).
 #' @export
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
 #'                warmup = 100, iter = 100, seed = 1, progress = FALSE, sampler = "nuts")
-#' head(bnn_diagnostics(fit))
-#' head(bnn_diagnostics(fit, symmetries = "remove"))
+#' d <- bnn_diagnostics(fit)
+#' d                        # per layer; print(d, detail = TRUE) for every row
+#' head(d[order(-d$rhat), ])
+#' bnn_diagnostics(fit, symmetries = "remove")
 bnn_diagnostics <- function(object, kappa = 4, symmetries = c("keep", "remove")) {
   if (!inherits(object, "bnnfit")) stop("'object' must be a bnnfit.", call. = FALSE)
   symmetries <- match.arg(symmetries)
@@ -50,15 +62,86 @@ bnn_diagnostics <- function(object, kappa = 4, symmetries = c("keep", "remove"))
                     mean = s$mean, sd = s$sd, rhat = s$rhat, cw_rhat_mean = s$cw_rhat_mean,
                     cw_rhat_max = s$cw_rhat_max, ess_bulk = s$ess_bulk, ess_tail = s$ess_tail,
                     stringsAsFactors = FALSE)
-  if (has_hidden_units(object)) class(out) <- c("bnn_diagnostics", class(out))
+  if (has_hidden_units(object)) {
+    class(out) <- c("bnn_diagnostics", class(out))
+    attr(out, "sampler") <- sampler_counts(object)
+  }
   out
 }
 
+# What print.bnn_diagnostics() says of the sampler: chains and draws per
+# chain (those that did not fail), divergent transitions and transitions
+# at the maximum tree depth (NA for a sampler without them).
+sampler_counts <- function(object) {
+  ok <- object$chain_status == "ok"
+  st <- object$sampler_stats
+  nms <- dimnames(st)[[3]]
+  count <- function(v) sum(v, na.rm = TRUE)
+  mtd <- object$sampler$max_treedepth
+  list(chains = sum(ok), draws = dim(object$draws)[1],
+       divergent = if ("divergent__" %in% nms) count(st[, ok, "divergent__"]) else NA_real_,
+       treedepth = if (!is.null(mtd) && "treedepth__" %in% nms)
+         count(st[, ok, "treedepth__"] >= mtd) else NA_real_,
+       max_treedepth = if (is.null(mtd)) NA_integer_ else as.integer(mtd))
+}
+
+# Rows of a result printed in full without `detail = TRUE`.
+.diagnostics_print_rows <- 20L
+
+#' @param x A `bnn_diagnostics` result.
+#' @param detail `TRUE`: print every row (every parameter); `FALSE`
+#'   (default): the summary per layer, unless there are at most 20 rows.
+#' @param digits Significant digits.
+#' @param ... Passed to [print.data.frame()] with `detail = TRUE`.
+#' @rdname bnn_diagnostics
 #' @export
-print.bnn_diagnostics <- function(x, ...) {
-  print(structure(x, class = setdiff(class(x), "bnn_diagnostics")), ...)
+print.bnn_diagnostics <- function(x, detail = FALSE, digits = 3, ...) {
+  if (!is.logical(detail) || length(detail) != 1L || is.na(detail))
+    stop("'detail' must be TRUE or FALSE.", call. = FALSE)
+  df <- structure(x, class = setdiff(class(x), "bnn_diagnostics"), sampler = NULL)
+  if (detail || nrow(x) <= .diagnostics_print_rows) {
+    print(df, digits = digits, ...)
+  } else {
+    sc <- attr(x, "sampler")
+    cat(sprintf("Parameter-space diagnostics of %d parameters%s, per layer\n",
+                nrow(x), if (is.null(sc)) "" else
+                  sprintf(" (%d chain%s of %d draws)", sc$chains,
+                          if (sc$chains == 1L) "" else "s", sc$draws)))
+    cat("(print(x, detail = TRUE) shows every parameter; x is their data frame):\n")
+    print(diagnostics_by_layer(df), digits = digits, row.names = FALSE)
+    if (!is.null(sc)) {
+      parts <- c(if (!is.na(sc$divergent))
+                   sprintf("%s divergent transition%s", format(sc$divergent, big.mark = ","),
+                           if (sc$divergent == 1) "" else "s"),
+                 if (!is.na(sc$treedepth))
+                   sprintf("%s at the maximum tree depth (%d)",
+                           format(sc$treedepth, big.mark = ","), sc$max_treedepth))
+      if (length(parts))
+        cat(sprintf("Sampler: %s, of %s draws.\n", paste(parts, collapse = ", "),
+                    format(sc$chains * sc$draws, big.mark = ",")))
+    }
+  }
   cat(strwrap(raw_rhat_note, width = 78), sep = "\n")
   invisible(x)
+}
+
+# The rows of bnn_diagnostics() summarised per layer (network parameters)
+# and per other parameter (sigma, nu, ...): their number, the largest R-hat
+# and chain-wise R-hat, how many have R-hat above 1.01, the smallest ESS.
+diagnostics_by_layer <- function(d) {
+  key <- ifelse(is.na(d$layer), d$variable, paste("layer", d$layer))
+  groups <- unique(key)
+  worst <- function(v, f) if (all(is.na(v))) NA_real_ else f(v, na.rm = TRUE)
+  rows <- lapply(groups, function(g) {
+    s <- d[key == g, , drop = FALSE]
+    data.frame(parameters = g, n = nrow(s), rhat_max = worst(s$rhat, max),
+               rhat_above_1.01 = if (all(is.na(s$rhat))) NA_integer_ else
+                 sum(s$rhat > 1.01, na.rm = TRUE),
+               cw_rhat_max = worst(s$cw_rhat_max, max),
+               ess_bulk_min = worst(s$ess_bulk, min), ess_tail_min = worst(s$ess_tail, min),
+               stringsAsFactors = FALSE)
+  })
+  do.call(rbind, rows)
 }
 
 # Does the fit's network have a hidden layer (whose units make the raw

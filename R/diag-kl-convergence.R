@@ -30,9 +30,8 @@
 #'   \doi{10.48550/arXiv.2304.02902}
 #' @export
 #' @examples
-#' # Many short chains, one draw each (the symmetry paper's protocol):
-#' # bnn_fit() warns, on purpose here, that per-chain summaries (R-hat, ESS)
-#' # need 100 draws per chain; this diagnostic uses each chain's one draw.
+#' # Many short chains, one draw each (the symmetry paper's protocol): no
+#' # per-chain summaries (R-hat, ESS); this diagnostic pools the chains' draws.
 #' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 20, warmup = 50,
 #'                iter = 1, seed = 1, progress = FALSE, sampler = "nuts")
 #' kl <- bnn_kl_convergence(fit)

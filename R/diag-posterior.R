@@ -8,9 +8,6 @@
 # Apply a measure of posterior (a function of an iterations x chains
 # matrix) to every parameter of the fit's draws.
 draws_measure <- function(x, measure, ...) {
-  if (!requireNamespace("posterior", quietly = TRUE))
-    stop("Package 'posterior' is needed for this function; install it with ",
-         "install.packages(\"posterior\").", call. = FALSE)
   inform_raw_rhat(x)
   d <- posterior::as_draws_array(x)
   vars <- posterior::variables(d)

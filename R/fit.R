@@ -23,14 +23,24 @@
 #'   `poisson()`, `binomial()` (Bernoulli, or `cbind(successes, failures)`),
 #'   [negbinomial()], [student()] or their names; canonical links only.
 #'   Give `family` or `likelihood`.  A 0/1 numeric response without either
-#'   is fitted by a Bernoulli model, with a message.
+#'   is fitted by a Bernoulli model, with a message.  `family = gaussian()`
+#'   is the default model, as in glm and brms: the homoscedastic Gaussian
+#'   with the default's prior (see `prior`) and the default's check against
+#'   the linear model on small data; it keeps the Gaussian on a 0/1 response
+#'   and is not stacked with the heteroscedastic network on larger data (see
+#'   "The default model's check").
 #' @param likelihood A likelihood name or [bnn_likelihood()] object: by default
 #'   `"gaussian"` (numeric), `"bernoulli"`/`"categorical"` (factor); the
 #'   papers' heteroscedastic Gaussian is `"hetero_gaussian"` (see
 #'   "Defaults").
-#' @param prior A [bnn_prior()] object or `"normal"` / `"laplace"`; by default
-#'   `bnn_prior(fan_in = TRUE)` (weights Normal(0, 1/fan-in)) when no
-#'   likelihood is given, else Normal(0, 1) on every weight (the papers').
+#' @param prior A [bnn_prior()] object or `"normal"` / `"laplace"`.  Not
+#'   given, it is `bnn_prior(fan_in = TRUE)` (weights Normal(0, 1/fan-in),
+#'   biases Normal(0, 1)) for a numeric response without `likelihood` (the
+#'   default likelihood, which `family = gaussian()` of [bnn_fit()] names)
+#'   and for the count and Student-t families, and Normal(0, 1) on every
+#'   weight and bias (the papers') for a likelihood given by name or object
+#'   (`likelihood = "gaussian"`, `"hetero_gaussian"`) and for a factor
+#'   response.  [prior_summary()] shows the prior of a fit.
 #' @param sampler `"mile"`, `"nuts"`, `"hmc"`, `"dei"`, `"rwm"`,
 #'   `"pcn"`, `"mclmc"`, `"sgld"`, `"psgld"`, `"sghmc"`, `"ces"`, or a
 #'   settings object ([bnn_nuts()], [bnn_mclmc()], [bnn_sgld()], [bnn_ces()],
@@ -46,9 +56,14 @@
 #'   sampler's own unit (see "Iterations, warm-up and thinning"); `NULL`
 #'   takes the sampler's default.  `warmup = 0` adapts nothing.
 #' @param iter The number of draws kept per chain (as cmdstanr's
-#'   `iter_sampling`), for every sampler.  Fewer than 100 draws per chain
-#'   give a warning.
-#' @param thin Transitions behind each kept draw (`NULL`: 1; 10 for MCLMC).
+#'   `iter_sampling`), for every sampler.  `NULL` (not given) takes the
+#'   sampler's default: 1000, but 500 for the default sampler (its 5,000
+#'   sampling steps, every 10th kept) and `n_samples / thin` of a
+#'   [bnn_mclmc()] object (see "Iterations, warm-up and thinning").  From 2
+#'   to 99 draws per chain give a warning; one draw per chain from many
+#'   chains is the design of [bnn_modes()] and [bnn_waves()].
+#' @param thin Transitions behind each kept draw (`NULL`: 1; 10 for MCLMC,
+#'   MILE and the default sampler).
 #' @param init `"random"` (uniform(-2, 2), as Stan), `"prior"`,
 #'   `"ensemble"` (a deep ensemble of `chains` members), a
 #'   [bnn_fit_ensemble()] of the same model, a list of one vector per chain,
@@ -83,17 +98,22 @@
 #' @section Iterations, warm-up and thinning:
 #'   `iter` is the number of draws kept per chain and `thin` the number of
 #'   transitions behind each; `warmup` is counted in the sampler's own
-#'   transitions, and `print(fit)` states it with its unit:
+#'   transitions, and `print(fit)` states it with its unit.  Not given,
+#'   they take these defaults (a fit keeps `iter` draws per chain, `iter *
+#'   thin` transitions after the warm-up):
 #'
-#'   | sampler | unit of `warmup` | default `warmup` | default `thin` |
-#'   |---|---|---|---|
-#'   | `"nuts"`, `"hmc"` | iterations, Stan's windowed adaptation | 1000 | 1 |
-#'   | `"dei"` | NUTS iterations | 100 | 1 |
-#'   | `"rwm"`, `"pcn"` | proposals, step size adaptation | 1000 | 1 |
-#'   | `"mile"`, `"mclmc"` | tuning steps, split 80/10/10 over three stages | 50000 | 10 |
-#'   | not given (the default) | as `"mile"` | 20000 | 5 |
-#'   | `"sgld"`, `"psgld"`, `"sghmc"` | minibatch steps | 1000 | 1 |
-#'   | `"ces"` | iterations of the sampling stage | 1000 | 1 |
+#'   | sampler | unit of `warmup` | default `warmup` | default `iter` | default `thin` |
+#'   |---|---|---|---|---|
+#'   | `"nuts"`, `"hmc"` | iterations, Stan's windowed adaptation | 1000 | 1000 | 1 |
+#'   | `"dei"` | NUTS iterations | 100 | 1000 | 1 |
+#'   | `"rwm"`, `"pcn"` | proposals, step size adaptation | 1000 | 1000 | 1 |
+#'   | `"mile"`, `"mclmc"` | tuning steps, split 80/10/10 over three stages | 50000 | 1000 | 10 |
+#'   | not given (the default) | as `"mile"` | 20000 | 500 | 10 |
+#'   | `"sgld"`, `"psgld"`, `"sghmc"` | minibatch steps | 1000 | 1000 | 1 |
+#'   | `"ces"` | iterations of the sampling stage | 1000 | 1000 | 1 |
+#'
+#'   A [bnn_mclmc()] object given as `sampler` keeps its own `n_tune`,
+#'   `n_samples` and `thin` unless `warmup`, `iter` or `thin` is given.
 #'
 #' @section Defaults:
 #'   Chosen for test log density, calibration and time: see
@@ -139,11 +159,14 @@
 #'   fit returned is the network's with the linear model's in `$mixture`:
 #'   its predictions (`predict()`, `posterior_predict()`, `log_lik()`,
 #'   `bnn_metrics()`, ...) use each model's draws in proportion to
-#'   its weight, while its parameter draws, diagnostics and convergence
-#'   verdict are the network's.  `$model_choice` and `print()` give the
-#'   elpds and weights, and the stack's own elpd, which `loo()` of the fit
-#'   estimates (each model's PSIS-LOO mixed with the weights; see
-#'   [loo.bnnfit()]).  Give `hidden` or set
+#'   its weight, `ndraws(fit)` draws in all (the fit's own number, e.g.
+#'   1000 with weights 0.8 and 0.2 are 800 of the one model's draws and 200
+#'   of the other's, evenly spaced over each model's chains), while its
+#'   parameter draws, diagnostics and convergence verdict are the
+#'   network's.  `$model_choice` and `print()` give the elpds and weights,
+#'   and the stack's own elpd, which `loo()` of the fit estimates (each
+#'   model's PSIS-LOO mixed with the weights; see [loo.bnnfit()]).  Give
+#'   `hidden` or set
 #'   `options(bnnmc.linear_check = FALSE)` to keep the network alone.
 #'
 #'   On 201 to 2,000 rows of a continuous numeric response (no value in
@@ -167,7 +190,8 @@
 #'   chains run in parallel (`options(mc.cores)` or a \pkg{future} plan),
 #'   the two models' chains run together, as one fit's would, with the same
 #'   draws as one after the other.  The fit returned is the model with
-#'   the larger weight, with the other in `$mixture` (predictions pool both);
+#'   the larger weight, with the other in `$mixture` (predictions pool both,
+#'   `ndraws(fit)` draws shared by the weights, as above);
 #'   `print()` and `$model_choice` give the elpds and weights.  When the
 #'   heteroscedastic model gets less than 5% of the weight, the
 #'   homoscedastic fit is returned alone, with its share of the chains (on
@@ -192,31 +216,39 @@
 #' nuts
 bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
                     likelihood = NULL, family = NULL, prior = NULL, sampler = "mile",
-                    chains = 4, warmup = NULL, iter = 1000, thin = NULL,
+                    chains = 4, warmup = NULL, iter = NULL, thin = NULL,
                     init = "random", seed = NULL, subset, na.action,
                     standardize = TRUE, ensemble = NULL, valid_data = NULL,
                     progress = NULL, weights = NULL, chain_id = NULL,
                     precision = NULL) {
   call <- match.call()
   env <- parent.frame()
-  # family = as glm and brms users write it, mapped to the likelihood
+  # family = as glm and brms users write it, mapped to the likelihood;
+  # family = gaussian() is the default model (R/model-family.R)
+  default_family <- FALSE
   if (!is.null(family)) {
     if (!is.null(likelihood))
       stop("Give 'family' or 'likelihood', not both.", call. = FALSE)
     likelihood <- family_likelihood(family)
+    default_family <- is_default_family(family, likelihood)
   }
   # which settings the user gave (missing() is FALSE once reassigned)
-  given <- c(warmup = !is.null(warmup), iter = !missing(iter),
+  given <- c(warmup = !is.null(warmup), iter = !is.null(iter),
              thin = !is.null(thin), init = !missing(init))
   # what of the model, sampler and starts the user gave: with none of them,
   # the default model is checked against a linear one (R/fit-choice.R)
   given_model <- c(hidden = !missing(hidden), activation = !missing(activation),
-                   # a count or Student-t likelihood still has its linear check
-                   likelihood = !is.null(likelihood) && !is_new_family(likelihood),
+                   # a count or Student-t likelihood, and family = gaussian(),
+                   # still have the check against the linear model
+                   likelihood = !is.null(likelihood) && !is_new_family(likelihood) &&
+                     !default_family,
                    prior = !is.null(prior),
                    sampler = !missing(sampler), init = given[["init"]],
                    ensemble = !is.null(ensemble), valid_data = !is.null(valid_data),
                    chain_id = !is.null(chain_id), waves = inherits(chains, "bnn_waves"))
+  # family = gaussian() takes the default's fan-in prior (as the count and
+  # Student-t families do, default_prior())
+  if (default_family && is.null(prior)) prior <- bnn_prior(fan_in = TRUE)
   # arguments after `...` match only by their full names: anything else
   # lands here, and a misspelt one is named with the argument meant
   # brms/rstanarm spellings (cores, refresh, adapt_delta, control, ...) get
@@ -268,7 +300,9 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   # object (sampler_resolve_run()); `iter` becomes the sampling transitions.
   warmup <- if (given[["warmup"]]) check_count(warmup, "warmup", 0L) else
     sampler_protocol_default(sampler, "warmup", 1000L)
-  iter <- check_count(iter, "iter", 1L)
+  # not given: 1000 draws, or what an MCLMC settings object (the default
+  # sampler's included) keeps (sampler_resolve_run())
+  iter <- if (given[["iter"]]) check_count(iter, "iter", 1L) else 1000L
   thin <- if (given[["thin"]]) check_count(thin, "thin", 1L) else sampler_default_thin(sampler)
   if (as.double(iter) * thin > .Machine$integer.max)
     stop("'iter' * 'thin' (the sampling transitions per chain) is too large.", call. = FALSE)
@@ -289,7 +323,8 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   apply_simd(simd_option())
   # the check of the likelihood on a continuous response of enough rows,
   # else the check against a linear model on small data (R/fit-choice.R)
-  lcheck <- likelihood_check_applies(given_model, model, chains)
+  # (not with a family named: family = gaussian() keeps its one likelihood)
+  lcheck <- !default_family && likelihood_check_applies(given_model, model, chains)
   check <- !lcheck && linear_check_applies(given_model, model)
   fit_net <- function(m = model, ch = chains, defer = FALSE, r = run)
     fit_engine(m, r$sampler, ch, r$warmup, r$iter, r$thin, init, seed,

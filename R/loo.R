@@ -53,6 +53,14 @@
 #' the result's attribute `"stacked"` holds the weights and each model's
 #' elpd.  `waic()` mixes the two models' WAIC the same way.  `r_eff` and `save_psis = TRUE` are not available for such a fit.
 #'
+#' @section WAIC:
+#' WAIC needs every observation's share of the effective number of
+#' parameters (`p_waic`) to be small; for a network some are often above
+#' 0.4, and [loo::waic()] then warns and recommends PSIS-LOO, whose Pareto
+#' k diagnostics say which estimates to trust.  `loo()` is the estimate to
+#' use for networks; `waic()` is there for comparisons with other software
+#' (the example shows it on a linear model, where it is reliable).
+#'
 #' @param x A `bnnfit`.  Further fits given in `...` are compared with it,
 #'   as in brms: `loo(fit1, fit2)` returns each model's loo and their
 #'   [loo::loo_compare()] table (class `bnn_loolist`).
@@ -87,7 +95,14 @@
 #' lo <- loo::loo(fit)
 #' lo
 #' loo::pareto_k_table(lo)
-#' loo::waic(fit)
+#' # WAIC, on a linear model of 100 rows, where every p_waic is small (for
+#' # networks loo::waic() often warns that some are not: see "WAIC")
+#' set.seed(1)
+#' d <- data.frame(x = rnorm(100))
+#' d$y <- 1 + 2 * d$x + rnorm(100)
+#' lin <- bnn_fit(y ~ x, data = d, hidden = integer(0), chains = 2, warmup = 150,
+#'                iter = 200, seed = 1, progress = FALSE, sampler = "nuts")
+#' loo::waic(lin)
 NULL
 
 #' @rdname loo.bnnfit

@@ -1,12 +1,41 @@
 # Draws in the formats of base R, posterior and coda.
 #
-# The posterior and coda generics live in packages that bnnmc only suggests,
-# so their methods are registered lazily through NAMESPACE directives
-# (roxygen's `@exportS3Method pkg::generic`, giving
-# `S3method(posterior::as_draws_array, bnnfit)`), the mechanism brms uses for
-# its suggested packages: R registers the method when (and only when) the
-# generic's namespace is loaded, so `posterior::as_draws_df(fit)` works
-# without bnnmc importing posterior.
+# posterior is imported and its draws generics (as_draws() and its formats,
+# ndraws(), nchains(), niterations(), nvariables(), variables()) are
+# re-exported, as brms does, so `as_draws_df(fit)` works after
+# library(bnnmc) alone and they remain posterior's own functions (no
+# masking when posterior or brms is attached too).  The methods are
+# registered as methods of the imported generics.  coda is only
+# suggested: its method is registered lazily, when coda's namespace is
+# loaded.
+
+#' @importFrom posterior as_draws as_draws_array as_draws_df as_draws_matrix
+#' @importFrom posterior as_draws_list as_draws_rvars
+#' @importFrom posterior ndraws nchains niterations nvariables variables
+NULL
+
+#' @export
+posterior::as_draws
+#' @export
+posterior::as_draws_array
+#' @export
+posterior::as_draws_df
+#' @export
+posterior::as_draws_matrix
+#' @export
+posterior::as_draws_list
+#' @export
+posterior::as_draws_rvars
+#' @export
+posterior::ndraws
+#' @export
+posterior::nchains
+#' @export
+posterior::niterations
+#' @export
+posterior::nvariables
+#' @export
+posterior::variables
 
 # The kept draws as an array [iteration, chain, variable] with `lp__`
 # appended (as in Stan, cmdstanr and brms), failed chains dropped, on the
@@ -146,14 +175,20 @@ as.data.frame.bnnfit <- function(x, row.names = NULL, optional = FALSE, variable
 #'
 #' Methods for the generics of the \pkg{posterior} package, so that its
 #' summaries and diagnostics (`summarise_draws()`, `rhat()`, `ess_bulk()`,
-#' `subset_draws()`, `rvar` arithmetic) work on a `bnnfit`.  The variables are
+#' `subset_draws()`, `rvar` arithmetic) work on a `bnnfit`.  bnnmc
+#' re-exports the generics, as brms does: `as_draws_df(fit)` works after
+#' `library(bnnmc)` alone.  The variables are
 #' those of [as.array.bnnfit()]: the network parameters (`W1[i,j]`, `b1[j]`,
 #' ..., and `sigma` on the response's scale), `lp__`, and for a linear model
 #' first its data-scale coefficients (`(Intercept)`, `wt`, ...).  Bracketed
 #' names become matrix- and vector-valued `rvar`s in `as_draws_rvars()`
 #' (`W1` is an inputs x units matrix).  `as_draws()` returns a `draws_array`, the format the draws are
 #' stored in.  `nchains()`, `niterations()`, `ndraws()`, `nvariables()` and
-#' `variables()` count the chains that did not fail.
+#' `variables()` count the chains that did not fail.  `ndraws()` is also the
+#' number of draws of the predictive functions (`posterior_predict()`,
+#' `posterior_epred()`, `log_lik()`), for a fit that stacks two models too
+#' (the default's check, [bnn_fit()]): their draws are each model's share
+#' of `ndraws(fit)` by its weight.
 #'
 #' The sampler's statistics (`accept_stat__`, `stepsize__`, `treedepth__`,
 #' `n_leapfrog__`, `divergent__`, `energy__`) are not variables of the
@@ -164,69 +199,70 @@ as.data.frame.bnnfit <- function(x, row.names = NULL, optional = FALSE, variable
 #' @return A `draws_array`, `draws_df`, `draws_matrix`, `draws_list` or
 #'   `draws_rvars` object; a count; or a character vector of names.
 #' @name as_draws.bnnfit
-#' @examplesIf requireNamespace("posterior", quietly = TRUE)
+#' @examples
 #' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 2,
 #'                warmup = 100, iter = 100, seed = 1, progress = FALSE, sampler = "nuts")
-#' posterior::as_draws_df(fit)
-#' posterior::summarise_draws(posterior::as_draws_array(fit, variable = "^b2", regex = TRUE))
-#' posterior::as_draws_rvars(fit)$W1
-#' posterior::nchains(fit)
+#' as_draws_df(fit)
+#' posterior::summarise_draws(as_draws_array(fit, variable = "^b2", regex = TRUE))
+#' as_draws_rvars(fit)$W1
+#' nchains(fit)
+#' ndraws(fit)
 NULL
 
 #' @rdname as_draws.bnnfit
-#' @exportS3Method posterior::as_draws
+#' @export
 as_draws.bnnfit <- function(x, variable = NULL, regex = FALSE, inc_warmup = FALSE, ...) {
   posterior::as_draws_array(fit_draws_array(x, variable, regex, inc_warmup))
 }
 
 #' @rdname as_draws.bnnfit
-#' @exportS3Method posterior::as_draws_array
+#' @export
 as_draws_array.bnnfit <- function(x, variable = NULL, regex = FALSE, inc_warmup = FALSE, ...) {
   posterior::as_draws_array(fit_draws_array(x, variable, regex, inc_warmup))
 }
 
 #' @rdname as_draws.bnnfit
-#' @exportS3Method posterior::as_draws_df
+#' @export
 as_draws_df.bnnfit <- function(x, variable = NULL, regex = FALSE, inc_warmup = FALSE, ...) {
   posterior::as_draws_df(fit_draws_array(x, variable, regex, inc_warmup))
 }
 
 #' @rdname as_draws.bnnfit
-#' @exportS3Method posterior::as_draws_matrix
+#' @export
 as_draws_matrix.bnnfit <- function(x, variable = NULL, regex = FALSE, inc_warmup = FALSE, ...) {
   posterior::as_draws_matrix(fit_draws_array(x, variable, regex, inc_warmup))
 }
 
 #' @rdname as_draws.bnnfit
-#' @exportS3Method posterior::as_draws_list
+#' @export
 as_draws_list.bnnfit <- function(x, variable = NULL, regex = FALSE, inc_warmup = FALSE, ...) {
   posterior::as_draws_list(fit_draws_array(x, variable, regex, inc_warmup))
 }
 
 #' @rdname as_draws.bnnfit
-#' @exportS3Method posterior::as_draws_rvars
+#' @export
 as_draws_rvars.bnnfit <- function(x, variable = NULL, regex = FALSE, inc_warmup = FALSE, ...) {
   posterior::as_draws_rvars(fit_draws_array(x, variable, regex, inc_warmup))
 }
 
 #' @rdname as_draws.bnnfit
-#' @exportS3Method posterior::nchains
+#' @export
 nchains.bnnfit <- function(x) sum(x$chain_status == "ok")
 
 #' @rdname as_draws.bnnfit
-#' @exportS3Method posterior::niterations
+#' @export
 niterations.bnnfit <- function(x) dim(x$draws)[1]
 
 #' @rdname as_draws.bnnfit
-#' @exportS3Method posterior::ndraws
+#' @export
 ndraws.bnnfit <- function(x) dim(x$draws)[1] * sum(x$chain_status == "ok")
 
 #' @rdname as_draws.bnnfit
-#' @exportS3Method posterior::nvariables
+#' @export
 nvariables.bnnfit <- function(x, ...) length(user_variables(x)) + 1L
 
 #' @rdname as_draws.bnnfit
-#' @exportS3Method posterior::variables
+#' @export
 variables.bnnfit <- function(x, ...) c(user_variables(x), "lp__")
 
 #' Convert a fit to a coda `mcmc.list`

@@ -98,6 +98,12 @@ per_chain_text <- function(v, digits = 3) {
 #'   row per parameter), `layers` (one row per layer and role) and `sampler`
 #'   (per-chain sampler diagnostics).
 #' @export
+#' @examples
+#' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2, warmup = 150,
+#'                iter = 100, seed = 1, progress = FALSE, sampler = "nuts")
+#' summary(fit)
+#' s <- summary(fit, probs = c(0.1, 0.9))
+#' head(s$parameters)
 summary.bnnfit <- function(object, probs = c(0.05, 0.5, 0.95), ...) {
   probs_given <- !missing(probs)
   if (!is.numeric(probs) || !length(probs) || anyNA(probs) || any(probs < 0) ||
@@ -287,8 +293,11 @@ coef.bnnfit <- function(object, ...) {
 #' Fitted values and residuals
 #'
 #' `fitted()` gives the posterior predictive mean of the training data (or
-#' of `newdata`), i.e. `predict(object, newdata)`; for classification the
-#' class probabilities.  With `summary = FALSE` it gives the draws of the
+#' of `newdata`), i.e. `predict(object, newdata)`: for a binary response
+#' the probability of its second level, `P(y = 1)`, as glm's and brms's
+#' `fitted()`; for a categorical response the class probabilities.
+#' `type = "prob"` gives the class probabilities of a binary response too,
+#' one column per level.  With `summary = FALSE` it gives the draws of the
 #' expected response instead, `[draw, observation]`, as brms's (the same as
 #' [posterior_epred()]).  `residuals()` gives `y` minus that mean
 #' (`type = "response"`, also called `"ordinary"` as in \pkg{brms}) or
@@ -309,14 +318,16 @@ coef.bnnfit <- function(object, ...) {
 #' @param object A `bnnfit`.
 #' @param newdata Optional data frame (for `residuals()` it must hold the
 #'   response).
-#' @param type Kind of residual.
+#' @param type `residuals()`: the kind of residual.  `fitted()`:
+#'   `"response"` (default), the expected response; `"prob"`, for
+#'   classification fits, the matrix of class probabilities.
 #' @param ndraws Use this many draws, spread evenly over the chains.
 #' @param summary `FALSE`: the draws of the expected response (`fitted()`)
 #'   or of the residuals (`residuals()`) rather than their mean.
 #' @param ... Unused (a warning names them).
-#' @return A named numeric vector (a matrix of probabilities for
-#'   classification fits in `fitted()`; a `[draw, observation]` matrix with
-#'   `summary = FALSE`).
+#' @return A named numeric vector (for `fitted()` of a categorical fit, or
+#'   with `type = "prob"`, a matrix `[observation, class]` of probabilities;
+#'   a `[draw, observation]` matrix with `summary = FALSE`).
 #' @name fitted.bnnfit
 #' @examples
 #' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 1,
@@ -326,18 +337,31 @@ coef.bnnfit <- function(object, ...) {
 #' dim(fitted(fit, summary = FALSE))
 #' head(residuals(fit, type = "pearson"))
 #' dim(residuals(fit, summary = FALSE))
+#' # a binary response: P(y = 1), or both classes' probabilities
+#' lg <- bnn_fit(am ~ wt, data = mtcars, family = binomial(), hidden = 2,
+#'               chains = 2, warmup = 150, iter = 100, seed = 1, progress = FALSE,
+#'               sampler = "nuts")
+#' head(fitted(lg))
+#' head(fitted(lg, type = "prob"))
 NULL
 
 #' @rdname fitted.bnnfit
 #' @export
-fitted.bnnfit <- function(object, newdata = NULL, ndraws = NULL, summary = TRUE, ...) {
+fitted.bnnfit <- function(object, newdata = NULL, ndraws = NULL, summary = TRUE,
+                          type = c("response", "prob"), ...) {
   newdata <- check_dots(list(...), "fitted", newdata)
+  type <- match.arg(type)
   if (!is.logical(summary) || length(summary) != 1L || is.na(summary))
     stop("'summary' must be TRUE or FALSE.", call. = FALSE)
-  if (!summary) return(posterior_epred.bnnfit(object, newdata = newdata, ndraws = ndraws))
-  val <- if (is_classification(object))
-    predict.bnnfit(object, newdata, type = "prob", ndraws = ndraws) else
-      predict.bnnfit(object, newdata, type = "response", ndraws = ndraws)
+  if (type == "prob" && !is_classification(object))
+    stop("type = \"prob\" is for classification fits.", call. = FALSE)
+  if (!summary) {
+    if (type == "prob")
+      stop("summary = FALSE returns the draws of the expected response; it cannot be ",
+           "combined with type = \"prob\" (see posterior_epred()).", call. = FALSE)
+    return(posterior_epred.bnnfit(object, newdata = newdata, ndraws = ndraws))
+  }
+  val <- predict.bnnfit(object, newdata, type = type, ndraws = ndraws)
   if (is.null(newdata)) val <- pad_excluded(object, val)
   val
 }

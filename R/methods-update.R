@@ -115,6 +115,11 @@ update_training_data <- function(object, ecall, env) {
 #' @param ... Unused.
 #' @return Does not return; an error.
 #' @export
+#' @examples
+#' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 2, warmup = 100,
+#'                iter = 100, seed = 1, progress = FALSE, sampler = "nuts")
+#' try(logLik(fit))
+#' dim(log_lik(fit))     # the pointwise log-likelihood, one row per draw
 logLik.bnnfit <- function(object, ...) {
   stop(paste0("logLik() is not defined for a bnnfit: a posterior sample has no maximised ",
               "likelihood and no degrees of freedom (so AIC() and BIC() would be meaningless). ",

@@ -18,10 +18,12 @@
 # which small data do not tame either.
 #
 # The default, when neither `likelihood` nor `prior` is given, is therefore
-# likelihood = "gaussian" with prior = bnn_prior(fan_in = TRUE).  A
-# likelihood given explicitly keeps the Normal(0, 1) prior, so
-# likelihood = "hetero_gaussian" is exactly the papers' model (and the old
-# default), one argument away; a prior given explicitly is used as it is.
+# likelihood = "gaussian" with prior = bnn_prior(fan_in = TRUE); glm's and
+# brms's way of naming it, family = gaussian(), gives the same model
+# (bnn_fit() sets its prior).  A likelihood given explicitly keeps the
+# Normal(0, 1) prior, so likelihood = "hetero_gaussian" is exactly the
+# papers' model (and the old default), one argument away; a prior given
+# explicitly is used as it is.
 #
 # Still open (vignette("benchmarks") and inst/benchmarks/decisions/):
 # * over 20 splits (default_panel_tiny.R) this default's test log density

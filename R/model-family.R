@@ -335,6 +335,15 @@ family_predict <- function(pp, type, level, seed) {
     stop(sprintf("type = \"%s\" is not available for this fit.", type), call. = FALSE))
 }
 
+# Is `family` (as given to bnn_fit(), mapped to `likelihood` by
+# family_likelihood()) the default model's: gaussian() or "gaussian", as
+# glm's and brms's default family?  A bnn_likelihood() object given as
+# family is a likelihood setting (e.g. a fixed sigma), not the default.
+is_default_family <- function(family, likelihood) {
+  !inherits(family, "bnn_likelihood") && identical(likelihood$family, "gaussian") &&
+    is.null(likelihood$sigma)
+}
+
 # Is likelihood (a likelihood or family = after family_likelihood()) one of
 # the count or Student-t likelihoods?  Their fits keep the default's check
 # against the linear model of the same likelihood (R/fit-choice.R).

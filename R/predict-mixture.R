@@ -44,19 +44,20 @@ largest_remainder <- function(w, total) {
   n
 }
 
-# Draws the fit's predictive functions use: those of its chains that did
-# not fail, or ndraws of them.  A mixture of the heteroscedastic and the
-# homoscedastic network (kind "likelihood"), whose chains are the halves of
-# the fit's, pools as many draws as keep each model's share within its own
-# draws (all of the one with the larger weight); the network and the linear
-# model's mixture has as many as the network.
+# Draws the fit's predictive functions use: as many as the fit's own draws
+# (ndraws(fit): its chains that did not fail), or ndraws of them, shared
+# among the models by their weights -- so posterior_predict(), log_lik()
+# and posterior_epred() of a stacked fit have ndraws(fit) rows, as any
+# fit's.  Fewer only if a model's share would be more than the draws it
+# has (a model with failed chains): as many as keep each share within its
+# model's draws.
 pooled_ndraws <- function(object, ndraws = NULL) {
   own <- function(f) sum(f$chain_status == "ok") * dim(f$draws)[1L]
   S <- own(object)
-  # as many as keep each model's share within its own draws
-  if (identical(object$mixture$kind, "likelihood"))
-    S <- floor(min(S / object$mixture$weights[[1L]],
-                   own(object$mixture$fit) / object$mixture$weights[[2L]]))
+  w <- object$mixture$weights
+  comps <- mixture_components(object)
+  for (k in seq_along(w))
+    if (w[[k]] > 0) S <- min(S, floor(own(comps[[k]]) / w[[k]]))
   if (!is.null(ndraws)) S <- min(S, check_count(ndraws, "ndraws", 1L))
   as.integer(S)
 }

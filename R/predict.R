@@ -228,14 +228,20 @@ n_rows <- function(object, newdata) if (is.null(newdata)) nrow(object$X) else nr
 #' @param object A `bnnfit`.
 #' @param newdata A data frame with the predictors; the training data if
 #'   omitted.
-#' @param type `"response"`: the posterior predictive mean (regression) or
-#'   class probabilities averaged over draws (classification);
-#'   `"draws"`: a `[draw, observation]` matrix of posterior predictive draws,
-#'   observation noise included; `"interval"`: a data frame with the mean and
-#'   the equal-tailed predictive interval of probability `level` (the exact
+#' @param type `"response"`: the posterior predictive mean, i.e. the
+#'   expected response: for regression the mean, for a binary response
+#'   (Bernoulli) the probability of its second level, `P(y = 1)`, one number
+#'   per observation as `predict(glm(family = binomial), type = "response")`
+#'   and brms's `fitted()` give it, and for a categorical response the
+#'   matrix of class probabilities; `"prob"` (classification): the matrix
+#'   `[observation, class]` of class probabilities averaged over the draws,
+#'   one column per level (for a binary response the first column is
+#'   `1 - P(y = 1)`); `"class"`: the most probable class; `"draws"`: a
+#'   `[draw, observation]` matrix of posterior predictive draws, observation
+#'   noise included; `"interval"`: a data frame with the mean and the
+#'   equal-tailed predictive interval of probability `level` (the exact
 #'   quantiles of the Gaussian mixture over draws); `"mean_draws"`: a
-#'   `[draw, observation]` matrix of the mean function (no noise);
-#'   `"prob"` and `"class"` for classification.
+#'   `[draw, observation]` matrix of the mean function (no noise).
 #' @param level Probability of the predictive interval.
 #' @param ndraws Use this many draws, spread evenly over the chains (all by
 #'   default).
@@ -263,6 +269,12 @@ n_rows <- function(object, newdata) if (is.null(newdata)) nrow(object$X) else nr
 #' dim(predict(fit, mtcars[1:3, ], type = "draws"))
 #' # missing predictors give NA, as predict.lm()
 #' predict(fit, data.frame(wt = c(2.5, NA), hp = c(110, 150)))
+#' # a binary response: P(y = 1) as glm's predict(type = "response"), the
+#' # probabilities of both classes with type = "prob"
+#' lg <- bnn_fit(am ~ wt, data = mtcars, family = binomial(), hidden = 2,
+#'               chains = 2, warmup = 150, iter = 100, seed = 1, sampler = "nuts")
+#' predict(lg, mtcars[1:3, ])
+#' predict(lg, mtcars[1:3, ], type = "prob")
 predict.bnnfit <- function(object, newdata = NULL,
                            type = c("response", "draws", "interval", "mean_draws",
                                     "prob", "class"),
@@ -317,6 +329,9 @@ predict.bnnfit <- function(object, newdata = NULL,
       if (length(ps$missing)) cls[ps$missing] <- NA
       return(pred_na(cls, ps$missing, na_mode))
     }
+    # the expected response of a binary one: P(y = second level), as glm
+    if (type == "response" && object$likelihood$family == "bernoulli")
+      return(pred_na(prob[, 2L], ps$missing, na_mode))
     return(pred_na(prob, ps$missing, na_mode))
   }
   if (type %in% c("draws", "mean_draws")) {

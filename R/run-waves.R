@@ -49,9 +49,8 @@
 #' @seealso [bnn_chains_needed()], [bnn_modes()]
 #' @export
 #' @examples
-#' # Waves of short chains, one draw each (the symmetry paper's protocol):
-#' # bnn_fit() warns, on purpose here, that per-chain summaries (R-hat, ESS)
-#' # need 100 draws per chain; the waves use each chain's one draw.
+#' # Waves of short chains, one draw each (the symmetry paper's protocol): no
+#' # per-chain summaries (R-hat, ESS); the waves use each chain's one draw.
 #' set.seed(1)
 #' d <- data.frame(x = runif(40, -2, 2))
 #' d$y <- sin(2 * d$x) + rnorm(40, sd = 0.1)

@@ -56,9 +56,8 @@
 #' @export
 #' @examples
 #' \donttest{
-#' # Many short chains, one draw each (the symmetry paper's protocol):
-#' # bnn_fit() warns, on purpose here, that per-chain summaries (R-hat, ESS)
-#' # need 100 draws per chain; the modes are found from each chain's draw.
+#' # Many short chains, one draw each (the symmetry paper's protocol): no
+#' # per-chain summaries (R-hat, ESS); the modes are found from each chain's draw.
 #' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 60, warmup = 100,
 #'                iter = 1, seed = 1, progress = FALSE, sampler = "nuts")
 #' m <- bnn_modes(fit)
@@ -185,6 +184,13 @@ print.bnn_modes <- function(x, ...) {
 #' @param ... Passed to [graphics::plot()].
 #' @return `x`, invisibly.
 #' @export
+#' @examples
+#' # one draw from each of 60 chains (the symmetry paper's protocol)
+#' fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 60, warmup = 100,
+#'                iter = 1, seed = 1, progress = FALSE, sampler = "nuts")
+#' m <- bnn_modes(fit)
+#' plot(m)                      # the neurons before and after the symmetries
+#' plot(m, type = "function")   # the predictive mean of each mode's draws
 plot.bnn_modes <- function(x, type = c("neurons", "pairs", "function", "eigen"),
                            pars = NULL, input = 1, ndraws = 200, ...) {
   type <- match.arg(type)

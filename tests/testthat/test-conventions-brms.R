@@ -23,6 +23,58 @@ test_that("the generics users call on a fit are exported by bnnmc itself", {
   expect_error(bnnmc::pp_check(structure(list(), class = "not_a_fit")), "yrep|fun|missing")
 })
 
+test_that("as_draws_df() and posterior's draws generics work after library(bnnmc) alone", {
+  gens <- c("as_draws", "as_draws_array", "as_draws_df", "as_draws_matrix", "as_draws_list",
+            "as_draws_rvars", "ndraws", "nchains", "niterations", "nvariables", "variables")
+  # re-exported as brms does: posterior's own functions, so no masking
+  for (g in gens) {
+    expect_true(g %in% getNamespaceExports("bnnmc"), info = g)
+    expect_identical(getExportedValue("bnnmc", g), getExportedValue("posterior", g), info = g)
+  }
+  # a fresh session that attaches bnnmc and nothing else
+  res <- run_in_child(c(
+    "fit <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 2, warmup = 50,",
+    "               iter = 100, seed = 1, progress = FALSE, sampler = 'nuts')",
+    "d <- as_draws_df(fit)",
+    "cat('search:', any(grepl('posterior', search())), '\\n')",
+    "cat('rows:', nrow(d), ndraws(fit), nchains(fit), niterations(fit), '\\n')",
+    "cat('vars:', identical(variables(fit), variables(as_draws_array(fit))), '\\n')"))
+  expect_identical(res$status, 0L)
+  expect_true(any(res$output == "search: FALSE "))
+  expect_true(any(res$output == "rows: 200 200 2 100 "))
+  expect_true(any(res$output == "vars: TRUE "))
+})
+
+test_that("predict() and fitted() of a binary fit give P(y = 1), as glm and brms", {
+  fit <- eco_fits("bern")
+  nd <- mtcars[1:4, ]
+  p1 <- colMeans(posterior_epred(fit, newdata = transform(nd, am = am == 1)))
+  pr <- predict(fit, transform(nd, am = am == 1))
+  # one probability per row, named by the rows, of the second level (TRUE)
+  expect_true(is.numeric(pr) && is.null(dim(pr)))
+  expect_identical(names(pr), rownames(nd))
+  expect_equal(pr, p1)
+  expect_identical(fitted(fit), predict(fit))
+  expect_identical(length(fitted(fit)), nrow(mtcars))
+  # both classes' probabilities on request: type = "prob"
+  pb <- predict(fit, transform(nd, am = am == 1), type = "prob")
+  expect_identical(dim(pb), c(4L, 2L))
+  expect_identical(colnames(pb), c("FALSE", "TRUE"))
+  expect_equal(pb[, "TRUE"], pr)
+  expect_equal(unname(rowSums(pb)), rep(1, 4))
+  expect_identical(fitted(fit, type = "prob"), predict(fit, type = "prob"))
+  expect_identical(dim(fitted(fit, summary = FALSE)), c(ndraws_fit(fit), nrow(mtcars)))
+  expect_error(fitted(fit, type = "prob", summary = FALSE), "posterior_epred")
+  expect_error(fitted(eco_fits("gauss"), type = "prob"), "classification")
+  # glm's predict(type = "response") is the same kind of number
+  g <- glm(am ~ wt + hp, family = binomial, data = mtcars)
+  expect_identical(class(predict(g, nd, type = "response")), class(pr))
+  # a categorical fit keeps its matrix of class probabilities
+  cf <- eco_fits("cat")
+  expect_identical(dim(predict(cf)), c(nobs(cf), 3L))
+  expect_identical(predict(cf), fitted(cf))
+})
+
 test_that("launch_shinystan() is bnnmc's generic and names shinystan when it is missing", {
   expect_true(is.function(bnnmc::launch_shinystan))
   # other objects go on to shinystan's generic (no method there for this one)
@@ -198,6 +250,8 @@ test_that("missing predictors give NA predictions under na.action, as predict.lm
   expect_identical(dr[, -2], predict(fit, mtcars[1:4, ], type = "draws", seed = 1)[, -2])
   expect_true(is.na(fitted(fit, newdata = nd)[2]))
   pb <- predict(eco_fits("bern"), transform(nd, am = am == 1))
+  expect_true(is.na(pb[[2]]) && !anyNA(pb[-2]))
+  pb <- predict(eco_fits("bern"), transform(nd, am = am == 1), type = "prob")
   expect_true(all(is.na(pb[2, ])))
   expect_error(predict(fit, nd, na.action = "na.nothing"), "'na.action'")
 })

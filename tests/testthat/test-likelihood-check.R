@@ -51,16 +51,25 @@ test_that("the stack keeps the homoscedastic model at 10% or more, and predictio
   expect_identical(mc$points, c(80L, 80L))
   expect_named(attr(mc, "timing"), c("total", "heteroscedastic", "homoscedastic", "models",
                                      "check"))
-  # 200 draws each: the pool is as large as keeps each share within its
-  # model's draws, 222 = 200 / 0.9, of which 200 and 22
-  expect_identical(bnnmc:::pooled_ndraws(fit), 222L)
-  expect_identical(bnnmc:::mixture_counts(fit), c(heteroscedastic = 200, homoscedastic = 22))
+  # 200 draws each: the predictive draws are as many as the fit's own,
+  # ndraws(fit) = 200, shared by the weights: 180 and 20
+  expect_identical(posterior::ndraws(fit), 200L)
+  expect_identical(bnnmc:::pooled_ndraws(fit), 200L)
+  expect_identical(bnnmc:::mixture_counts(fit), c(heteroscedastic = 180, homoscedastic = 20))
   nd <- m$data[1:5, ]
   ll <- log_lik(fit, newdata = nd)
-  expect_identical(dim(ll), c(222L, 5L))
-  expect_equal(ll[1:200, ], log_lik(m$het, newdata = nd), ignore_attr = TRUE)
-  expect_equal(ll[201:222, ], log_lik(m$gau, newdata = nd, ndraws = 22), ignore_attr = TRUE)
-  expect_identical(dim(posterior_predict(fit, newdata = nd, seed = 1)), c(222L, 5L))
+  expect_identical(dim(ll), c(200L, 5L))
+  expect_equal(ll[1:180, ], log_lik(m$het, newdata = nd, ndraws = 180), ignore_attr = TRUE)
+  expect_equal(ll[181:200, ], log_lik(m$gau, newdata = nd, ndraws = 20), ignore_attr = TRUE)
+  expect_identical(dim(posterior_predict(fit, newdata = nd, seed = 1)), c(200L, 5L))
+  expect_identical(dim(posterior_epred(fit, newdata = nd)), c(200L, 5L))
+  # a model with too few draws for its share (a failed chain) caps the pool
+  short <- fit
+  short$mixture$fit$chain_status <- c("ok", "diverged")
+  expect_identical(bnnmc:::pooled_ndraws(short), 200L)   # 100 draws >= 0.1 * 200
+  short$mixture$weights <- c(heteroscedastic = 0.4, homoscedastic = 0.6)
+  expect_identical(bnnmc:::pooled_ndraws(short), 166L)   # floor(100 / 0.6)
+  expect_equal(sum(bnnmc:::mixture_counts(short)), 166)
   # the kept pointwise log-likelihoods are dropped from both fits
   expect_null(attr(fit$convergence, "pointwise_loglik"))
   expect_null(attr(fit$mixture$fit$convergence, "pointwise_loglik"))

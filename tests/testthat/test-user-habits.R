@@ -34,6 +34,18 @@ test_that("a run that keeps fewer than 100 draws per chain warns with the call t
   expect_warning(bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 1, warmup = 50,
                          iter = 50, seed = 1, progress = FALSE, sampler = "nuts"),
                  "update\\(fit, iter = 1000\\)")
+  # one draw from each of many chains is the design of bnn_modes() and
+  # bnn_waves(), not a short run: no warning (the per-chain diagnostics
+  # say what they cannot do when asked)
+  expect_no_warning(one <- bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 20,
+                                   warmup = 50, iter = 1, seed = 1, progress = FALSE,
+                                   sampler = "nuts"))
+  expect_identical(dim(one$draws)[1:2], c(1L, 20L))
+  expect_warning(bnn_diagnostics(one), class = "bnnmc_short_chains")
+  # a single chain of one draw is still a short run
+  expect_warning(bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 1, warmup = 50,
+                         iter = 1, seed = 1, progress = FALSE, sampler = "nuts"),
+                 class = "bnnmc_short_run")
 })
 
 test_that("bnn_metrics() and the LPPD plot report on the response scale by default", {

@@ -113,6 +113,42 @@ test_that("raw parameter R-hat and ESS say that they measure symmetries", {
   expect_false(any(grepl("symmetries", capture.output(print(bnn_diagnostics(lin))))))
 })
 
+test_that("bnn_diagnostics() prints a summary per layer, every row on request", {
+  fit <- suppressWarnings(bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = c(8, 8), chains = 2,
+                                  warmup = 100, iter = 100, seed = 1, progress = FALSE,
+                                  sampler = "nuts"))
+  d <- suppressWarnings(bnn_diagnostics(fit))
+  # the object is the full table, as before: one row per parameter
+  expect_identical(nrow(d), length(fit$parameters))
+  expect_identical(names(d), c("variable", "layer", "role", "mean", "sd", "rhat",
+                               "cw_rhat_mean", "cw_rhat_max", "ess_bulk", "ess_tail"))
+  expect_identical(d$variable, fit$parameters)
+  expect_s3_class(d, "data.frame")
+  out <- capture.output(print(d))
+  # a screenful: the layers and sigma, the sampler's counts, the note
+  expect_lt(length(out), 20L)
+  expect_true(any(grepl("^Parameter-space diagnostics of 106 parameters \\(2 chains of 100 draws\\)", out)))
+  for (g in c("layer 1", "layer 2", "layer 3", "sigma")) expect_true(any(grepl(g, out)), info = g)
+  div <- sum(fit$sampler_stats[, , "divergent__"])
+  tdh <- sum(fit$sampler_stats[, , "treedepth__"] >= 10)
+  expect_true(any(grepl(sprintf("Sampler: %d divergent transitions?, %d at the maximum tree depth \\(10\\), of 200 draws",
+                                div, tdh), out)))
+  expect_true(any(grepl("symmetries", out)))
+  # its numbers are the table's: worst R-hat and smallest ESS per layer
+  by <- bnnmc:::diagnostics_by_layer(d)
+  l2 <- d[d$layer %in% 2L, ]
+  expect_equal(by$rhat_max[by$parameters == "layer 2"], max(l2$rhat))
+  expect_equal(by$ess_bulk_min[by$parameters == "layer 2"], min(l2$ess_bulk))
+  expect_identical(by$rhat_above_1.01[by$parameters == "layer 2"], sum(l2$rhat > 1.01))
+  expect_identical(by$n, c(24L, 72L, 9L, 1L))
+  # every row with detail = TRUE, and for a result of few rows
+  full <- capture.output(print(d, detail = TRUE))
+  expect_gt(length(full), nrow(d))
+  expect_true(any(grepl("W2[3,5]", full, fixed = TRUE)))
+  expect_true(any(grepl("W1[1,1]", capture.output(print(head(d))), fixed = TRUE)))
+  expect_error(print(d, detail = NA), "'detail' must be TRUE or FALSE")
+})
+
 test_that("the verdict covers the count and Student-t likelihoods", {
   set.seed(3)
   d <- data.frame(x = rnorm(120))
