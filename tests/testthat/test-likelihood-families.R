@@ -403,6 +403,15 @@ test_that("count quantiles are the first k with F(k) >= p, found by bisection ov
   q <- bnnmc:::family_quantiles(pp, probs)
   ref <- outer(1:4, seq_along(probs), Vectorize(function(i, j) scan_quantile(pp, probs[j], i)))
   expect_identical(q, matrix(as.double(ref), 4))
+  # bnn_metrics()'s coverage of counts from the CDF at y and y - 1: the
+  # same as from the quantiles, at every level (y at and around the bounds)
+  lv <- c(0.1, 0.5, 0.8, 0.9, 0.95)
+  qq <- lapply(lv, function(l) bnnmc:::family_quantiles(pp, c((1 - l) / 2, 1 - (1 - l) / 2)))
+  for (y in list(c(0, 3, 7, 40), qq[[2]][, 1], qq[[2]][, 2], qq[[4]][, 2] + 1, qq[[5]][, 1] - 1)) {
+    y <- pmax(y, 0)
+    expect_identical(bnnmc:::count_covered(pp, y, lv),
+                     vapply(qq, function(q) mean(y >= q[, 1] & y <= q[, 2]), 1))
+  }
   # a draw of a tiny dispersion puts its 97.5% quantile above 200,000: the
   # search over the support between the components' quantiles must not visit
   # every count (that took about a minute for a 29-row test set)
