@@ -368,6 +368,9 @@ joint_fits <- function(fit_het, fit_gau) {
 # "check" = "likelihood", and "timing").  As in choose_default_model(), the
 # warnings of the fit returned are signalled again; the other's are
 # dropped (its draws only enter the predictions).
+# Seconds of a fit's chains (warm-up and sampling), summed over them.
+chains_seconds <- function(fit) sum(fit$timing$warmup, fit$timing$sampling, na.rm = TRUE)
+
 choose_default_likelihood <- function(fit_het, fit_gau, psis_elpd = fit_psis_elpd,
                                       together = FALSE) {
   t_start <- proc.time()[["elapsed"]]
@@ -413,9 +416,13 @@ choose_default_likelihood <- function(fit_het, fit_gau, psis_elpd = fit_psis_elp
                    list(e_het, e_gau), w, c(stack, TRUE), points = TRUE),
       check = "likelihood", seconds = t2 - t_start,
       elpd_stack = if (stack) stack_elpd(e_het$pointwise, e_gau$pointwise, w),
-      # (the two models' times are one when their chains ran together)
-      timing = c(total = t2 - t_start, heteroscedastic = t0 - t_start,
-                 homoscedastic = t1 - t0, models = t1 - t_start, check = t2 - t1)))
+      # when their chains ran together, side by side, the two models share
+      # one elapsed time ("models"); each one's is then the time of its
+      # chains, summed over them ("together" = 1 says so)
+      timing = c(total = t2 - t_start,
+                 heteroscedastic = if (together) chains_seconds(het$fit) else t0 - t_start,
+                 homoscedastic = if (together) chains_seconds(gau$fit) else t1 - t0,
+                 models = t1 - t_start, check = t2 - t1, together = as.numeric(together))))
     if (stack)
       message(sprintf(paste0(
         "bnn_fit(): with %d rows of a continuous response, the default fits the %s network ",

@@ -147,9 +147,14 @@ format_time_line <- function(x) {
                       sprintf("; estimated %s", format_duration(x$cost_estimate)) else "")
   if (is.null(tm))
     return(sprintf(" time:         %.1f s (%s)", x$elapsed, chains))
-  parts <- if ("heteroscedastic" %in% names(tm))
-    sprintf("heteroscedastic network %.1f s, homoscedastic network %.1f s",
-            tm[["heteroscedastic"]], tm[["homoscedastic"]]) else
+  parts <- if ("heteroscedastic" %in% names(tm)) {
+    if (isTRUE(tm["together"] == 1))
+      sprintf(paste("heteroscedastic and homoscedastic network %.1f s, their chains side by",
+                    "side (%.1f s and %.1f s summed over each one's chains)"),
+              tm[["models"]], tm[["heteroscedastic"]], tm[["homoscedastic"]]) else
+      sprintf("heteroscedastic network %.1f s, homoscedastic network %.1f s",
+              tm[["heteroscedastic"]], tm[["homoscedastic"]])
+  } else
     sprintf("network %.1f s, linear model %.1f s", tm[["network"]], tm[["linear"]])
   c(sprintf(" time:         %.1f s in all: %s, check %.1f s", tm[["total"]], parts, tm[["check"]]),
     sprintf("               (the model returned: %s)", chains))

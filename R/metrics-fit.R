@@ -194,15 +194,14 @@ family_metrics <- function(object, newdata, ndraws, levels) {
   # a continuous predictive covers y in its central interval at level l
   # exactly when its CDF at y (the PIT) lies in [(1 - l) / 2, (1 + l) / 2]:
   # one CDF evaluation per draw and point instead of a quantile search per
-  # level; counts have integer intervals, found by their quantiles
+  # level; counts have integer intervals, decided by the CDF at y and y - 1
+  # (count_covered())
   pit <- if (pp$family == "student")
     colMeans(stats::pt((matrix(yv, nrow(pp$mu), ncol(pp$mu), byrow = TRUE) - pp$mu) / pp$sigma,
                        df = pp$nu))
-  cov <- data.frame(nominal = lv, coverage = vapply(lv, function(l) {
-    if (!is.null(pit)) return(mean(pit >= (1 - l) / 2 & pit <= 1 - (1 - l) / 2))
-    q <- family_quantiles(pp, c((1 - l) / 2, 1 - (1 - l) / 2))
-    mean(yv >= q[, 1] & yv <= q[, 2])
-  }, numeric(1)))
+  cov <- data.frame(nominal = lv, coverage = if (!is.null(pit))
+    vapply(lv, function(l) mean(pit >= (1 - l) / 2 & pit <= 1 - (1 - l) / 2), numeric(1)) else
+      count_covered(pp, yv, lv))
   m <- list(rmse = sqrt(mean((yv - mean_pred)^2)), mae = mean(abs(yv - mean_pred)),
             lppd = mean(lpd), nll = -mean(ll), coverage = cov,
             n_obs = length(yv), n_draws = nrow(ll))

@@ -286,6 +286,45 @@ student_mixture_quantile <- function(pp, p, max_iter = 100L) {
 # (observations x probs): for counts the smallest integer whose mixture CDF
 # reaches each probability (integer intervals), for the Student-t the root
 # of its mixture CDF by bisection.
+# The components' CDF at k, and their quantiles at p, for row i of a count
+# or binomial fit's parameters pp: one value per draw.
+count_cdf <- function(pp) switch(pp$family,
+  poisson = function(k, i) stats::ppois(k, pp$mu[, i]),
+  negbinomial = function(k, i) stats::pnbinom(k, size = pp$phi, mu = pp$mu[, i]),
+  binomial = function(k, i) stats::pbinom(k, pp$trials[i], pp$prob[, i]))
+count_quantile <- function(pp) switch(pp$family,
+  poisson = function(p, i) stats::qpois(p, pp$mu[, i]),
+  negbinomial = function(p, i) stats::qnbinom(p, size = pp$phi, mu = pp$mu[, i]),
+  binomial = function(p, i) stats::qbinom(p, pp$trials[i], pp$prob[, i]))
+
+# Whether each count y[i] lies in the central interval [q_a, q_b] of its
+# predictive mixture, with the quantiles of family_quantiles(): q_p is the
+# first k from the components' smallest quantile on with F(k) >= p - 1e-12.
+# So y >= q_a exactly when F(y) >= a - 1e-12 and y reaches that smallest
+# quantile, which it does when F(y) >= a + 1e-12 (a component then has
+# F_s(y) >= a); y <= q_b exactly when not y - 1 >= q_b, likewise.  F(y) and
+# F(y - 1) decide all but the rows within 1e-12 of a or b, whose smallest
+# component quantile is computed: the same answers as the quantiles'
+# without searching for them (two CDF evaluations per row and draw).
+count_covered <- function(pp, y, levels) {
+  cdf <- count_cdf(pp)
+  qfun <- count_quantile(pp)
+  n <- length(y)
+  Fy <- vapply(seq_len(n), function(i) mean(cdf(y[i], i)), numeric(1))
+  Fy1 <- vapply(seq_len(n), function(i) if (y[i] > 0) mean(cdf(y[i] - 1, i)) else 0, numeric(1))
+  reaches <- function(Fk, k, p) {
+    ok <- Fk >= p - 1e-12
+    near <- which(ok & Fk < p + 1e-12)
+    for (i in near) ok[i] <- k[i] >= min(qfun(p, i))
+    ok
+  }
+  vapply(levels, function(l) {
+    a <- (1 - l) / 2
+    b <- 1 - a
+    mean(reaches(Fy, y, a) & !(y > 0 & reaches(Fy1, y - 1, b)))
+  }, numeric(1))
+}
+
 family_quantiles <- function(pp, probs) {
   S <- nrow(pp$mu)
   n <- ncol(pp$mu)
@@ -294,21 +333,22 @@ family_quantiles <- function(pp, probs) {
     for (j in seq_along(probs)) out[, j] <- student_mixture_quantile(pp, probs[j])
     return(out)
   }
-  cdf_fun <- switch(pp$family,
-    poisson = function(k, i) stats::ppois(k, pp$mu[, i]),
-    negbinomial = function(k, i) stats::pnbinom(k, size = pp$phi, mu = pp$mu[, i]),
-    binomial = function(k, i) stats::pbinom(k, pp$trials[i], pp$prob[, i]))
-  qfun <- switch(pp$family,
-    poisson = function(p, i) stats::qpois(p, pp$mu[, i]),
-    negbinomial = function(p, i) stats::qnbinom(p, size = pp$phi, mu = pp$mu[, i]),
-    binomial = function(p, i) stats::qbinom(p, pp$trials[i], pp$prob[, i]))
+  cdf_fun <- count_cdf(pp)
+  qfun <- count_quantile(pp)
   for (i in seq_len(n)) {
     for (j in seq_along(probs)) {
-      # the mixture's quantile lies between its components' quantiles
+      # the mixture's quantile is the first k between its components'
+      # smallest and largest quantile with F(k) >= p (to 1e-12); F is
+      # nondecreasing in k, so bisection finds it in log2(width) evaluations
+      # (a count draw of a small dispersion can make the width millions)
       qs <- qfun(probs[j], i)
-      ks <- seq(min(qs), max(qs))
-      Fk <- vapply(ks, function(k) mean(cdf_fun(k, i)), numeric(1))
-      out[i, j] <- ks[which(Fk >= probs[j] - 1e-12)[1L]]
+      lo <- min(qs)
+      hi <- max(qs)
+      while (lo < hi) {
+        mid <- lo + floor((hi - lo) / 2)
+        if (mean(cdf_fun(mid, i)) >= probs[j] - 1e-12) hi <- mid else lo <- mid + 1
+      }
+      out[i, j] <- lo
     }
   }
   out

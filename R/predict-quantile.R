@@ -57,7 +57,10 @@
 #' weighted mixture of the Gaussians N(`mu[s, i]`, `sd[s, i]`^2) over the
 #' draws s.  Its quantiles are found exactly (to `tol`) by safeguarded Newton
 #' iteration on the mixture CDF, in C, inside the bracket formed by the
-#' smallest and largest component quantile.
+#' smallest and largest component quantile.  Many probabilities at once (8 or
+#' more, as the coverage table of [bnn_metrics()]) come instead from Taylor
+#' expansions of the CDF over a few pieces covering that bracket, each one
+#' pass over the draws, with the same quantiles to rounding.
 #'
 #' @param mu Matrix of predictive means, draws x observations; a vector is
 #'   taken as one draw.

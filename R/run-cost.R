@@ -24,6 +24,25 @@ time_gradient <- function(spec, theta, target = 0.02) {
   structure(t[["cpu"]] / share, cpu = t[["cpu"]], share = share)
 }
 
+# Seconds per epoch of the deep ensemble's optimizer `opt` on spec, on the
+# share of a core time_gradient() found (t_g's attribute "share"): a few
+# epochs of member 1 timed by CPU time (no validation data, so no early
+# stop).  An epoch of minibatches costs more than the full-data gradient
+# its batches add up to: each step also updates every parameter (Adam)
+# and gathers its batch, about 4 microseconds per step for a 5-16-16-1
+# network, which made the MILE preset's ensemble (batches of 32) two to
+# seven times the estimate from gradients alone
+# (inst/benchmarks/speed/ensemble_cost.csv).
+time_epoch <- function(spec, opt, t_g, target = 0.02) {
+  o <- unclass(opt)
+  o$patience <- NULL
+  t <- time_per_rep(function(reps) {
+    o$epochs <- reps
+    do.call(.bnn_optimize, c(list(spec = spec, valid = NULL, seed = 1L, member = 1L), o))
+  }, target)
+  t[["cpu"]] / attr(t_g, "share")
+}
+
 # The share of a core a new busy process gets: cores over the 1-minute
 # load average (at most 1; 1 where /proc/loadavg is not available).
 load_share <- function() {
@@ -73,7 +92,8 @@ fit_cost <- function(spec, sampler, chains, warmup, iter, init, ensemble_opt = N
   t_g <- time_gradient(spec, theta)
   g <- chain_gradients(sampler, warmup, iter, n_obs)
   ens <- 0
-  if (!is.null(ensemble_opt)) ens <- n_members * (ensemble_opt$epochs %||% 1000) * as.double(t_g)
+  if (!is.null(ensemble_opt))
+    ens <- n_members * (ensemble_opt$epochs %||% 1000) * time_epoch(spec, ensemble_opt, t_g)
   w <- chain_workers(chains)
   # the sampler's own work per chain, on the same share of a core
   own <- chain_sampler_seconds(sampler, warmup, iter, length(theta)) / attr(t_g, "share")

@@ -36,7 +36,7 @@ dispatch_chains <- function(ids, fun) {
   # a plan the user has set is used as it is
   if (use_future && mc_cores_plan(length(ids))) {
     old_plan <- future::plan(mc_cores_strategy(), workers = min(mc_cores(), length(ids)))
-    on.exit(future::plan(old_plan), add = TRUE)
+    on.exit(restore_plan(old_plan), add = TRUE)
   } else if (use_future && inherits(future::plan(), "sequential")) {
     # the sequential plan (the default) runs the chains here, one after
     # another, as futures would: the same draws, without a future's set-up
@@ -166,9 +166,45 @@ future_batches <- function(batches, fun, kern) {
                               packages = "bnnmc", seed = FALSE,
                               label = sprintf("bnnmc-chains-%d", i))
   }
-  out <- future::value(fs)
+  out <- vector("list", length(fs))
+  lost <- integer(0)
+  why <- NULL
+  for (i in seq_along(fs)) {
+    # a worker that dies (killed, out of memory) leaves its future without
+    # a value: name its chains, and those of the other futures lost with it
+    out[i] <- list(tryCatch(future::value(fs[[i]]), FutureError = function(e) {
+      lost <<- c(lost, i)
+      why <<- c(why, sub("\\. .*", "", conditionMessage(e)))
+      NULL
+    }))
+    if (length(lost)) break
+  }
+  if (length(lost)) {
+    for (k in setdiff(seq_along(fs), seq_len(lost[1L]))) {
+      done <- isTRUE(tryCatch(future::resolved(fs[[k]]), error = function(e) TRUE))
+      if (done && inherits(tryCatch(future::value(fs[[k]]), error = function(e) e), "FutureError"))
+        lost <- c(lost, k)
+    }
+    ch <- unlist(batches[lost])
+    stop(sprintf(paste0(
+      "%s %s ended without a result: the worker process running %s stopped (killed, ",
+      "or out of memory?), and the fit with it. Run the fit again, with fewer cores ",
+      "(options(mc.cores)) or workers if memory is short. (future: %s.)"),
+      if (length(ch) > 1L) "Chains" else "Chain", paste(ch, collapse = ", "),
+      if (length(ch) > 1L) "them" else "it", why[1L]), call. = FALSE)
+  }
   finished <- TRUE
   out
+}
+
+# Set the future plan `p` again after dispatch_chains(); if future refuses
+# (e.g. while a future of a dead worker counts as running), the chains'
+# own error must not be masked by that one: it becomes a warning.
+restore_plan <- function(p) {
+  tryCatch(future::plan(p), error = function(e)
+    warning("bnn_fit() could not set the earlier future plan again: ", conditionMessage(e),
+            call. = FALSE))
+  invisible(NULL)
 }
 
 # Stop the futures in `fs` that are still running.  With future's cancel()

@@ -56,8 +56,9 @@ SEXP C_metrics_gauss(SEXP mu, SEXP sd, SEXP y) {
 }
 
 /* p: sorted probabilities in (0, 1); zp = qnorm(p); tol: root tolerance.
- * Returns a length(p) x n matrix of mixture quantiles, with attribute
- * "iterations" (the largest Newton/bisection count used). */
+ * Returns a length(p) x n matrix of mixture quantiles, with attributes
+ * "iterations" (the largest Newton/bisection count used for one root) and
+ * "passes" (passes over the draws' components, in all: the cost). */
 SEXP C_metrics_gmix_quantile(SEXP mu, SEXP sd, SEXP p, SEXP zp, SEXP tol) {
   int S, n;
   check_mu_sd(mu, sd, &S, &n);
@@ -77,14 +78,19 @@ SEXP C_metrics_gmix_quantile(SEXP mu, SEXP sd, SEXP p, SEXP zp, SEXP tol) {
   SEXP out = PROTECT(Rf_allocMatrix(REALSXP, m, n));
   const double *mm = REAL(mu), *ss = REAL(sd);
   int maxit = 0;
+  double total = 0.0;
   for (int i = 0; i < n; i++) {
+    int np = 0;
     int it = bnn_gmix_quantiles(mm + (size_t)i * S, ss + (size_t)i * S, S, pp,
-                                zz, m, t, REAL(out) + (size_t)i * m);
+                                zz, m, t, REAL(out) + (size_t)i * m, &np);
+    total += np;
     if (it > maxit) maxit = it;
     if (i % 16 == 15) R_CheckUserInterrupt();
   }
   SEXP its = PROTECT(Rf_ScalarInteger(maxit));
   Rf_setAttrib(out, Rf_install("iterations"), its);
-  UNPROTECT(2);
+  SEXP nps = PROTECT(Rf_ScalarReal(total));
+  Rf_setAttrib(out, Rf_install("passes"), nps);
+  UNPROTECT(3);
   return out;
 }

@@ -26,12 +26,17 @@ double bnn_gmix_mean(const double *mu, int S);
  * F(q) = p[j] is found by safeguarded Halley/Newton iteration (bisection
  * fallback) inside the bracket [min_s (mu_s + sd_s zp[j]),
  * max_s (mu_s + sd_s zp[j])], which always contains it, to an accuracy of
- * tol * max(1, |q|).  Writes q[0..m-1]; returns the largest number of CDF
- * evaluations used for one root (BNN_GMIX_MAXIT means the last iterate was
- * returned without convergence). */
+ * tol * max(1, |q|).  Many probabilities (at least 8, and four times as
+ * many as the pieces needed) are instead found from Taylor expansions of F
+ * over pieces that cover the bracket, each piece one pass over the
+ * components, to rounding (see metrics.c).  Writes q[0..m-1] and the number
+ * of passes over the components (CDF evaluations or pieces) to *passes;
+ * returns the largest number of CDF evaluations used for one root
+ * (BNN_GMIX_MAXIT means the last iterate was returned without convergence;
+ * 1 for the Taylor pieces). */
 #define BNN_GMIX_MAXIT 200
 int bnn_gmix_quantiles(const double *mu, const double *sd, int S,
                        const double *p, const double *zp, int m, double tol,
-                       double *q);
+                       double *q, int *passes);
 
 #endif

@@ -416,7 +416,14 @@ static inline double hsum(__m256d v) {
   return _mm_cvtsd_f64(_mm_add_sd(lo, _mm_unpackhi_pd(lo, lo)));
 }
 
-/* gW += A^T D: blocks of 2 inputs x 4 outputs, 8 vector accumulators */
+/* gW += A^T D: blocks of 2 inputs x 4 outputs, 8 vector accumulators.
+ * Only the intrinsics are fused multiply-adds: the last m % 4 rows add
+ * rounded products (fp-contract off), as the default -O2 build computed
+ * them when the goldens were recorded.  Left to the compiler, whether
+ * r += x * y is fused depends on its flags and on how it vectorises the
+ * loop (e.g. fused under -O1 -fsanitize=undefined), which moved the last
+ * bits of the CES golden with the AVX2 kernels. */
+__attribute__((optimize("fp-contract=off")))
 static void grad_w_avx2(const double *a, int lda, const double *d, int ldd,
                         int m, int fin, int fout, double *gW, double *gb) {
   int m4 = m & ~3;

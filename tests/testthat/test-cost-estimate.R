@@ -21,6 +21,24 @@ test_that("the gradient time is CPU time over the core share the process got", {
   expect_equal(cost$per_chain, cost$gradients * cost$t_gradient)
 })
 
+test_that("the deep ensemble's estimate holds for minibatch training (MILE's preset)", {
+  spec <- cost_spec()
+  opt <- bnn_optimizer_preset("mile", epochs = 150)
+  cost <- bnnmc:::fit_cost(spec, bnn_nuts(), 2L, 100L, 100L, "ensemble", ensemble_opt = opt,
+                           n_members = 2L)
+  # the members' CPU time, as train_ensemble() runs them
+  cpu <- system.time(for (k in 1:2)
+    do.call(bnnmc:::.bnn_optimize, c(list(spec = spec, valid = NULL, seed = 1L, member = k),
+                                     utils::modifyList(unclass(opt), list(patience = NULL)))),
+    gcFirst = FALSE)
+  cpu <- cpu[["user.self"]] + cpu[["sys.self"]]
+  est_cpu <- cost$ensemble * cost$cpu_share
+  # each of 150 epochs is 16 steps of 32 rows: counting only the gradients
+  # (one full-data gradient per epoch) estimated a third of this
+  expect_gt(cpu / est_cpu, 1 / 1.5)
+  expect_lt(cpu / est_cpu, 1.5)
+})
+
 test_that("an MCLMC chain's estimate adds the sampler's own work per step to its gradients", {
   spec <- cost_spec()
   s <- bnn_mclmc(n_tune = c(800, 100, 100), n_samples = 500)

@@ -50,7 +50,7 @@ test_that("the stack keeps the homoscedastic model at 10% or more, and predictio
   expect_identical(mc$chosen, c(TRUE, TRUE))
   expect_identical(mc$points, c(80L, 80L))
   expect_named(attr(mc, "timing"), c("total", "heteroscedastic", "homoscedastic", "models",
-                                     "check"))
+                                     "check", "together"))
   # 200 draws each: the predictive draws are as many as the fit's own,
   # ndraws(fit) = 200, shared by the weights: 180 and 20
   expect_identical(posterior::ndraws(fit), 200L)
@@ -243,10 +243,21 @@ test_that("with chains in parallel the two models' chains run together, with the
   expect_true(is.finite(attr(seq_fit$model_choice, "timing")[["heteroscedastic"]]))
   options(mc.cores = 2L)
   par_fit <- default_call(d, 300, 6)
-  # one run for both models' chains: no time of each model alone
+  # one run for both models' chains: each model's time is that of its
+  # chains, and print() says they ran side by side (not "NA s")
   tm <- attr(par_fit$model_choice, "timing")
-  expect_true(is.na(tm[["heteroscedastic"]]) && is.na(tm[["homoscedastic"]]))
+  expect_identical(tm[["together"]], 1)
+  expect_true(tm[["heteroscedastic"]] > 0 && tm[["homoscedastic"]] > 0)
+  expect_equal(tm[["homoscedastic"]], sum(par_fit$mixture$fit$timing$warmup,
+                                          par_fit$mixture$fit$timing$sampling,
+                                          par_fit$timing$warmup, par_fit$timing$sampling) -
+                 tm[["heteroscedastic"]])
   expect_true(tm[["models"]] > 0)
+  out <- paste(capture.output(print(par_fit)), collapse = " ")
+  expect_false(grepl("NA s", out, fixed = TRUE))
+  expect_match(gsub("\\s+", " ", out), paste0(
+    "heteroscedastic and homoscedastic network [0-9.]+ s, their chains side by side ",
+    "\\([0-9.]+ s and [0-9.]+ s summed over each one's chains\\)"))
   # chains, stack, verdict and model choice as when run one after the other
   expect_identical(par_fit$draws, seq_fit$draws)
   expect_identical(par_fit$mixture$fit$draws, seq_fit$mixture$fit$draws)

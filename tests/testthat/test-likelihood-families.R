@@ -390,3 +390,42 @@ test_that("a count model's validation data carry the fit's centre and offset", {
                           members = 2, valid_data = d[31:40, ], seed = 1)
   expect_true(all(is.finite(ens$draws)))
 })
+
+test_that("count quantiles are the first k with F(k) >= p, found by bisection over a wide support", {
+  set.seed(7)
+  scan_quantile <- function(pp, p, i) {   # the definition, k by k
+    qs <- stats::qnbinom(p, size = pp$phi, mu = pp$mu[, i])
+    ks <- seq(min(qs), max(qs))
+    Fk <- vapply(ks, function(k) mean(stats::pnbinom(k, size = pp$phi, mu = pp$mu[, i])), 1)
+    ks[which(Fk >= p - 1e-12)[1L]]
+  }
+  S <- 200L
+  pp <- list(family = "negbinomial", mu = matrix(exp(rnorm(S * 4, 2, 0.5)), S, 4),
+             phi = exp(rnorm(S, 1, 0.5)))
+  probs <- c(0.025, 0.25, 0.5, 0.95)
+  q <- bnnmc:::family_quantiles(pp, probs)
+  ref <- outer(1:4, seq_along(probs), Vectorize(function(i, j) scan_quantile(pp, probs[j], i)))
+  expect_identical(q, matrix(as.double(ref), 4))
+  # bnn_metrics()'s coverage of counts from the CDF at y and y - 1: the
+  # same as from the quantiles, at every level (y at and around the bounds)
+  lv <- c(0.1, 0.5, 0.8, 0.9, 0.95)
+  qq <- lapply(lv, function(l) bnnmc:::family_quantiles(pp, c((1 - l) / 2, 1 - (1 - l) / 2)))
+  for (y in list(c(0, 3, 7, 40), qq[[2]][, 1], qq[[2]][, 2], qq[[4]][, 2] + 1, qq[[5]][, 1] - 1)) {
+    y <- pmax(y, 0)
+    expect_identical(bnnmc:::count_covered(pp, y, lv),
+                     vapply(qq, function(q) mean(y >= q[, 1] & y <= q[, 2]), 1))
+  }
+  # a draw of a tiny dispersion puts its 97.5% quantile above 200,000: the
+  # search over the support between the components' quantiles must not visit
+  # every count (that took about a minute for a 29-row test set)
+  pp$phi[1:5] <- 0.01
+  pp$mu[1:5, ] <- 5e4
+  expect_gt(stats::qnbinom(0.975, size = 0.01, mu = 5e4), 2e5)
+  t <- system.time(qw <- bnnmc:::family_quantiles(pp, c(0.025, 0.975)))[["elapsed"]]
+  expect_lt(t, 5)
+  for (i in 1:2) {
+    Fq <- mean(stats::pnbinom(qw[i, 2], size = pp$phi, mu = pp$mu[, i]))
+    Fq1 <- mean(stats::pnbinom(qw[i, 2] - 1, size = pp$phi, mu = pp$mu[, i]))
+    expect_true(Fq >= 0.975 - 1e-12 && Fq1 < 0.975 - 1e-12)
+  }
+})

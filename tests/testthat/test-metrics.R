@@ -183,6 +183,37 @@ test_that("quantiles of many draws converge without bisection fallbacks", {
   }
 })
 
+test_that("many quantiles at once come from a few Taylor pieces, equal to the root finder", {
+  # bnn_metrics() asks for 38 quantiles per observation: the mixture CDF's
+  # Taylor expansion over a few pieces gives them all in a few passes over
+  # the draws, where a root finder per quantile needs about 76
+  SS <- 1000L; nn <- 30L
+  tmu <- matrix(rnorm(SS * nn, sd = 0.4), SS, nn) + rep(rnorm(nn, sd = 3), each = SS)
+  tsd <- matrix(exp(rnorm(SS, 0.2, 0.1)), SS, nn)     # one sd per draw, as sigma
+  tsd[, 1:5] <- exp(rnorm(SS * 5, -0.5, 0.25))        # heteroscedastic
+  tmu[1:200, 6] <- tmu[1:200, 6] + 5                  # bimodal
+  tsd[, 7] <- exp(rnorm(SS, -2, 1))                   # widely varying sd: root finder
+  lv <- c((1:19) / 20, 0.75)
+  p <- sort(unique(c((1 - lv) / 2, (1 + lv) / 2)))
+  Q <- .Call(C_metrics_gmix_quantile, tmu, tsd, p, qnorm(p), 1e-10)
+  expect_lte(attr(Q, "passes") / nn, 10)
+  # the same quantiles, two at a time (the root finder of every root)
+  Q2 <- do.call(rbind, lapply(seq(1, length(p), by = 2), function(j)
+    .Call(C_metrics_gmix_quantile, tmu, tsd, p[j:(j + 1)], qnorm(p[j:(j + 1)]), 1e-10)))
+  expect_equal(Q, Q2, tolerance = 1e-9, ignore_attr = TRUE)
+  for (i in c(1L, 6L, 7L, 20L)) {
+    Fq <- vapply(Q[, i], function(q) mean(pnorm(q, tmu[, i], tsd[, i])), 1)
+    expect_equal(Fq, p, tolerance = 1e-12)
+  }
+  # bnn_metrics_gaussian()'s widths and coverage are those of the root finder
+  ty <- colMeans(tmu) + rnorm(nn)
+  m <- bnn_metrics_gaussian(tmu, tsd, ty, levels = lv[1:19])
+  ref <- bnn_coverage(y = ty, levels = lv[1:19], draws = NULL, mu = tmu, sd = tsd)
+  lo <- t(Q2[match((1 - lv[1:19]) / 2, p), ]); hi <- t(Q2[match((1 + lv[1:19]) / 2, p), ])
+  expect_equal(m$coverage$width, colMeans(hi - lo), tolerance = 1e-12)
+  expect_equal(m$coverage$coverage, colMeans(lo <= ty & ty <= hi))
+})
+
 test_that("classification metrics match their definitions", {
   set.seed(3)
   nn <- 200L; K <- 3L

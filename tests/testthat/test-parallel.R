@@ -215,6 +215,32 @@ test_that("options(mc.cores) runs the chains on that many workers, with the same
   expect_identical(bnnmc:::chain_workers(2L)$workers, 1L)
 })
 
+test_that("a chain whose worker is killed gives an error naming the chain, under mc.cores and a plan", {
+  skip_on_cran()
+  skip_if_not_installed("future")
+  skip_if_not_installed("future.apply")
+  old <- future::plan(future::sequential)
+  on.exit(future::plan(old), add = TRUE)
+  # chain 2's worker process ends itself, as the system's out-of-memory
+  # killer or a user's kill would
+  chain <- function(i) {
+    if (i == 2L) tools::pskill(Sys.getpid(), tools::SIGKILL)
+    Sys.sleep(0.2)
+    i
+  }
+  op <- options(mc.cores = 2)
+  on.exit(options(op), add = TRUE)
+  expect_error(suppressWarnings(bnnmc:::dispatch_chains(1:3, chain)),
+               "^Chain 2 ended without a result: the worker process running it stopped")
+  # the user's (sequential) plan is set again
+  expect_true(inherits(future::plan(), "sequential"))
+  options(mc.cores = 1)
+  future::plan(future::multisession, workers = 2)
+  expect_error(suppressWarnings(bnnmc:::dispatch_chains(1:3, chain)),
+               "^Chain 2 ended without a result")
+  future::plan(future::sequential)
+})
+
 test_that("a malformed options(mc.cores) is an error that names it", {
   op <- options(mc.cores = 0)
   on.exit(options(op))
