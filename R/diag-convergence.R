@@ -109,7 +109,7 @@ bnn_convergence <- function(object, threshold = 1.1, max_points = 500, min_draws
 # over all draws (R/fit-choice.R), and drops it from the fit it returns.
 convergence_verdict <- function(object, threshold = 1.1, max_points = 500, min_draws = 100,
                                 parameters = FALSE, mc_error = 0.1, drift = 0.2,
-                                keep_loglik = FALSE) {
+                                keep_loglik = FALSE, adequacy = TRUE) {
   if (!inherits(object, "bnnfit")) stop("'object' must be a bnnfit.", call. = FALSE)
   threshold <- check_positive(threshold, "threshold")
   if (threshold < 1) stop("'threshold' must be at least 1.", call. = FALSE)
@@ -181,6 +181,8 @@ convergence_verdict <- function(object, threshold = 1.1, max_points = 500, min_d
   out$reasons <- c(out$predictions$reasons, fl)
   out$converged <- isTRUE(out$predictions$reliable) && out$fit_level$stationary
   if (isFALSE(out$predictions$reliable)) out$remedy <- prediction_remedy(object, out)
+  # part 3: does the model fit? (R/diag-adequacy.R)
+  if (adequacy) out$adequacy <- tryCatch(model_adequacy(object, fs, idx), error = function(e) NULL)
   if (parameters) out$parameters <- symmetry_free_cw(object, threshold)
   if (keep_loglik && is.null(object$weights)) {
     attr(out, "pointwise_loglik") <- fs$loglik_point
@@ -305,8 +307,12 @@ function_draws <- function(object, idx) {
                  else pp$sd^2
     cov <- loo_pit_coverage(ll_point, response_values(sub, NULL), pp, 0.9)
   }
+  # the probability of the second class (Bernoulli), for the adequacy part
+  prob1 <- if (identical(object$likelihood$family, "bernoulli"))
+    ifelse(matrix(as.integer(sub$y) == 2L, nrow(f), ncol(f), byrow = TRUE), f, 1 - f)
   list(f = unname(f), noise_var = unname(noise_var), loglik = loglik, loo_coverage = cov,
-       loglik_point = ll_point)
+       loglik_point = ll_point, pp = pp, prob1 = prob1,
+       fitted = unname(colMeans(if (is.null(prob1)) f else prob1)))
 }
 
 # Share of the points whose leave-one-out PIT (PSIS-weighted predictive CDF
@@ -369,14 +375,14 @@ format.bnn_convergence <- function(x, ...) {
                paste(x$fit_level$reasons, collapse = "; "),
                if (isTRUE(pr$reliable)) "the predictions above are stable all the same"
                else "see the predictions' verdict above", btw)
-  c(predictions = p_line, fit_level = f_line)
+  c(predictions = p_line, fit_level = f_line, model_fit = format_adequacy(x$adequacy))
 }
 
 #' @export
 print.bnn_convergence <- function(x, digits = 3, ...) {
   lines <- format(x)
   labels <- c(predictions = "Predictions reliable?", fit_level = "Fit level stationary?",
-              verdict = "Convergence")
+              model_fit = "Does the model fit?", verdict = "Convergence")
   for (nm in names(lines))
     cat(strwrap(lines[[nm]], exdent = 2, width = 76, initial = paste0(labels[[nm]], " ")), sep = "\n")
   if (!is.null(x$chains)) print(format(x$chains, digits = digits), row.names = FALSE)
@@ -391,7 +397,7 @@ print_convergence_lines <- function(cv) {
   if (is.null(cv)) return(invisible())
   lines <- format(cv)
   labels <- c(predictions = " predictions:  ", fit_level = " fit level:    ",
-              verdict = " convergence:  ")
+              model_fit = " model fit:    ", verdict = " convergence:  ")
   for (nm in names(lines))
     cat(strwrap(lines[[nm]], width = 78, initial = labels[[nm]], exdent = 14), sep = "\n")
   invisible()
