@@ -16,11 +16,11 @@
 #     guideline 9): it is reported as information, since a posterior with
 #     several functionally different modes needs chains in each.
 
-#' Convergence verdict of a fit, in two parts
+#' Convergence verdict of a fit, in three parts
 #'
 #' A Bayesian neural network's weights are not identified, so raw parameter
 #' R-hat and ESS measure its symmetries, not convergence.  The verdict asks
-#' two questions of identified quantities instead, and keeps them apart:
+#' three questions of identified quantities instead, and keeps them apart:
 #'
 #' 1. **Are the predictions reliable?**  This is what `bnn_fit()` warns
 #'    about (class `bnnmc_unreliable_predictions`).  At the training inputs
@@ -50,6 +50,30 @@
 #'    every sampler tried, NUTS included (`vignette("benchmarks")`); the
 #'    predictions can still be reliable.  `print()` and `summary()` report
 #'    this part in words; it is not a warning.
+#' 3. **Does the model fit?**  Chains that agree can all miss the data's
+#'    shape (a prior too smooth for a sharp feature on few rows).  The
+#'    leave-one-out quantile residuals of the same training points,
+#'    \eqn{z_i = \Phi^{-1}(u_i)} with \eqn{u_i} the PSIS-LOO predictive CDF
+#'    at \eqn{y_i} (randomised between the CDF below and at \eqn{y_i} for
+#'    counts and binary responses, Dunn and Smyth 1996, with the fit's
+#'    seed), are regressed on each input and on the fitted values by a
+#'    penalised spline (`mgcv::gam()`, REML; a linear term for columns with
+#'    fewer than 5 distinct values).  Structure is left where a smooth is
+#'    significant at 0.001 after Holm's correction over the terms *and*
+#'    explains at least 10% of the residuals' variance (so that many rows
+#'    do not make negligible structure significant).  The line names those
+#'    inputs and one next step: a wider prior
+#'    (`prior = bnn_prior(scale = 3, fan_in = TRUE)`, which removes the
+#'    structure the default leaves on `MASS::mcycle`), then, once the prior
+#'    is that wide, a wider network or transformed inputs; a linear model is
+#'    pointed to the network.  It uses at most `max_points` rows, so its
+#'    cost stays small on large data, and it is left out (`adequacy` is
+#'    `NULL`) for categorical responses, fewer than 20 points, or without
+#'    the \pkg{mgcv} package.  On the panel of
+#'    `inst/benchmarks/decisions/adequacy_panel.R` it fired on no fit whose
+#'    test RMSE was within 15% of the best of `lm()`, `gam()`, `loess()`
+#'    and `smooth.spline()`.  It is reported by `print()` and `summary()`,
+#'    not warned about.
 #'
 #' Chains that disagree with each other are not a failure in themselves (a
 #' multimodal posterior needs chains in several modes): the R-hat across
@@ -80,7 +104,10 @@
 #'   `outlier`), `between` (R-hat across chains of the log-likelihood and
 #'   the median over points of the predictions'), `reasons` (of both
 #'   parts), `remedy` (what to run or do when the predictions are not
-#'   reliable) and the settings.
+#'   reliable), `adequacy` (the third part, or `NULL` where it does not
+#'   apply: `adequate`, `inputs` with structure left, `tests` (one row per
+#'   input and the fitted values: `term`, `p`, `r2`, `p_holm`,
+#'   `structure`), `reasons`, `remedy`, `points`) and the settings.
 #' @references Sommer, E., Wimmer, L., Papamarkou, T., Bothmann, L., Bischl,
 #'   B., and Rügamer, D. (2024). Connecting the dots: is mode-connectedness
 #'   the key to feasible sample-based inference in Bayesian neural networks?
@@ -89,6 +116,9 @@
 #'   Yao, Y., Vehtari, A., and Gelman, A. (2022). Stacking for non-mixing
 #'   Bayesian computations: the curse and blessing of multimodal posteriors.
 #'   JMLR 23.
+#'
+#'   Dunn, P. K., and Smyth, G. K. (1996). Randomized quantile residuals.
+#'   Journal of Computational and Graphical Statistics 5, 236-244.
 #' @seealso [bnn_diagnostics()], [bnn_function_rhat()]
 #' @export
 #' @examples
