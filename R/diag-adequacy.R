@@ -8,7 +8,7 @@
 # quantile residuals (Dunn and Smyth 1996) of the training points the
 # verdict uses, z_i = qnorm(LOO-PIT_i), are N(0, 1) and independent of
 # the inputs under an adequate model.  Each input (and the fitted values)
-# gets a penalised regression spline of the residuals (mgcv::gam(), REML);
+# gets a regression spline of the residuals (smooth_residual_test());
 # the check fires when a smooth is significant after Holm's correction at
 # .adequacy_alpha and explains at least .adequacy_min_r2 of the residuals'
 # variance (an effect-size floor, so that many rows do not make negligible
@@ -21,14 +21,16 @@
 .adequacy_min_r2 <- 0.1
 # Columns with fewer distinct values than this get a linear term, not a smooth.
 .adequacy_min_unique <- 5L
+# Degrees of freedom of the spline of the residuals on an input, at most.
+.adequacy_max_df <- 6L
 
 # The model-adequacy part from function_draws() at the verdict's points
 # idx: NULL where it does not apply (categorical likelihoods, fewer than 20
-# points, no mgcv), else list(adequate, tests (one row per input and the
+# points), else list(adequate, tests (one row per input and the
 # fitted values: term, p, p_holm, r2, structure), inputs (those with
 # structure left), points, remedy, reasons).
 model_adequacy <- function(object, fs, idx, seed = object$seed %||% 1L) {
-  if (length(idx) < 20L || !requireNamespace("mgcv", quietly = TRUE)) return(NULL)
+  if (length(idx) < 20L) return(NULL)
   z <- tryCatch(loo_quantile_residuals(object, fs, idx, seed), error = function(e) NULL)
   if (is.null(z) || sum(is.finite(z)) < 20L) return(NULL)
   X <- object$X[idx, , drop = FALSE]
@@ -49,7 +51,7 @@ model_adequacy <- function(object, fs, idx, seed = object$seed %||% 1L) {
   if (length(found)) {
     best <- tests[tests$structure, , drop = FALSE]
     out$reasons <- sprintf(
-      "the leave-one-out residuals still follow %s (a smooth of them explains %s of their variance; Holm-adjusted p %s)",
+      "the leave-one-out residuals still follow %s (a spline of them explains %s of their variance; Holm-adjusted p %s)",
       paste(if (length(inputs)) inputs else "the fitted values", collapse = ", "),
       paste(sprintf("%.0f%%", 100 * best$r2[best$term %in% (if (length(inputs)) inputs else found)]),
             collapse = ", "),
@@ -60,22 +62,32 @@ model_adequacy <- function(object, fs, idx, seed = object$seed %||% 1L) {
   out
 }
 
-# p-value and share of variance explained of a smooth of z on x (a linear
-# term where x has few distinct values; NA where x is constant).
+# p-value and share of variance explained (adjusted R-squared) of a
+# regression of z on a natural cubic spline of x (splines::ns(), at most
+# .adequacy_max_df degrees of freedom, at most one per 5 points, knots at
+# quantiles of x), by the F test against a constant; a linear term where x
+# has fewer than .adequacy_min_unique distinct values; NA where x is
+# constant.  A penalised mgcv::gam() of the same residuals found the same
+# structure on the panel at 20 to 75 times the cost
+# (inst/benchmarks/decisions/adequacy_panel.R).
 smooth_residual_test <- function(z, x) {
   ok <- is.finite(z) & is.finite(x)
   z <- z[ok]
   x <- x[ok]
   nu <- length(unique(x))
   if (nu < 2L) return(c(p = NA_real_, r2 = NA_real_))
-  if (nu < .adequacy_min_unique) {
-    s <- summary(stats::lm(z ~ x))
-    f <- s$fstatistic
-    return(c(p = stats::pf(f[[1]], f[[2]], f[[3]], lower.tail = FALSE), r2 = s$r.squared))
-  }
-  g <- mgcv::gam(z ~ s(x, k = min(10L, nu - 1L)), method = "REML")
-  s <- summary(g)
-  c(p = s$s.table[1L, "p-value"], r2 = max(0, 1 - g$deviance / g$null.deviance))
+  df <- if (nu < .adequacy_min_unique) 1L else
+    max(1L, min(.adequacy_max_df, nu - 1L, length(z) %/% 5L))
+  B <- if (df == 1L) cbind(x) else splines::ns(x, df = df)
+  m <- stats::lm.fit(cbind(1, B), z)
+  rss <- sum(m$residuals^2)
+  tss <- sum((z - mean(z))^2)
+  k <- m$rank - 1L
+  dfr <- length(z) - m$rank
+  if (k < 1L || dfr < 1L || tss <= 0) return(c(p = NA_real_, r2 = NA_real_))
+  f <- ((tss - rss) / k) / (rss / dfr)
+  c(p = stats::pf(f, k, dfr, lower.tail = FALSE),
+    r2 = 1 - (rss / dfr) / (tss / (length(z) - 1L)))
 }
 
 # Leave-one-out quantile residuals at the verdict's points: the PSIS-LOO
@@ -152,7 +164,7 @@ adequacy_remedy <- function(object) {
 format_adequacy <- function(ad) {
   if (is.null(ad)) return(NULL)
   if (isTRUE(ad$adequate))
-    return(sprintf(paste0("no structure left (smooths of the leave-one-out residuals on each ",
+    return(sprintf(paste0("no structure left (splines of the leave-one-out residuals on each ",
                           "input and the fitted values, %d training points)"), ad$points))
   sprintf("structure left: %s. What to do: %s", paste(ad$reasons, collapse = "; "), ad$remedy)
 }

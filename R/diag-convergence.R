@@ -57,19 +57,20 @@
 #'    at \eqn{y_i} (randomised between the CDF below and at \eqn{y_i} for
 #'    counts and binary responses, Dunn and Smyth 1996, with the fit's
 #'    seed), are regressed on each input and on the fitted values by a
-#'    penalised spline (`mgcv::gam()`, REML; a linear term for columns with
-#'    fewer than 5 distinct values).  Structure is left where a smooth is
-#'    significant at 0.001 after Holm's correction over the terms *and*
-#'    explains at least 10% of the residuals' variance (so that many rows
-#'    do not make negligible structure significant).  The line names those
-#'    inputs and one next step: a wider prior
+#'    natural cubic spline (`splines::ns()`, up to 6 degrees of freedom, at
+#'    most one per 5 points; a linear term for columns with fewer than 5
+#'    distinct values).  Structure is left where a spline is significant at
+#'    0.001 (F test) after Holm's correction over the terms *and* explains
+#'    at least 10% of the residuals' variance (adjusted R-squared; so that
+#'    many rows do not make negligible structure significant).  The line
+#'    names those inputs and one next step: a wider prior
 #'    (`prior = bnn_prior(scale = 3, fan_in = TRUE)`, which removes the
 #'    structure the default leaves on `MASS::mcycle`), then, once the prior
 #'    is that wide, a wider network or transformed inputs; a linear model is
 #'    pointed to the network.  It uses at most `max_points` rows, so its
 #'    cost stays small on large data, and it is left out (`adequacy` is
-#'    `NULL`) for categorical responses, fewer than 20 points, or without
-#'    the \pkg{mgcv} package.  On the panel of
+#'    `NULL`) for categorical responses and fewer than 20 points.  On the
+#'    panel of
 #'    `inst/benchmarks/decisions/adequacy_panel.R` it fired on no fit whose
 #'    test RMSE was within 15% of the best of `lm()`, `gam()`, `loess()`
 #'    and `smooth.spline()`.  It is reported by `print()` and `summary()`,

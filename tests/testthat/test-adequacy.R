@@ -1,7 +1,6 @@
 # The verdict's third part, "does the model fit?" (R/diag-adequacy.R):
-# smooths of the leave-one-out quantile residuals on each input.
+# splines of the leave-one-out quantile residuals on each input.
 
-skip_if_not_installed("mgcv")
 skip_if_not_installed("MASS")
 
 readme_split <- function() {
