@@ -63,31 +63,40 @@ model_adequacy <- function(object, fs, idx, seed = object$seed %||% 1L) {
 }
 
 # p-value and share of variance explained (adjusted R-squared) of a
-# regression of z on a natural cubic spline of x (splines::ns(), at most
-# .adequacy_max_df degrees of freedom, at most one per 5 points, knots at
-# quantiles of x), by the F test against a constant; a linear term where x
-# has fewer than .adequacy_min_unique distinct values; NA where x is
-# constant.  A penalised mgcv::gam() of the same residuals found the same
-# structure on the panel at 20 to 75 times the cost
-# (inst/benchmarks/decisions/adequacy_panel.R).
+# regression of z on x by the F test against a constant: a natural cubic
+# spline (splines::ns(), knots at quantiles of x) of 2 degrees of freedom
+# (smooth curvature) and one of up to .adequacy_max_df (sharper features;
+# at most one per 5 points), the better of the two with its p-value
+# doubled (Bonferroni); a linear term where x has fewer than
+# .adequacy_min_unique distinct values; NA where x is constant.  A
+# penalised mgcv::gam() would choose its degrees of freedom itself, at
+# 20 to 75 times the cost (inst/benchmarks/decisions/adequacy_panel.R).
 smooth_residual_test <- function(z, x) {
   ok <- is.finite(z) & is.finite(x)
   z <- z[ok]
   x <- x[ok]
   nu <- length(unique(x))
   if (nu < 2L) return(c(p = NA_real_, r2 = NA_real_))
-  df <- if (nu < .adequacy_min_unique) 1L else
-    max(1L, min(.adequacy_max_df, nu - 1L, length(z) %/% 5L))
+  dfs <- if (nu < .adequacy_min_unique) 1L else
+    unique(pmin(c(2L, .adequacy_max_df), max(1L, min(nu - 1L, length(z) %/% 5L))))
+  res <- vapply(dfs, function(df) spline_f_test(z, x, df), numeric(2))
+  best <- which.min(res[1L, ])
+  if (!length(best)) return(c(p = NA_real_, r2 = NA_real_))
+  c(p = min(1, res[1L, best] * length(dfs)), r2 = res[2L, best])
+}
+
+# The F test of a regression of z on a natural spline of x with df degrees
+# of freedom (x itself for df = 1): c(p, adjusted R-squared).
+spline_f_test <- function(z, x, df) {
   B <- if (df == 1L) cbind(x) else splines::ns(x, df = df)
   m <- stats::lm.fit(cbind(1, B), z)
   rss <- sum(m$residuals^2)
   tss <- sum((z - mean(z))^2)
   k <- m$rank - 1L
   dfr <- length(z) - m$rank
-  if (k < 1L || dfr < 1L || tss <= 0) return(c(p = NA_real_, r2 = NA_real_))
+  if (k < 1L || dfr < 1L || tss <= 0) return(c(NA_real_, NA_real_))
   f <- ((tss - rss) / k) / (rss / dfr)
-  c(p = stats::pf(f, k, dfr, lower.tail = FALSE),
-    r2 = 1 - (rss / dfr) / (tss / (length(z) - 1L)))
+  c(stats::pf(f, k, dfr, lower.tail = FALSE), 1 - (rss / dfr) / (tss / (length(z) - 1L)))
 }
 
 # Leave-one-out quantile residuals at the verdict's points: the PSIS-LOO

@@ -56,9 +56,10 @@
 #'    \eqn{z_i = \Phi^{-1}(u_i)} with \eqn{u_i} the PSIS-LOO predictive CDF
 #'    at \eqn{y_i} (randomised between the CDF below and at \eqn{y_i} for
 #'    counts and binary responses, Dunn and Smyth 1996, with the fit's
-#'    seed), are regressed on each input and on the fitted values by a
-#'    natural cubic spline (`splines::ns()`, up to 6 degrees of freedom, at
-#'    most one per 5 points; a linear term for columns with fewer than 5
+#'    seed), are regressed on each input and on the fitted values by
+#'    natural cubic splines (`splines::ns()`) of 2 and of up to 6 degrees
+#'    of freedom (at most one per 5 points; the better of the two, its
+#'    p-value doubled; a linear term for columns with fewer than 5
 #'    distinct values).  Structure is left where a spline is significant at
 #'    0.001 (F test) after Holm's correction over the terms *and* explains
 #'    at least 10% of the residuals' variance (adjusted R-squared; so that
