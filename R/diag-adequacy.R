@@ -31,8 +31,11 @@
 # structure left), points, remedy, reasons).
 model_adequacy <- function(object, fs, idx, seed = object$seed %||% 1L) {
   if (length(idx) < 20L) return(NULL)
-  z <- tryCatch(loo_quantile_residuals(object, fs, idx, seed), error = function(e) NULL)
-  if (is.null(z) || sum(is.finite(z)) < 20L) return(NULL)
+  # (NULL: a categorical response, where the check does not apply; an
+  # error is the verdict's to report)
+  z <- loo_quantile_residuals(object, fs, idx, seed)
+  if (is.null(z)) return(NULL)
+  if (sum(is.finite(z)) < 20L) stop("fewer than 20 finite leave-one-out residuals", call. = FALSE)
   X <- object$X[idx, , drop = FALSE]
   cols <- c(stats::setNames(lapply(seq_len(ncol(X)), function(j) X[, j]),
                             colnames(X) %||% paste0("x", seq_len(ncol(X)))),
@@ -64,7 +67,8 @@ model_adequacy <- function(object, fs, idx, seed = object$seed %||% 1L) {
 
 # p-value and share of variance explained (adjusted R-squared) of a
 # regression of z on x by the F test against a constant: a natural cubic
-# spline (splines::ns(), knots at quantiles of x) of 2 degrees of freedom
+# spline (splines::ns(), knots at quantiles of x's distinct values) of 2
+# degrees of freedom
 # (smooth curvature) and one of up to .adequacy_max_df (sharper features;
 # at most one per 5 points), the better of the two with its p-value
 # doubled (Bonferroni); a linear term where x has fewer than
@@ -88,7 +92,11 @@ smooth_residual_test <- function(z, x) {
 # The F test of a regression of z on a natural spline of x with df degrees
 # of freedom (x itself for df = 1): c(p, adjusted R-squared).
 spline_f_test <- function(z, x, df) {
-  B <- if (df == 1L) cbind(x) else splines::ns(x, df = df)
+  # interior knots at quantiles of the distinct values (quantiles of x
+  # itself coincide where x has ties, and the basis would be singular)
+  B <- if (df == 1L) cbind(x) else
+    splines::ns(x, knots = stats::quantile(unique(x), seq_len(df - 1L) / df, names = FALSE),
+                Boundary.knots = range(x))
   m <- stats::lm.fit(cbind(1, B), z)
   rss <- sum(m$residuals^2)
   tss <- sum((z - mean(z))^2)
@@ -109,7 +117,8 @@ loo_quantile_residuals <- function(object, fs, idx, seed, max_draws = 1000L) {
   keep <- if (S > max_draws) unique(round(seq(1, S, length.out = max_draws))) else seq_len(S)
   ll <- ll[keep, , drop = FALSE]
   w <- exp(psis_log_weights(-ll)$log_weights)
-  if (anyNA(w)) return(NULL)
+  if (anyNA(w)) stop("the PSIS weights of the leave-one-out residuals could not be computed",
+                    call. = FALSE)
   fam <- object$likelihood$family
   y <- if (is.null(dim(object$y))) object$y[idx] else object$y[idx, , drop = FALSE]
   pp <- fs$pp
@@ -159,7 +168,9 @@ adequacy_remedy <- function(object) {
   hid <- object$hidden %||% integer(0)
   scale <- if (!is.null(pr)) max(pr$scale) else 1
   if (!length(hid))
-    return("the linear model cannot follow it: fit a network (bnn_fit() with the default hidden = c(16, 16))")
+    return(paste0("a linear model cannot follow it: fit a network, bnn_fit(..., hidden = c(16, 16)) ",
+                  "(giving 'hidden' keeps the network when the default's check would return ",
+                  "the linear model)"))
   if (scale < 3)
     return(sprintf(paste0("a wider prior lets the network follow sharper features: ",
                           "bnn_fit(..., prior = bnn_prior(scale = %s, fan_in = %s))"),
@@ -172,6 +183,8 @@ adequacy_remedy <- function(object) {
 # The model-fit line of the verdict.
 format_adequacy <- function(ad) {
   if (is.null(ad)) return(NULL)
+  if (is.na(ad$adequate))
+    return(sprintf("could not be checked: %s", paste(ad$reasons, collapse = "; ")))
   if (isTRUE(ad$adequate))
     return(sprintf(paste0("no structure left (splines of the leave-one-out residuals on each ",
                           "input and the fitted values, %d training points)"), ad$points))

@@ -214,7 +214,9 @@ convergence_verdict <- function(object, threshold = 1.1, max_points = 500, min_d
   out$converged <- isTRUE(out$predictions$reliable) && out$fit_level$stationary
   if (isFALSE(out$predictions$reliable)) out$remedy <- prediction_remedy(object, out)
   # part 3: does the model fit? (R/diag-adequacy.R)
-  if (adequacy) out$adequacy <- tryCatch(model_adequacy(object, fs, idx), error = function(e) NULL)
+  # (a failure of the check is said in its line, not hidden)
+  if (adequacy) out$adequacy <- tryCatch(model_adequacy(object, fs, idx), error = function(e)
+    list(adequate = NA, reasons = conditionMessage(e), points = length(idx)))
   if (parameters) out$parameters <- symmetry_free_cw(object, threshold)
   if (keep_loglik && is.null(object$weights)) {
     attr(out, "pointwise_loglik") <- fs$loglik_point

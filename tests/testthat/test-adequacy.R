@@ -19,6 +19,7 @@ test_that("the README's default mcycle fit misses the dip: the check names times
   out <- capture.output(print(fit))
   expect_true(any(grepl("^ model fit:    structure left: the leave-one-out residuals still follow times",
                         out)))
+  expect_match(paste(capture.output(summary(fit)), collapse = " "), "leaves structure")
   # bnn_convergence() computes the same part
   expect_identical(bnn_convergence(fit)$adequacy$inputs, "times")
 })
@@ -45,7 +46,11 @@ test_that("a linear fit of mcycle fires, with the advice to fit a network", {
   ad <- fit$convergence$adequacy
   expect_false(ad$adequate)
   expect_identical(ad$inputs, "times")
-  expect_match(ad$remedy, "fit a network")
+  expect_match(ad$remedy, "hidden = c(16, 16)", fixed = TRUE)
+  # the network that advice gives is told the next step, not the same one
+  net <- list(prior = bnn_prior(fan_in = TRUE), hidden = c(16, 16))
+  expect_match(bnnmc:::adequacy_remedy(net), "scale = 3", fixed = TRUE)
+  expect_false(grepl("hidden = c(16, 16)", bnnmc:::adequacy_remedy(net), fixed = TRUE))
 })
 
 test_that("a linear fit of linear data is quiet, and only the input with structure is named", {
@@ -87,6 +92,12 @@ test_that("counts and binary responses use randomised quantile residuals, reprod
   fb <- bnn_fit(b ~ x, data = d, hidden = integer(0), seed = 3, progress = FALSE)
   expect_false(fb$convergence$adequacy$adequate)
   expect_identical(fb$convergence$adequacy$inputs, "x")
+  # a check that fails says so in its line instead of vanishing
+  bad <- fb
+  bad$seed <- "not a seed"
+  cv <- suppressWarnings(bnn_convergence(bad))
+  expect_true(is.na(cv$adequacy$adequate))
+  expect_match(format(cv)[["model_fit"]], "^could not be checked: ")
 })
 
 test_that("the check stays out of fits with too few points", {
