@@ -258,6 +258,10 @@ fit_verdicts <- function(object, diag, layers) {
         if (isTRUE(cv$predictions$reliable))
           "the pooled predictions are stable all the same (see the predictions' line), so the answer can be used, with the spread between chains as part of its uncertainty."
         else "with unreliable predictions, see the note above."))
+    if (isFALSE(cv$adequacy$adequate))
+      out <- c(out, sprintf(paste0("The model leaves structure in the data: %s. The chains can ",
+                                   "agree on a model that misses the data's shape. What to do: %s."),
+                            paste(cv$adequacy$reasons, collapse = "; "), cv$adequacy$remedy))
     if (is.na(cv$converged) && is.null(cv$chains))
       out <- c(out, sprintf("Convergence cannot be judged: %s.", paste(cv$reasons, collapse = "; ")))
   }

@@ -1,0 +1,109 @@
+# The verdict's third part, "does the model fit?" (R/diag-adequacy.R):
+# splines of the leave-one-out quantile residuals on each input.
+
+skip_if_not_installed("MASS")
+
+readme_split <- function() {
+  data("mcycle", package = "MASS", envir = environment())
+  bnn_split(mcycle, "mile", seed = 1)
+}
+
+test_that("the README's default mcycle fit misses the dip: the check names times and a wider prior", {
+  s <- readme_split()
+  fit <- suppressMessages(bnn_fit(accel ~ times, data = s$train, seed = 1, progress = FALSE))
+  ad <- fit$convergence$adequacy
+  expect_false(ad$adequate)
+  expect_identical(ad$inputs, "times")
+  expect_gt(ad$tests$r2[ad$tests$term == "times"], 0.3)
+  expect_match(ad$remedy, "prior = bnn_prior(scale = 3, fan_in = TRUE)", fixed = TRUE)
+  out <- capture.output(print(fit))
+  expect_true(any(grepl("^ model fit:    structure left: the leave-one-out residuals still follow times",
+                        out)))
+  expect_match(paste(capture.output(summary(fit)), collapse = " "), "leaves structure")
+  # bnn_convergence() computes the same part
+  expect_identical(bnn_convergence(fit)$adequacy$inputs, "times")
+})
+
+test_that("following the advice once on mcycle makes the check quiet", {
+  s <- readme_split()
+  fit <- bnn_fit(accel ~ times, data = s$train, seed = 1, progress = FALSE,
+                 prior = bnn_prior(scale = 3, fan_in = TRUE))
+  ad <- fit$convergence$adequacy
+  expect_true(ad$adequate)
+  expect_length(ad$inputs, 0)
+  expect_true(any(grepl("^ model fit:    no structure left", capture.output(print(fit)))))
+  # the fit follows the curve: test RMSE 45 before, near smooth.spline's 19.7 now
+  rmse <- sqrt(mean((as.vector(predict(fit, s$test)) - s$test$accel)^2))
+  expect_lt(rmse, 25)
+  # a fit that has followed it is never given the same advice again
+  expect_false(grepl("scale = 3,", bnnmc:::adequacy_remedy(fit), fixed = TRUE))
+  expect_match(bnnmc:::adequacy_remedy(fit), "a wider prior did not remove it")
+})
+
+test_that("a linear fit of mcycle fires, with the advice to fit a network", {
+  s <- readme_split()
+  fit <- bnn_fit(accel ~ times, data = s$train, hidden = integer(0), seed = 1, progress = FALSE)
+  ad <- fit$convergence$adequacy
+  expect_false(ad$adequate)
+  expect_identical(ad$inputs, "times")
+  expect_match(ad$remedy, "hidden = c(16, 16)", fixed = TRUE)
+  # the network that advice gives is told the next step, not the same one
+  net <- list(prior = bnn_prior(fan_in = TRUE), hidden = c(16, 16))
+  expect_match(bnnmc:::adequacy_remedy(net), "scale = 3", fixed = TRUE)
+  expect_false(grepl("hidden = c(16, 16)", bnnmc:::adequacy_remedy(net), fixed = TRUE))
+})
+
+test_that("a linear fit of linear data is quiet, and only the input with structure is named", {
+  set.seed(3)
+  d <- data.frame(x1 = runif(150, -2, 2), x2 = runif(150, -2, 2))
+  d$y <- 1 + 2 * d$x1 - d$x2 + rnorm(150, sd = 0.5)
+  fit <- bnn_fit(y ~ x1 + x2, data = d, hidden = integer(0), seed = 2, progress = FALSE)
+  expect_true(fit$convergence$adequacy$adequate)
+  d$y <- 1 + 2 * d$x1 + 3 * sin(2 * d$x2) + rnorm(150, sd = 0.5)
+  fit2 <- bnn_fit(y ~ x1 + x2, data = d, hidden = integer(0), seed = 2, progress = FALSE)
+  ad <- fit2$convergence$adequacy
+  expect_false(ad$adequate)
+  expect_identical(ad$inputs, "x2")
+  # the Student-t and heteroscedastic likelihoods: the same residuals
+  for (lik in list(list(family = student()), list(likelihood = "hetero_gaussian"))) {
+    f <- do.call(bnn_fit, c(list(y ~ x1 + x2, data = d, hidden = integer(0), seed = 2,
+                                 progress = FALSE), lik))
+    expect_identical(f$convergence$adequacy$inputs, "x2")
+  }
+})
+
+test_that("counts and binary responses use randomised quantile residuals, reproducibly", {
+  set.seed(4)
+  d <- data.frame(x = runif(200, -2, 2))
+  d$y <- rpois(200, exp(1 + 1.5 * sin(2.5 * d$x)))
+  # (a log-linear rate cannot follow the sine: the counts look overdispersed)
+  expect_warning(fit <- bnn_fit(y ~ x, data = d, family = poisson(), hidden = integer(0),
+                                seed = 3, progress = FALSE), "Poisson")
+  ad <- fit$convergence$adequacy
+  expect_false(ad$adequate)
+  expect_identical(ad$inputs, "x")
+  # the randomisation uses the fit's seed: the same residual tests again
+  expect_identical(bnn_convergence(fit)$adequacy$tests, ad$tests)
+  d$y <- rpois(200, exp(1 + 0.5 * d$x))
+  fit_ok <- bnn_fit(y ~ x, data = d, family = poisson(), hidden = integer(0), seed = 3,
+                    progress = FALSE)
+  expect_true(fit_ok$convergence$adequacy$adequate)
+  d$b <- factor(rbinom(200, 1, plogis(3 * cos(2 * d$x))))
+  fb <- bnn_fit(b ~ x, data = d, hidden = integer(0), seed = 3, progress = FALSE)
+  expect_false(fb$convergence$adequacy$adequate)
+  expect_identical(fb$convergence$adequacy$inputs, "x")
+  # a check that fails says so in its line instead of vanishing
+  bad <- fb
+  bad$seed <- "not a seed"
+  cv <- suppressWarnings(bnn_convergence(bad))
+  expect_true(is.na(cv$adequacy$adequate))
+  expect_match(format(cv)[["model_fit"]], "^could not be checked: ")
+})
+
+test_that("the check stays out of fits with too few points", {
+  d <- data.frame(x = 1:15, y = (1:15)^2)
+  fit <- suppressMessages(suppressWarnings(bnn_fit(y ~ x, data = d, hidden = integer(0),
+                                                   seed = 1, progress = FALSE)))
+  expect_null(fit$convergence$adequacy)
+  expect_false(any(grepl("model fit:", capture.output(print(fit)))))
+})
