@@ -219,7 +219,7 @@ summary_fit_measures <- function(object) {
   if (is.numeric(r2))
     out$bayes_R2 <- c(estimate = mean(r2), stats::quantile(r2, c(0.05, 0.95), names = FALSE))
   else out$bayes_R2_note <- r2
-  lo <- tryCatch(withCallingHandlers(loo.bnnfit(object), warning = function(w)
+  lo <- tryCatch(withCallingHandlers(loo.bnnfit(object, moment_match = FALSE), warning = function(w)
     invokeRestart("muffleWarning")), error = function(e) conditionMessage(e))
   if (inherits(lo, "loo")) {
     out$elpd_loo <- lo$estimates["elpd_loo", ]
