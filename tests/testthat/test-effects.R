@@ -207,3 +207,30 @@ test_that("summary() of a network leads with its predictors and fit; weights on 
   expect_null(summary(fit, predictors = FALSE)$predictors)
   expect_error(summary(fit, weights = NA), "'weights' must be TRUE or FALSE")
 })
+
+test_that("Friedman's function: the default fit's importance and effects find the truth", {
+  skip_on_cran()
+  set.seed(2026)
+  n <- 1000
+  d <- as.data.frame(matrix(stats::runif(n * 10), n, 10,
+                            dimnames = list(NULL, paste0("x", 1:10))))
+  d$y <- 10 * sin(pi * d$x1 * d$x2) + 20 * (d$x3 - 0.5)^2 + 10 * d$x4 + 5 * d$x5 +
+    stats::rnorm(n)
+  fit <- suppressMessages(suppressWarnings(bnn_fit(y ~ ., data = d, seed = 1,
+                                                   progress = FALSE)))
+  imp <- bnn_importance(fit)
+  expect_setequal(imp$variable[1:5], paste0("x", 1:5))
+  noise <- imp$variable %in% paste0("x", 6:10)
+  # the noise inputs' lower bounds: below 2% of the weakest real input's estimate
+  expect_true(all(imp$lower[noise] < 0.02 * min(imp$estimate[!noise])))
+  eff <- bnn_effects(fit, c("x3", "x4"))
+  covers <- function(r, truth) {
+    off <- mean(r$estimate) - mean(truth)
+    mean(r$lower - off <= truth & truth <= r$upper - off)
+  }
+  rng <- diff(range(eff$x4$estimate)) / diff(range(eff$x4$x4))
+  expect_gt(rng, 8)
+  expect_lt(rng, 12)
+  expect_gte(covers(eff$x4, 10 * eff$x4$x4), 0.9)
+  expect_gte(covers(eff$x3, 20 * (eff$x3$x3 - 0.5)^2), 0.9)
+})
