@@ -187,13 +187,6 @@ gg_aes <- function(...) {
   do.call(ggplot2::aes, lapply(cols, as.name))
 }
 
-# ggplot2, or a clear error naming what needs it.
-need_ggplot2 <- function(what) {
-  if (!requireNamespace("ggplot2", quietly = TRUE))
-    stop(sprintf("%s needs the ggplot2 package: install.packages(\"ggplot2\").", what),
-         call. = FALSE)
-}
-
 #' Plot predictor importance
 #'
 #' The posterior mean importance of each predictor (point) with its
@@ -208,7 +201,7 @@ need_ggplot2 <- function(what) {
 #'                warmup = 150, iter = 100, seed = 42, progress = FALSE, sampler = "nuts")
 #' if (requireNamespace("ggplot2", quietly = TRUE)) plot(bnn_importance(fit))
 plot.bnn_importance <- function(x, ...) {
-  need_ggplot2("plot() of a bnn_importance")
+  need_pkg("ggplot2", "plot() of a bnn_importance")
   df <- data.frame(variable = factor(x$variable, levels = rev(x$variable)),
                    estimate = x$estimate, lower = x$lower, upper = x$upper)
   ggplot2::ggplot(df, gg_aes(x = "estimate", y = "variable")) +

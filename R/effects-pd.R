@@ -266,7 +266,7 @@ print.bnn_effects <- function(x, digits = 3, ...) {
 #'   p$wt
 #' }
 plot.bnn_effects <- function(x, points = FALSE, plot = TRUE, ...) {
-  need_ggplot2("plot() of a bnn_effects")
+  need_pkg("ggplot2", "plot() of a bnn_effects")
   if (!is.logical(points) || length(points) != 1L || is.na(points))
     stop("'points' must be TRUE or FALSE.", call. = FALSE)
   out <- lapply(names(x), function(nm) effect_plot(x, nm, points))

@@ -207,22 +207,14 @@ plot_overview <- function(x, newdata, ndraws) {
 # the family's other parameters), one panel each, one line per chain (the
 # network's own chains for a stacked fit).
 overview_trace <- function(x) {
-  net <- network_only(x)
-  ll <- log_lik.bnnfit(net)
-  ll <- rowSums(ll[, colSums(is.na(ll)) == 0L, drop = FALSE])
-  ids <- draw_chain_ids(net)
-  n_it <- dim(x$draws)[1]
-  it <- seq_len(n_it)
-  ok <- which(x$chain_status == "ok")
-  df <- data.frame(iteration = stats::ave(ids, ids, FUN = seq_along),
-                   chain = factor(ok[ids]), value = ll, quantity = "log-likelihood")
-  other <- setdiff(default_trace_pars(x), c("lp__", if (is_linear_fit(x)) linear_coef_names(x)))
-  if (length(other)) {
-    a <- fit_draws_array(x, variable = other)
-    for (nm in other)
-      df <- rbind(df, data.frame(iteration = rep(it, length(ok)), chain = factor(rep(ok, each = n_it)),
-                                 value = as.vector(a[, , nm]), quantity = nm))
-  }
+  a <- readable_draws(x, points = 0L)
+  keep <- setdiff(dimnames(a)[[3]], c("lp__", if (is_linear_fit(x)) linear_coef_names(x)))
+  n_it <- dim(a)[1]
+  n_ch <- dim(a)[2]
+  df <- data.frame(iteration = rep(seq_len(n_it), n_ch * length(keep)),
+                   chain = factor(rep(rep(dimnames(a)[[2]], each = n_it), length(keep))),
+                   value = as.vector(a[, , keep]),
+                   quantity = rep(sub("^log_lik$", "log-likelihood", keep), each = n_it * n_ch))
   df$quantity <- factor(df$quantity, levels = unique(df$quantity))
   ggplot2::ggplot(df, gg_aes(x = "iteration", y = "value", colour = "chain")) +
     ggplot2::geom_line(alpha = 0.8) +
