@@ -232,9 +232,9 @@ summary_fit_measures <- function(object) {
 # The predictors' and the fit's lines of print.summary.bnnfit().
 print_summary_predictors <- function(x, digits = 3) {
   if (!is.null(x$predictors)) {
-    cat("\nPredictors (importance: drop in mean log-likelihood per observation when permuted,",
-        "\nposterior mean and 90% interval; effect range: of the partial dependence, response",
-        "scale):\n")
+    cat("\nPredictors (importance: drop in mean log-likelihood per observation when permuted,\n",
+        "posterior mean and 90% interval; effect range: of the partial dependence, response\n",
+        "scale):\n", sep = "")
     print(x$predictors, digits = digits, row.names = FALSE)
   }
   fm <- x$fit_measures
@@ -341,7 +341,8 @@ formula.bnnfit <- function(x, ...) {
 #' [bnn_parameter_names()]), with `sigma` on the response's scale.  Single
 #' weights of a network are not identified (permutation and sign symmetries),
 #' so these means describe no function; use [predict()] for what the network
-#' says.
+#' says, and [bnn_importance()] and [bnn_effects()] for which predictors
+#' matter and how the response moves with each.
 #'
 #' @param object A `bnnfit`.
 #' @param ... Unused.
