@@ -36,7 +36,12 @@ effects_data <- function(fit, newdata, need_y = TRUE) {
   vars <- predictor_vars(fit)
   if (!length(vars)) stop("The model has no predictors.", call. = FALSE)
   all_v <- all.vars(stats::delete.response(fit$terms))
-  d <- plot_data(fit, newdata, all_v)
+  # with the response's variables where they can be found (a binomial
+  # fit's predictions take its trials from them)
+  d <- if (is.null(newdata))
+    tryCatch(plot_data(fit, NULL, union(all_v, all.vars(fit$formula[[2L]]))),
+             error = function(e) NULL)
+  if (is.null(d)) d <- plot_data(fit, newdata, all_v)
   training <- is.null(newdata) && nrow(d) == nrow(fit$X)
   y <- if (training) response_values(fit) else
     tryCatch(response_values(fit, d), error = function(e) if (need_y) stop(e) else NULL)
@@ -88,6 +93,13 @@ draw_loss <- function(fit, d, y, ndraws, measure) {
 #' that the model does not use has importance near 0; one it uses, clearly
 #' above.  Stacked fits use the draws of each model in proportion to its
 #' weight, as their predictions do.
+#'
+#' Single draws of a network vary with inputs that the posterior mean
+#' ignores, so an unused predictor's importance is small but rarely exactly
+#' 0 draw by draw: its interval starts near 0 (on Friedman's function with
+#' five pure-noise inputs, below 1% of the weakest real input's estimate;
+#' see `inst/benchmarks/speed/importance_effects.R`), and it is its size
+#' next to the others' that tells.
 #'
 #' The draws see the same permutation(s), so their differences are paired;
 #' `nperm` permutations are averaged (more of them shrink the permutation's
@@ -169,9 +181,9 @@ importance_label <- function(measure) {
 
 #' @export
 print.bnn_importance <- function(x, digits = 3, ...) {
-  cat(sprintf("Permutation importance: %s, posterior mean and %g%% interval over draws\n",
+  cat(sprintf("Permutation importance: %s,\nposterior mean and %g%% interval over draws ",
               importance_label(attr(x, "measure")), 100 * attr(x, "level")))
-  cat(sprintf("(%d rows, %d permutation%s per predictor; unpermuted %s %s)\n",
+  cat(sprintf("(%d rows, %d permutation%s per predictor;\nunpermuted %s %s)\n",
               attr(x, "nobs"), attr(x, "nperm"), if (attr(x, "nperm") > 1L) "s" else "",
               if (attr(x, "measure") == "loglik") "mean log-likelihood" else "RMSE",
               format(signif(attr(x, "baseline"), digits))))

@@ -171,9 +171,18 @@ bnn_effects <- function(fit, effects = NULL, newdata = NULL, method = c("pd", "c
   eff <- parse_effects(effects, ed$vars)
   d <- ed$d
   all_v <- all.vars(stats::delete.response(fit$terms))
+  # the response's variables ride along where the data have them: a
+  # binomial fit takes its trials from them (its effects are probabilities,
+  # which the trials do not change)
+  resp_v <- intersect(all.vars(fit$formula[[2L]]), names(d))
   base <- if (method == "pd") {
-    d[unique(round(seq(1, nrow(d), length.out = min(max_rows, nrow(d))))), all_v, drop = FALSE]
-  } else reference_row(d, all_v, intersect(discrete_vars(fit, d[all_v]), all_v))
+    d[unique(round(seq(1, nrow(d), length.out = min(max_rows, nrow(d))))),
+      union(all_v, resp_v), drop = FALSE]
+  } else {
+    r <- reference_row(d, all_v, intersect(discrete_vars(fit, d[all_v]), all_v))
+    for (nm in resp_v) r[[nm]] <- d[[nm]][1L]
+    r
+  }
   m <- nrow(base)
   a <- (1 - level) / 2
   classes <- if (identical(fit$likelihood$family, "categorical")) fit$levels

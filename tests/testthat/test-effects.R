@@ -114,6 +114,18 @@ test_that("bnn_effects: surfaces, factors (Poisson), binary probabilities, and t
   expect_true(any(vapply(ep$tension$layers, function(l) inherits(l$geom, "GeomPointrange"),
                          logical(1))))
   invisible(lapply(ep, ggplot2::ggplot_build))
+  # a binomial response: probabilities of success; its trials come from the data
+  set.seed(6)
+  db <- data.frame(x = runif(60))
+  db$s <- stats::rbinom(60, 12, stats::plogis(-1 + 2 * db$x))
+  db$f <- 12 - db$s
+  bi <- suppressWarnings(bnn_fit(cbind(s, f) ~ x, data = db, family = binomial(), hidden = 3,
+                                 sampler = "nuts", chains = 1, warmup = 150, iter = 60,
+                                 seed = 1, progress = FALSE))
+  eb <- bnn_effects(bi, "x", resolution = 5)
+  expect_true(all(eb$x$lower > 0 & eb$x$upper < 1))
+  expect_gt(eb$x$estimate[5], eb$x$estimate[1])
+  expect_identical(bnn_importance(bi)$variable, "x")
   bern <- eco_fits("bern")
   eb <- bnn_effects(bern, "wt", resolution = 10)
   expect_true(all(eb$wt$lower >= 0 & eb$wt$upper <= 1))
