@@ -98,8 +98,8 @@ per_chain_text <- function(v, digits = 3) {
 #' @param probs Quantiles to report (columns `q5`, `q50`, ... of
 #'   `parameters`).  When given, `print()` shows them for the first
 #'   parameters (and `sigma`), as rstanarm's and brms's summaries do.
-#' @param weights Print the per-layer table of the weights (and with `probs`
-#'   the quantiles of the first parameters).
+#' @param weights Print the per-layer table of the weights (also printed
+#'   when `probs` is given, with the quantiles of the first parameters).
 #' @param predictors Compute the predictors' importance and effect ranges
 #'   and the model's fit (R-squared, LOO) for a network fitted with a
 #'   formula; `FALSE` skips them.
@@ -190,7 +190,8 @@ summary.bnnfit <- function(object, probs = c(0.05, 0.5, 0.95), weights = FALSE,
                  probs = if (probs_given) probs, weights = weights,
                  predictors = if (predictors && any(ok) && !is_linear_fit(object) &&
                                   !is.null(object$terms) && !is.null(object$X))
-                   summary_predictors(object),
+                   tryCatch(summary_predictors(object), error = function(e)
+                     structure(list(), note = conditionMessage(e))),
                  fit_measures = if (predictors && any(ok)) summary_fit_measures(object)),
             class = "summary.bnnfit")
 }
@@ -231,7 +232,9 @@ summary_fit_measures <- function(object) {
 
 # The predictors' and the fit's lines of print.summary.bnnfit().
 print_summary_predictors <- function(x, digits = 3) {
-  if (!is.null(x$predictors)) {
+  if (!is.null(attr(x$predictors, "note"))) {
+    cat("\nPredictors: not available:", attr(x$predictors, "note"), "\n")
+  } else if (!is.null(x$predictors)) {
     cat("\nPredictors (importance: drop in mean log-likelihood per observation when permuted,\n",
         "posterior mean and 90% interval; effect range: of the partial dependence, response\n",
         "scale):\n", sep = "")
@@ -248,6 +251,7 @@ print_summary_predictors <- function(x, digits = 3) {
                   format(round(fm$elpd_loo[2], 1)),
                   if (fm$pareto_k_high > 0)
                     sprintf(", %d Pareto k > 0.7 (see loo())", fm$pareto_k_high) else ""))
+    if (!is.null(fm$loo_note)) cat(" LOO not available:", fm$loo_note)
     cat("\n")
   }
 }
@@ -259,7 +263,7 @@ print.summary.bnnfit <- function(x, digits = 3, weights = FALSE, ...) {
     # a linear model: its coefficients are identified, nothing per layer
     print_summary_coefs(x, digits)
     print_summary_predictors(x, digits)
-  } else if (!isTRUE(x$weights) && !isTRUE(weights)) {
+  } else if (!isTRUE(x$weights) && !isTRUE(weights) && is.null(x$probs)) {
     print_summary_predictors(x, digits)
     cat("\nThe weights' table per layer: print(summary(fit), weights = TRUE).\n")
   } else {
