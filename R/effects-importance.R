@@ -6,6 +6,35 @@
 # time, so stacked fits are weighted as their predictions are and memory is
 # that of one block, never rows x draws x predictors.
 
+# The data to take covariate ranges and reference values from.
+plot_data <- function(x, newdata, vars) {
+  if (!is.null(newdata)) {
+    if (!is.data.frame(newdata)) stop("'newdata' must be a data frame.", call. = FALSE)
+    miss <- setdiff(vars, names(newdata))
+    if (length(miss))
+      stop("'newdata' lacks column(s) used by the model: ", paste(miss, collapse = ", "),
+           ".", call. = FALSE)
+    return(newdata)
+  }
+  mf <- x$model_frame
+  if (all(vars %in% names(mf))) return(mf)
+  d <- tryCatch(eval(x$call$data, environment(x$formula)), error = function(e) NULL)
+  if (!is.data.frame(d) || !all(vars %in% names(d)))
+    stop("The model's formula transforms its variables and the training data cannot be ",
+         "found; pass the data as 'newdata'.", call. = FALSE)
+  d
+}
+
+# Most frequent value, keeping the variable's type (and factor levels).
+mode_value <- function(v) {
+  tab <- table(v)
+  top <- names(tab)[which.max(tab)]
+  if (is.factor(v)) return(factor(top, levels = levels(v)))
+  if (is.logical(v)) return(as.logical(top))
+  if (is.numeric(v)) return(as.numeric(top))
+  top
+}
+
 # The model's predictor variables: the variables of the formula's terms
 # (a factor is one variable, whatever its levels; a variable in several
 # terms, e.g. x and I(x^2), is one), not the offset's nor the response's.

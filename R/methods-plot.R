@@ -26,35 +26,6 @@
 
 chain_colours <- function(n) grDevices::hcl.colors(max(n, 1L), "Dark 3")
 
-# The data to take covariate ranges and reference values from.
-plot_data <- function(x, newdata, vars) {
-  if (!is.null(newdata)) {
-    if (!is.data.frame(newdata)) stop("'newdata' must be a data frame.", call. = FALSE)
-    miss <- setdiff(vars, names(newdata))
-    if (length(miss))
-      stop("'newdata' lacks column(s) used by the model: ", paste(miss, collapse = ", "),
-           ".", call. = FALSE)
-    return(newdata)
-  }
-  mf <- x$model_frame
-  if (all(vars %in% names(mf))) return(mf)
-  d <- tryCatch(eval(x$call$data, environment(x$formula)), error = function(e) NULL)
-  if (!is.data.frame(d) || !all(vars %in% names(d)))
-    stop("The model's formula transforms its variables and the training data cannot be ",
-         "found; pass the data as 'newdata'.", call. = FALSE)
-  d
-}
-
-# Most frequent value, keeping the variable's type (and factor levels).
-mode_value <- function(v) {
-  tab <- table(v)
-  top <- names(tab)[which.max(tab)]
-  if (is.factor(v)) return(factor(top, levels = levels(v)))
-  if (is.logical(v)) return(as.logical(top))
-  if (is.numeric(v)) return(as.numeric(top))
-  top
-}
-
 #' Plot a Bayesian neural network fit
 #'
 #' Diagnostic and predictive plots (see [nuts_params.bnnfit()] and
