@@ -180,18 +180,26 @@ plot_overview <- function(x, newdata, ndraws) {
 overview_trace <- function(x) {
   a <- readable_draws(x, points = 0L)
   keep <- setdiff(dimnames(a)[[3]], c("lp__", if (is_linear_fit(x)) linear_coef_names(x)))
+  a <- a[, , keep, drop = FALSE]
+  dimnames(a)[[3]] <- sub("^log_lik$", "log-likelihood", keep)
+  trace_ggplot(a, "Chains: log-likelihood of the training data and noise parameters")
+}
+
+# Trace plots of a draws array [iteration, chain, variable] in ggplot2: one
+# panel per variable (own y scale), one line per chain.
+trace_ggplot <- function(a, title = NULL) {
   n_it <- dim(a)[1]
   n_ch <- dim(a)[2]
-  df <- data.frame(iteration = rep(seq_len(n_it), n_ch * length(keep)),
-                   chain = factor(rep(rep(dimnames(a)[[2]], each = n_it), length(keep))),
-                   value = as.vector(a[, , keep]),
-                   quantity = rep(sub("^log_lik$", "log-likelihood", keep), each = n_it * n_ch))
-  df$quantity <- factor(df$quantity, levels = unique(df$quantity))
+  vars <- dimnames(a)[[3]]
+  df <- data.frame(iteration = rep(seq_len(n_it), n_ch * length(vars)),
+                   chain = factor(rep(rep(dimnames(a)[[2]], each = n_it), length(vars)),
+                                  levels = dimnames(a)[[2]]),
+                   value = as.vector(a),
+                   quantity = factor(rep(vars, each = n_it * n_ch), levels = vars))
   ggplot2::ggplot(df, gg_aes(x = "iteration", y = "value", colour = "chain")) +
     ggplot2::geom_line(alpha = 0.8) +
-    ggplot2::facet_wrap("quantity", scales = "free_y", ncol = 1L) +
-    ggplot2::labs(title = "Chains: log-likelihood of the training data and noise parameters",
-                  x = "draw (within its chain)", y = NULL) +
+    ggplot2::facet_wrap("quantity", scales = "free_y", ncol = if (length(vars) > 4L) 2L else 1L) +
+    ggplot2::labs(title = title, x = "draw (within its chain)", y = NULL) +
     ggplot2::theme_minimal()
 }
 

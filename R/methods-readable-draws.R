@@ -37,8 +37,11 @@ readable_draws <- function(x, points = 3L) {
 
 #' MCMC plots of the quantities that can be read
 #'
-#' \pkg{bayesplot}'s MCMC plots (`mcmc_trace()`, `mcmc_dens_overlay()`,
-#' `mcmc_rank_overlay()`, ...) of a fit's readable quantities rather than of
+#' Trace plots (drawn with \pkg{ggplot2} as bayesplot's `mcmc_trace()`
+#' draws them: one panel per quantity, one line per chain; bayesplot's own
+#' with arguments in `...`) and \pkg{bayesplot}'s other MCMC plots
+#' (`mcmc_dens_overlay()`, `mcmc_rank_overlay()`, ...) of a fit's readable
+#' quantities rather than of
 #' its weights, as `mcmc_plot()` in \pkg{brms}: the log-likelihood of the
 #' training data (`log_lik`, summed over its rows), the log posterior
 #' (`lp__`), `sigma` and the family's other parameters, and the expected
@@ -59,23 +62,30 @@ readable_draws <- function(x, points = 3L) {
 #' @param ... Passed to the bayesplot function.
 #' @return A ggplot object.
 #' @export
-#' @examplesIf requireNamespace("bayesplot", quietly = TRUE)
+#' @examplesIf requireNamespace("ggplot2", quietly = TRUE)
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
 #'                warmup = 150, iter = 100, seed = 42, progress = FALSE, sampler = "nuts")
 #' bnn_mcmc_plot(fit)
-#' bnn_mcmc_plot(fit, type = "dens_overlay", points = 1)
 #' bnn_mcmc_plot(fit, variable = c("W1[1,1]", "W2[1,1]"))
+#' if (requireNamespace("bayesplot", quietly = TRUE))
+#'   bnn_mcmc_plot(fit, type = "dens_overlay", points = 1)
 bnn_mcmc_plot <- function(fit, type = "trace", variable = NULL, points = 3L, ...) {
   if (!inherits(fit, "bnnfit")) stop("'fit' must be a bnnfit.", call. = FALSE)
-  need_pkg("bayesplot", "bnn_mcmc_plot()")
+  need_pkg("ggplot2", "bnn_mcmc_plot()")
   if (!is.character(type) || length(type) != 1L || is.na(type))
     stop("'type' must be the name of a bayesplot mcmc_ function, e.g. \"trace\".", call. = FALSE)
   points <- check_count(points, "points", 0L)
   fun_name <- paste0("mcmc_", sub("^mcmc_", "", type))
-  if (!fun_name %in% getNamespaceExports("bayesplot"))
+  if (fun_name != "mcmc_trace" || length(list(...))) need_pkg("bayesplot", "bnn_mcmc_plot()")
+  if (requireNamespace("bayesplot", quietly = TRUE) &&
+      !fun_name %in% getNamespaceExports("bayesplot"))
     stop(sprintf("'type' = \"%s\" does not name a bayesplot function (no bayesplot::%s).",
                  type, fun_name), call. = FALSE)
   a <- if (is.null(variable)) readable_draws(fit, points) else
     fit_draws_array(fit, variable = variable)
+  # traces are drawn here, the same picture as mcmc_trace() without its
+  # dependence on bayesplot's and ggplot2's versions agreeing
+  if (fun_name == "mcmc_trace" && !length(list(...)))
+    return(trace_ggplot(a, "Traces"))
   get(fun_name, envir = asNamespace("bayesplot"))(a, ...)
 }

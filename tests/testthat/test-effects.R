@@ -248,25 +248,30 @@ test_that("Friedman's function: the default fit's importance and effects find th
 })
 
 test_that("bnn_mcmc_plot() shows the readable quantities; weights on request", {
-  skip_if_not_installed("bayesplot")
+  skip_if_not_installed("ggplot2")
   fit <- effects_fit()
   p <- bnn_mcmc_plot(fit)
-  vars <- levels(droplevels(factor(p$data$parameter)))
+  vars <- levels(p$data$quantity)
   expect_identical(vars[1:3], c("log_lik", "lp__", "sigma"))
   expect_length(grep("^mu\\[", vars), 3L)
   expect_s3_class(ggplot2::ggplot_build(p), "ggplot_built")
   # log_lik of a draw: the sum of log_lik() over the training rows
-  ll <- p$data$value[p$data$parameter == "log_lik"]
+  ll <- p$data$value[p$data$quantity == "log_lik"]
   expect_equal(ll, unname(rowSums(log_lik(fit))), tolerance = 1e-10)
+  # mu[<row>]: the draws of the expected response at that row
+  mu1 <- grep("^mu\\[", vars, value = TRUE)[1]
+  row <- sub("^mu\\[(.*)\\]$", "\\1", mu1)
+  expect_equal(p$data$value[p$data$quantity == mu1],
+               unname(posterior_epred(fit)[, row]), tolerance = 1e-10)
   pw <- bnn_mcmc_plot(fit, variable = c("W1[1,1]", "b1[1]"))
-  expect_setequal(as.character(unique(pw$data$parameter)), c("W1[1,1]", "b1[1]"))
-  expect_s3_class(ggplot2::ggplot_build(bnn_mcmc_plot(fit, type = "dens_overlay", points = 1)),
-                  "ggplot_built")
+  expect_identical(levels(pw$data$quantity), c("W1[1,1]", "b1[1]"))
   lin <- suppressWarnings(bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = integer(0),
                                   chains = 2, warmup = 150, iter = 60, seed = 1,
                                   progress = FALSE, sampler = "nuts"))
   pl <- bnn_mcmc_plot(lin, points = 0)
-  expect_identical(levels(droplevels(factor(pl$data$parameter))),
-                   c("log_lik", "(Intercept)", "wt", "hp", "sigma"))
+  expect_identical(levels(pl$data$quantity), c("log_lik", "(Intercept)", "wt", "hp", "sigma"))
+  skip_if_not_installed("bayesplot")
+  expect_s3_class(ggplot2::ggplot_build(bnn_mcmc_plot(fit, type = "dens_overlay", points = 1)),
+                  "ggplot_built")
   expect_error(bnn_mcmc_plot(fit, type = "nonesuch"), "does not name a bayesplot function")
 })
