@@ -68,7 +68,7 @@ readable_draws <- function(x, points = 3L) {
 #' bnn_mcmc_plot(fit)
 #' bnn_mcmc_plot(fit, variable = c("W1[1,1]", "W2[1,1]"))
 #' if (requireNamespace("bayesplot", quietly = TRUE))
-#'   bnn_mcmc_plot(fit, type = "dens_overlay", points = 1)
+#'   bnn_mcmc_plot(fit, type = "rank_overlay", points = 1)
 bnn_mcmc_plot <- function(fit, type = "trace", variable = NULL, points = 3L, ...) {
   if (!inherits(fit, "bnnfit")) stop("'fit' must be a bnnfit.", call. = FALSE)
   need_pkg("ggplot2", "bnn_mcmc_plot()")

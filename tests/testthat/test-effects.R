@@ -271,7 +271,7 @@ test_that("bnn_mcmc_plot() shows the readable quantities; weights on request", {
   pl <- bnn_mcmc_plot(lin, points = 0)
   expect_identical(levels(pl$data$quantity), c("log_lik", "(Intercept)", "wt", "hp", "sigma"))
   skip_if_not_installed("bayesplot")
-  expect_s3_class(ggplot2::ggplot_build(bnn_mcmc_plot(fit, type = "dens_overlay", points = 1)),
+  expect_s3_class(ggplot2::ggplot_build(bnn_mcmc_plot(fit, type = "rank_overlay", points = 1)),
                   "ggplot_built")
   expect_error(bnn_mcmc_plot(fit, type = "nonesuch"), "does not name a bayesplot function")
 })
