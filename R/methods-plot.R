@@ -71,7 +71,8 @@ chain_colours <- function(n) grDevices::hcl.colors(max(n, 1L), "Dark 3")
 #'   mean class probabilities.
 #' * `"pairs_layer"`: for each layer, the draws of two of its weights as one
 #'   point cloud per chain: separate clouds show chains in different modes,
-#'   mirror images show symmetric (sign-flipped or permuted) modes.
+#'   mirror images show symmetric (sign-flipped or permuted) modes.  For a
+#'   linear model, its first two coefficients, named by their predictors.
 #' * `"reliability"` (classification): reliability diagram of the posterior
 #'   predictive class probabilities on `newdata` (the response is needed).
 #'   Each observation's top-class confidence (the largest predicted
@@ -385,6 +386,11 @@ plot_bands <- function(x, newdata, covariate, level, ndraws) {
 }
 
 default_layer_pairs <- function(x) {
+  # a linear model: its first two coefficients, named by their predictors
+  if (is_linear_fit(x)) {
+    cf <- setdiff(linear_coef_names(x), c("(Intercept)", "b_(Intercept)"))
+    if (length(cf) >= 2L) return(list(cf[1:2]))
+  }
   info <- parameter_layers(x$parameters)
   out <- list()
   for (l in sort(unique(stats::na.omit(info$layer)))) {
@@ -418,7 +424,8 @@ plot_pairs_layer <- function(x, pars) {
     yv <- a[, , p[2], drop = FALSE]
     graphics::plot(range(xv, finite = TRUE), range(yv, finite = TRUE), type = "n",
                    xlab = p[1], ylab = p[2],
-                   main = sub("^W([0-9]+).*$", "layer \\1", p[1]))
+                   main = if (grepl("^W[0-9]", p[1])) sub("^W([0-9]+).*$", "layer \\1", p[1]) else
+                     "coefficients")
     for (k in seq_len(n_ch))
       graphics::points(xv[, k, 1], yv[, k, 1], pch = 16, cex = 0.5, col = cols[k])
     if (i == 1L && n_ch > 1L)

@@ -176,6 +176,7 @@ test_that("plot(fit) is an overview of ggplots; a linear fit is labelled by its 
                                   progress = FALSE, sampler = "nuts"))
   a <- plot(lin, type = "trace")
   expect_identical(dimnames(a)[[3]], c("(Intercept)", "wt", "hp", "sigma"))
+  expect_identical(dimnames(plot(lin, type = "pairs_layer"))[[3]], c("wt", "hp"))
   lo <- plot(lin)
   expect_true(all(c("wt", "hp") %in% names(lo)))
   expect_identical(lo$wt$labels$x, "wt")
