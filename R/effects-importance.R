@@ -210,6 +210,11 @@ importance_label <- function(measure) {
 
 #' @export
 print.bnn_importance <- function(x, digits = 3, ...) {
+  # a subset (x[1:3, ]) keeps the class but not the attributes
+  if (is.null(attr(x, "measure"))) {
+    print(as.data.frame(unclass(x), stringsAsFactors = FALSE), digits = digits, ...)
+    return(invisible(x))
+  }
   cat(sprintf("Permutation importance: %s,\nposterior mean and %g%% interval over draws ",
               importance_label(attr(x, "measure")), 100 * attr(x, "level")))
   cat(sprintf("(%d rows, %d permutation%s per predictor;\nunpermuted %s %s)\n",
@@ -250,8 +255,9 @@ plot.bnn_importance <- function(x, ...) {
     ggplot2::geom_linerange(gg_aes(xmin = "lower", xmax = "upper"),
                             colour = "steelblue", linewidth = 1) +
     ggplot2::geom_point(size = 2.5) +
-    ggplot2::labs(x = sprintf("%s\n(posterior mean, %g%% interval)",
-                              importance_label(attr(x, "measure")), 100 * attr(x, "level")),
+    ggplot2::labs(x = if (is.null(attr(x, "measure"))) "importance" else
+                    sprintf("%s\n(posterior mean, %g%% interval)",
+                            importance_label(attr(x, "measure")), 100 * attr(x, "level")),
                   y = NULL, title = "Predictor importance (permutation)") +
     ggplot2::theme_minimal()
 }

@@ -46,6 +46,7 @@ test_that("bnn_importance ranks the used predictors above an unused one, with in
   expect_identical(r$variable[1], "x1")
   expect_gt(r$estimate[1], 0.5)
   expect_output(print(imp), "Permutation importance")
+  expect_output(print(imp[1:2, ]), "x1|x2")
   expect_error(bnn_importance(fit, measure = "mse"), "'measure' must be one of")
   expect_error(bnn_importance(fit, nperm = 0), "'nperm'")
   expect_error(bnn_importance(fit, newdata = d[c("x1", "x2", "x3")]), "response")
