@@ -215,9 +215,9 @@ print.bnn_importance <- function(x, digits = 3, ...) {
     print(as.data.frame(unclass(x), stringsAsFactors = FALSE), digits = digits, ...)
     return(invisible(x))
   }
-  cat(sprintf("Permutation importance: %s,\nposterior mean and %g%% interval over draws ",
+  cat(sprintf("Permutation importance: %s,\nposterior mean and %g%% interval over draws;\n",
               importance_label(attr(x, "measure")), 100 * attr(x, "level")))
-  cat(sprintf("(%d rows, %d permutation%s per predictor;\nunpermuted %s %s)\n",
+  cat(sprintf("%d rows, %d permutation%s per predictor; unpermuted %s %s\n",
               attr(x, "nobs"), attr(x, "nperm"), if (attr(x, "nperm") > 1L) "s" else "",
               if (attr(x, "measure") == "loglik") "mean log-likelihood" else "RMSE",
               format(signif(attr(x, "baseline"), digits))))
