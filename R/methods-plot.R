@@ -21,48 +21,28 @@
              stringsAsFactors = FALSE)
 }
 
-.plot_types <- c("trace", "rhat_layer", "rhat_chain", "lppd", "coverage", "bands",
+.plot_types <- c("overview", "trace", "rhat_layer", "rhat_chain", "lppd", "coverage", "bands",
                  "pairs_layer", "reliability")
 
 chain_colours <- function(n) grDevices::hcl.colors(max(n, 1L), "Dark 3")
 
-# The data to take covariate ranges and reference values from.
-plot_data <- function(x, newdata, vars) {
-  if (!is.null(newdata)) {
-    if (!is.data.frame(newdata)) stop("'newdata' must be a data frame.", call. = FALSE)
-    miss <- setdiff(vars, names(newdata))
-    if (length(miss))
-      stop("'newdata' lacks column(s) used by the model: ", paste(miss, collapse = ", "),
-           ".", call. = FALSE)
-    return(newdata)
-  }
-  mf <- x$model_frame
-  if (all(vars %in% names(mf))) return(mf)
-  d <- tryCatch(eval(x$call$data, environment(x$formula)), error = function(e) NULL)
-  if (!is.data.frame(d) || !all(vars %in% names(d)))
-    stop("The model's formula transforms its variables and the training data cannot be ",
-         "found; pass the data as 'newdata'.", call. = FALSE)
-  d
-}
-
-# Most frequent value, keeping the variable's type (and factor levels).
-mode_value <- function(v) {
-  tab <- table(v)
-  top <- names(tab)[which.max(tab)]
-  if (is.factor(v)) return(factor(top, levels = levels(v)))
-  if (is.logical(v)) return(as.logical(top))
-  if (is.numeric(v)) return(as.numeric(top))
-  top
-}
-
 #' Plot a Bayesian neural network fit
 #'
-#' Diagnostic and predictive plots in base graphics (no ggplot2 needed; see
-#' [nuts_params.bnnfit()] and [as.array.bnnfit()] for bayesplot).
+#' Diagnostic and predictive plots (see [nuts_params.bnnfit()] and
+#' [as.array.bnnfit()] for bayesplot).
 #'
-#' * `"trace"`: trace plots of the parameters `pars` (by default two
-#'   weights of each layer, and `sigma` when it is sampled), one line per
-#'   chain.
+#' * `"overview"`, the default: what a fit says, in \pkg{ggplot2} plots
+#'   printed one after the other: a posterior predictive check
+#'   ([pp_check()], when \pkg{bayesplot} is installed), the partial
+#'   dependence of the leading predictors ([bnn_effects()], by
+#'   [bnn_importance()]), and the chains' traces of the log-likelihood of
+#'   the training data and of `sigma` (or the family's other parameters).
+#'   Without \pkg{ggplot2} it falls back to `"trace"`.
+#' * `"trace"` (base graphics, as all types below): trace plots of `pars`,
+#'   one line per chain; by default the log posterior `lp__` and `sigma`
+#'   (and the family's other parameters) for a network, the coefficients
+#'   named by their predictors and `sigma` for a linear model.  Weights of
+#'   a network on request (`pars = c("W1[1,1]", ...)`).
 #' * `"rhat_layer"`: R-hat of every parameter (rank-normalised split R-hat
 #'   pooled over chains), grouped by layer.  Weights of a network are not
 #'   identified, so large values in hidden layers are expected when chains
@@ -91,7 +71,8 @@ mode_value <- function(v) {
 #'   mean class probabilities.
 #' * `"pairs_layer"`: for each layer, the draws of two of its weights as one
 #'   point cloud per chain: separate clouds show chains in different modes,
-#'   mirror images show symmetric (sign-flipped or permuted) modes.
+#'   mirror images show symmetric (sign-flipped or permuted) modes.  For a
+#'   linear model, its first two coefficients, named by their predictors.
 #' * `"reliability"` (classification): reliability diagram of the posterior
 #'   predictive class probabilities on `newdata` (the response is needed).
 #'   Each observation's top-class confidence (the largest predicted
@@ -121,7 +102,8 @@ mode_value <- function(v) {
 #'   by `log(sd(y))`).  The axis and title say which.
 #' @param ... Unused (a warning names them).
 #' @return Invisibly, the data drawn: a data frame for every type except
-#'   `"trace"` and `"pairs_layer"`, which return the draws array used.  For
+#'   `"trace"` and `"pairs_layer"`, which return the draws array used, and
+#'   `"overview"`, which returns the list of its ggplot objects.  For
 #'   `"reliability"` one row per bin with its `lower` and `upper` limits, the
 #'   number of observations `n`, their mean `confidence` and `accuracy` (`NA`
 #'   for empty bins), and the expected calibration error as attribute
@@ -131,6 +113,7 @@ mode_value <- function(v) {
 #' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2,
 #'                warmup = 150, iter = 100, seed = 42, progress = FALSE, sampler = "nuts")
 #' plot(fit)
+#' plot(fit, type = "trace")
 #' plot(fit, type = "lppd")
 #' cov <- plot(fit, type = "coverage")
 #' head(cov)
@@ -145,16 +128,18 @@ mode_value <- function(v) {
 #'               warmup = 150, iter = 100, seed = 1, progress = FALSE, sampler = "nuts")
 #' rel <- plot(cl, type = "reliability", newdata = iris[1:10 * 5, ], bins = 5)
 #' rel
-plot.bnnfit <- function(x, type = c("trace", "rhat_layer", "rhat_chain", "lppd", "coverage",
+plot.bnnfit <- function(x, type = c("overview", "trace", "rhat_layer", "rhat_chain", "lppd", "coverage",
                                     "bands", "pairs_layer", "reliability"),
                         pars = NULL, newdata = NULL, covariate = NULL, level = c(0.5, 0.9),
                         ndraws = NULL, bins = 10L, scale = c("response", "standardized"),
                         ...) {
   newdata <- check_dots(list(...), "plot", newdata)
   scale <- metrics_scale(if (missing(scale)) "response" else scale)
-  if (identical(type, .plot_types)) type <- "trace"
+  if (identical(type, .plot_types)) type <- "overview"
   type <- match_choice(type, .plot_types, "type")
+  if (type == "overview" && !requireNamespace("ggplot2", quietly = TRUE)) type <- "trace"
   switch(type,
+         overview = plot_overview(x, newdata, ndraws),
          trace = plot_trace(x, pars),
          rhat_layer = plot_rhat(x, by = "layer"),
          rhat_chain = plot_rhat(x, by = "chain"),
@@ -165,14 +150,58 @@ plot.bnnfit <- function(x, type = c("trace", "rhat_layer", "rhat_chain", "lppd",
          reliability = plot_reliability(x, newdata, ndraws, bins))
 }
 
+# The quantities a trace plot shows by default, the ones that can be read:
+# a linear model's coefficients, named by its predictors, or a network's
+# log posterior; and sigma (the family's other parameters).
 default_trace_pars <- function(x) {
   info <- parameter_layers(x$parameters)
-  out <- character(0)
-  for (l in sort(unique(stats::na.omit(info$layer)))) {
-    w <- info$parameter[info$layer %in% l & info$role == "weight"]
-    out <- c(out, w[seq_len(min(2L, length(w)))])
+  c(if (is_linear_fit(x)) linear_coef_names(x) else "lp__",
+    info$parameter[info$role == "other"])
+}
+
+# plot(type = "overview"): a posterior predictive check, the effects of the
+# leading predictors and the chains' log-likelihood and sigma, as ggplots
+# printed in turn.
+plot_overview <- function(x, newdata, ndraws) {
+  out <- list()
+  if (requireNamespace("bayesplot", quietly = TRUE))
+    out$pp_check <- pp_check.bnnfit(x, newdata = newdata, seed = 1L)
+  if (!is.null(x$terms) && !is.null(x$X)) {
+    eff <- bnn_effects(x, newdata = newdata, ndraws = ndraws %||% 400L)
+    out <- c(out, plot.bnn_effects(eff, plot = FALSE))
   }
-  c(out, info$parameter[info$role == "other"])
+  out$trace <- overview_trace(x)
+  for (p in out) print(p)
+  invisible(out)
+}
+
+# The chains' traces of the training data's log-likelihood and of sigma (and
+# the family's other parameters), one panel each, one line per chain (the
+# network's own chains for a stacked fit).
+overview_trace <- function(x) {
+  a <- readable_draws(x, points = 0L)
+  keep <- setdiff(dimnames(a)[[3]], c("lp__", if (is_linear_fit(x)) linear_coef_names(x)))
+  a <- a[, , keep, drop = FALSE]
+  dimnames(a)[[3]] <- sub("^log_lik$", "log-likelihood", keep)
+  trace_ggplot(a, "Chains: log-likelihood of the training data and noise parameters")
+}
+
+# Trace plots of a draws array [iteration, chain, variable] in ggplot2: one
+# panel per variable (own y scale), one line per chain.
+trace_ggplot <- function(a, title = NULL) {
+  n_it <- dim(a)[1]
+  n_ch <- dim(a)[2]
+  vars <- dimnames(a)[[3]]
+  df <- data.frame(iteration = rep(seq_len(n_it), n_ch * length(vars)),
+                   chain = factor(rep(rep(dimnames(a)[[2]], each = n_it), length(vars)),
+                                  levels = dimnames(a)[[2]]),
+                   value = as.vector(a),
+                   quantity = factor(rep(vars, each = n_it * n_ch), levels = vars))
+  ggplot2::ggplot(df, gg_aes(x = "iteration", y = "value", colour = "chain")) +
+    ggplot2::geom_line(alpha = 0.8) +
+    ggplot2::facet_wrap("quantity", scales = "free_y", ncol = if (length(vars) > 4L) 2L else 1L) +
+    ggplot2::labs(title = title, x = "draw (within its chain)", y = NULL) +
+    ggplot2::theme_minimal()
 }
 
 plot_trace <- function(x, pars) {
@@ -301,19 +330,13 @@ plot_bands <- function(x, newdata, covariate, level, ndraws) {
   level <- sort(level, decreasing = TRUE)
   d <- plot_data(x, newdata, vars)
   # variables used as factors, e.g. numeric `am` in factor(am), are discrete
-  in_factors <- unique(unlist(lapply(names(x$xlevels), function(nm) all.vars(str2lang(nm)))))
-  discrete <- function(nm) !is.numeric(d[[nm]]) || nm %in% in_factors
+  disc <- discrete_vars(x, d[vars])
   v <- d[[covariate]]
-  numeric_cov <- !discrete(covariate)
-  grid <- if (numeric_cov) seq(min(v), max(v), length.out = 100L) else
-    if (is.factor(v)) factor(levels(droplevels(v)), levels = levels(v)) else sort(unique(v))
-  nd <- data.frame(row.names = seq_along(grid))
-  for (nm in vars) {
-    nd[[nm]] <- if (nm == covariate) grid else {
-      w <- d[[nm]]
-      rep(if (discrete(nm)) mode_value(w) else mean(w), length(grid))
-    }
-  }
+  numeric_cov <- !covariate %in% disc
+  grid <- effect_grid(covariate, d, disc, 100L)
+  nd <- reference_row(d, vars, disc)[rep(1L, length(grid)), , drop = FALSE]
+  nd[[covariate]] <- grid
+  rownames(nd) <- NULL
   xs <- if (numeric_cov) grid else seq_along(grid)
   y_obs <- tryCatch(response_values(x, d), error = function(e) NULL)
   labels <- as.character(grid)
@@ -328,11 +351,13 @@ plot_bands <- function(x, newdata, covariate, level, ndraws) {
     graphics::legend("topright", legend = x$levels, col = cols, lty = 1, bty = "n", cex = 0.7)
     return(invisible(data.frame(nd[covariate], prob, check.names = FALSE)))
   }
-  pp <- predictive_params(x, nd, ndraws)
+  # the predictive quantiles of predict(type = "interval"): Gaussian
+  # mixtures, or the family's (Student-t, counts) mixtures
   a <- (1 - level) / 2
-  q <- bnn_mixture_quantile(pp$mu, pp$sd, c(a, 1 - a))
+  pq <- pred_quantiles(x, pred_setup(x, nd, ndraws), c(a, 1 - a))
+  q <- pq$q
   K <- length(level)
-  mean_y <- colMeans(pp$mu)
+  mean_y <- pq$mean
   ylim <- range(c(q, mean_y, y_obs), finite = TRUE)
   shades <- grDevices::adjustcolor("steelblue", alpha.f = 0.25)
   graphics::plot(range(xs), ylim, type = "n", xlab = covariate,
@@ -361,6 +386,11 @@ plot_bands <- function(x, newdata, covariate, level, ndraws) {
 }
 
 default_layer_pairs <- function(x) {
+  # a linear model: its first two coefficients, named by their predictors
+  if (is_linear_fit(x)) {
+    cf <- setdiff(linear_coef_names(x), c("(Intercept)", "b_(Intercept)"))
+    if (length(cf) >= 2L) return(list(cf[1:2]))
+  }
   info <- parameter_layers(x$parameters)
   out <- list()
   for (l in sort(unique(stats::na.omit(info$layer)))) {
@@ -394,7 +424,8 @@ plot_pairs_layer <- function(x, pars) {
     yv <- a[, , p[2], drop = FALSE]
     graphics::plot(range(xv, finite = TRUE), range(yv, finite = TRUE), type = "n",
                    xlab = p[1], ylab = p[2],
-                   main = sub("^W([0-9]+).*$", "layer \\1", p[1]))
+                   main = if (grepl("^W[0-9]", p[1])) sub("^W([0-9]+).*$", "layer \\1", p[1]) else
+                     "coefficients")
     for (k in seq_len(n_ch))
       graphics::points(xv[, k, 1], yv[, k, 1], pch = 16, cex = 0.5, col = cols[k])
     if (i == 1L && n_ch > 1L)

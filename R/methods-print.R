@@ -82,30 +82,56 @@ per_chain_text <- function(v, digits = 3) {
 
 #' Summarize a Bayesian neural network fit
 #'
-#' Posterior summaries per parameter and aggregated per layer and role
-#' (weights, biases), with the sampler's diagnostics.  Individual weights of
-#' a network are not identified (permutation and sign symmetries), so their
-#' marginal summaries and R-hat values are expected to look poor even when
-#' the predictive distribution has converged; the per-layer view and the
-#' chain-wise diagnostics are the useful ones.
+#' A network is summarised by its predictors and its fit: the importance of
+#' each predictor ([bnn_importance()], the drop in mean log-likelihood per
+#' observation when it is permuted, with a 90% interval over draws) and the
+#' range of its partial dependence ([bnn_effects()], the largest minus the
+#' smallest expected response along its range), then the Bayesian R-squared
+#' ([bayes_R2()]) and the PSIS-LOO elpd ([loo()]), then the sampler's
+#' diagnostics.  These use up to 200 draws and, for the effect ranges, 50
+#' rows and 10 grid values per predictor, so they stay quick.  Posterior
+#' summaries per parameter and aggregated per layer and role (weights,
+#' biases) are computed too and printed with `weights = TRUE`: individual
+#' weights of a network are not identified (permutation and sign
+#' symmetries), so their marginal summaries and R-hat values are expected to
+#' look poor even when the predictive distribution has converged.  A linear
+#' model (no hidden layer) is summarised by its coefficients, named by its
+#' predictors.
 #'
 #' @param object A `bnnfit`.
 #' @param probs Quantiles to report (columns `q5`, `q50`, ... of
 #'   `parameters`).  When given, `print()` shows them for the first
 #'   parameters (and `sigma`), as rstanarm's and brms's summaries do.
+#' @param weights Print the per-layer table of the weights (also printed
+#'   when `probs` is given, with the quantiles of the first parameters).
+#' @param predictors Compute the predictors' importance and effect ranges
+#'   and the model's fit (R-squared, LOO) for a network fitted with a
+#'   formula; `FALSE` skips them.
 #' @param ... Unused.
-#' @return An object of class `summary.bnnfit`: a list with `parameters` (one
-#'   row per parameter), `layers` (one row per layer and role) and `sampler`
+#' @return An object of class `summary.bnnfit`: a list with `predictors`
+#'   (one row per predictor: `variable`, `importance`, `lower`, `upper`,
+#'   `effect_range`; `NULL` for a linear fit or with `predictors = FALSE`),
+#'   `fit_measures` (`bayes_R2` and LOO `elpd_loo` with their uncertainty,
+#'   and the number of Pareto k above 0.7), `parameters` (one row per
+#'   parameter), `layers` (one row per layer and role) and `sampler`
 #'   (per-chain sampler diagnostics).
 #' @export
 #' @examples
-#' fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2, warmup = 150,
-#'                iter = 100, seed = 1, progress = FALSE, sampler = "nuts")
-#' summary(fit)
-#' s <- summary(fit, probs = c(0.1, 0.9))
-#' head(s$parameters)
-summary.bnnfit <- function(object, probs = c(0.05, 0.5, 0.95), ...) {
+#' fit <- bnn_fit(mpg ~ wt + hp + qsec, data = mtcars, hidden = 4, chains = 2,
+#'                warmup = 150, iter = 100, seed = 42, progress = FALSE, sampler = "nuts")
+#' s <- summary(fit)
+#' s
+#' s$predictors
+#' print(s, weights = TRUE)
+summary.bnnfit <- function(object, probs = c(0.05, 0.5, 0.95), weights = FALSE,
+                           predictors = TRUE, ...) {
+  check_dots(list(...), "summary")
   probs_given <- !missing(probs)
+  for (nm in c("weights", "predictors")) {
+    v <- get(nm)
+    if (!is.logical(v) || length(v) != 1L || is.na(v))
+      stop(sprintf("'%s' must be TRUE or FALSE.", nm), call. = FALSE)
+  }
   if (!is.numeric(probs) || !length(probs) || anyNA(probs) || any(probs < 0) ||
       any(probs > 1))
     stop("'probs' must be probabilities between 0 and 1.", call. = FALSE)
@@ -165,17 +191,87 @@ summary.bnnfit <- function(object, probs = c(0.05, 0.5, 0.95), ...) {
                    linear_coef_table(object, probs),
                  verdicts = fit_verdicts(object, diag, lsum), fit = object,
                  symmetry_free = symmetry_free_cw(object, 1.1),
-                 probs = if (probs_given) probs),
+                 probs = if (probs_given) probs, weights = weights,
+                 predictors = if (predictors && any(ok) && !is_linear_fit(object) &&
+                                  !is.null(object$terms) && !is.null(object$X))
+                   tryCatch(summary_predictors(object), error = function(e)
+                     structure(list(), note = conditionMessage(e))),
+                 fit_measures = if (predictors && any(ok)) summary_fit_measures(object)),
             class = "summary.bnnfit")
 }
 
+# The predictors of a network in a few numbers: permutation importance
+# (bnn_importance() with up to 200 draws) and the range of the partial
+# dependence (bnn_effects() on 50 rows, 10 grid values, 100 draws; for a
+# categorical response the largest range over the classes).
+summary_predictors <- function(object) {
+  imp <- bnn_importance(object, ndraws = 200L)
+  eff <- bnn_effects(object, imp$variable, resolution = 10L, max_rows = 50L, ndraws = 100L)
+  rng <- vapply(eff, function(r) {
+    if (!"class" %in% names(r)) return(diff(range(r$estimate)))
+    max(tapply(r$estimate, r$class, function(v) diff(range(v))))
+  }, numeric(1))
+  data.frame(variable = imp$variable, importance = imp$estimate, lower = imp$lower,
+             upper = imp$upper, effect_range = unname(rng[imp$variable]),
+             stringsAsFactors = FALSE)
+}
+
+# bayes_R2() (numeric and binary responses) and the PSIS-LOO elpd, each NA
+# with the reason when it cannot be computed.
+summary_fit_measures <- function(object) {
+  out <- list()
+  r2 <- tryCatch(bayes_R2.bnnfit(object, ndraws = 400L), error = function(e) conditionMessage(e))
+  if (is.numeric(r2))
+    out$bayes_R2 <- c(estimate = mean(r2), stats::quantile(r2, c(0.05, 0.95), names = FALSE))
+  else out$bayes_R2_note <- r2
+  lo <- tryCatch(withCallingHandlers(loo.bnnfit(object, moment_match = FALSE), warning = function(w)
+    invokeRestart("muffleWarning")), error = function(e) conditionMessage(e))
+  if (inherits(lo, "loo")) {
+    out$elpd_loo <- lo$estimates["elpd_loo", ]
+    k <- lo$diagnostics$pareto_k
+    out$pareto_k_high <- sum(k > 0.7, na.rm = TRUE)
+  } else out$loo_note <- lo
+  out
+}
+
+# The predictors' and the fit's lines of print.summary.bnnfit().
+print_summary_predictors <- function(x, digits = 3) {
+  if (!is.null(attr(x$predictors, "note"))) {
+    cat("\nPredictors: not available:", attr(x$predictors, "note"), "\n")
+  } else if (!is.null(x$predictors)) {
+    cat("\nPredictors (importance: drop in mean log-likelihood per observation when permuted,\n",
+        "posterior mean and 90% interval; effect range: of the partial dependence, response\n",
+        "scale):\n", sep = "")
+    print(x$predictors, digits = digits, row.names = FALSE)
+  }
+  fm <- x$fit_measures
+  if (length(fm)) {
+    cat("\nFit:")
+    if (!is.null(fm$bayes_R2))
+      cat(sprintf(" Bayes R2 %s (90%%: %s to %s);", format(signif(fm$bayes_R2[1], digits)),
+                  format(signif(fm$bayes_R2[2], digits)), format(signif(fm$bayes_R2[3], digits))))
+    if (!is.null(fm$elpd_loo))
+      cat(sprintf(" LOO elpd %s (se %s)%s", format(round(fm$elpd_loo[1], 1)),
+                  format(round(fm$elpd_loo[2], 1)),
+                  if (fm$pareto_k_high > 0)
+                    sprintf(", %d Pareto k > 0.7 (see loo())", fm$pareto_k_high) else ""))
+    if (!is.null(fm$loo_note)) cat(" LOO not available:", fm$loo_note)
+    cat("\n")
+  }
+}
+
 #' @export
-print.summary.bnnfit <- function(x, digits = 3, ...) {
+print.summary.bnnfit <- function(x, digits = 3, weights = FALSE, ...) {
   print(x$fit, digits = digits)
   if (!is.null(x$coefficients)) {
     # a linear model: its coefficients are identified, nothing per layer
     print_summary_coefs(x, digits)
+    print_summary_predictors(x, digits)
+  } else if (!isTRUE(x$weights) && !isTRUE(weights) && is.null(x$probs)) {
+    print_summary_predictors(x, digits)
+    cat("\nThe weights' table per layer: print(summary(fit), weights = TRUE).\n")
   } else {
+    print_summary_predictors(x, digits)
     cat("\nPer layer, parameter space (means over parameters of |posterior mean|, posterior sd,\n",
         "R-hat across chains, chain-wise R-hat, within- and between-chain variance; raw weights\n",
         "are not identified, see the function-space convergence line above):\n", sep = "")
@@ -253,7 +349,8 @@ formula.bnnfit <- function(x, ...) {
 #' [bnn_parameter_names()]), with `sigma` on the response's scale.  Single
 #' weights of a network are not identified (permutation and sign symmetries),
 #' so these means describe no function; use [predict()] for what the network
-#' says.
+#' says, and [bnn_importance()] and [bnn_effects()] for which predictors
+#' matter and how the response moves with each.
 #'
 #' @param object A `bnnfit`.
 #' @param ... Unused.

@@ -270,31 +270,35 @@ pointwise_loglik_unweighted <- function(object, newdata = NULL, ndraws = NULL, p
   S <- ps_ndraws(ps)
   check_result_size(as.double(S) * n, "The pointwise log-likelihood")
   out <- matrix(NA_real_, S, n, dimnames = list(NULL, rownames(ps$X)))
-  fam <- object$likelihood$family
   for (idx in row_blocks(n, S, if (is_classification(object)) n_classes(object) else 3L)) {
     yb <- if (is.matrix(y)) y[idx, , drop = FALSE] else y[idx]   # binomial: successes, failures
-    nb <- length(idx)
-    if (!is_classification(object)) {
-      pp <- block_params(object, ps, idx)
-      ll <- if (!is.null(pp$family)) family_log_density(pp, yb) else
-        stats::dnorm(matrix(yb, S, nb, byrow = TRUE), pp$mu, pp$sd, log = TRUE)
-    } else {
-      eta <- aperm(block_outputs(object, ps, idx), c(3L, 1L, 2L))   # draw x row x output
-      if (fam == "bernoulli") {
-        e <- matrix(eta[, , 1L], S, nb)
-        Y <- matrix(yb == 2L, S, nb, byrow = TRUE)
-        ll <- ifelse(Y, stats::plogis(e, log.p = TRUE), stats::plogis(-e, log.p = TRUE))
-      } else {
-        m <- apply(eta, c(1L, 2L), max)
-        lse <- m + log(apply(exp(eta - as.vector(m)), c(1L, 2L), sum))
-        ij <- cbind(rep(seq_len(S), nb), rep(seq_len(nb), each = S), rep(yb, each = S))
-        ll <- matrix(eta[ij], S, nb) - lse
-      }
-    }
+    ll <- block_loglik(object, ps, idx, yb)
     if (!is.null(w)) ll <- ll * rep(w[idx], each = S)
     out[, idx] <- ll
   }
   out
+}
+
+# log p(y_i | theta_s) [draw, row] of the rows `idx` of a pred_setup(), with
+# their responses yb (response_values()'s coding).
+block_loglik <- function(object, ps, idx, yb) {
+  S <- ps_ndraws(ps)
+  nb <- length(idx)
+  if (!is_classification(object)) {
+    pp <- block_params(object, ps, idx)
+    return(if (!is.null(pp$family)) family_log_density(pp, yb) else
+      stats::dnorm(matrix(yb, S, nb, byrow = TRUE), pp$mu, pp$sd, log = TRUE))
+  }
+  eta <- aperm(block_outputs(object, ps, idx), c(3L, 1L, 2L))   # draw x row x output
+  if (object$likelihood$family == "bernoulli") {
+    e <- matrix(eta[, , 1L], S, nb)
+    Y <- matrix(yb == 2L, S, nb, byrow = TRUE)
+    return(ifelse(Y, stats::plogis(e, log.p = TRUE), stats::plogis(-e, log.p = TRUE)))
+  }
+  m <- apply(eta, c(1L, 2L), max)
+  lse <- m + log(apply(exp(eta - as.vector(m)), c(1L, 2L), sum))
+  ij <- cbind(rep(seq_len(S), nb), rep(seq_len(nb), each = S), rep(yb, each = S))
+  matrix(eta[ij], S, nb) - lse
 }
 
 #' @rdname posterior_predict.bnnfit

@@ -32,7 +32,7 @@ pairs <- do.call(rbind, strsplit(names(edges), " "))
 cat("Calls between prefixes (caller -> callee: count):\n")
 for (k in seq_along(edges)) cat(sprintf("  %-10s -> %-10s %3d\n", pairs[k, 1], pairs[k, 2], length(edges[[k]])))
 check <- strsplit(Sys.getenv("BNNMC_CHECK_PREFIXES", paste0(
-  "approx,data,diag,eco,eval,fit,loo,methods,metrics,model,paper,predict,",
+  "approx,data,diag,eco,effects,eval,fit,loo,methods,metrics,model,paper,predict,",
   "run,sampler,symmetry,utils")), ",")[[1]]
 # cycles of any length: the strongly connected components of the prefix
 # graph restricted to the checked prefixes (a prefix reaches another and is

@@ -15,7 +15,7 @@ test_that("bnn_fit returns a complete bnnfit and the methods work", {
                  fit$n_grad - 1 - apply(fit$warmup_stats[, , "n_leapfrog__"], 2, sum) -
                  apply(fit$sampler_stats[, , "n_leapfrog__"], 2, sum))
   expect_output(print(fit), "3 - 4 - 3 - 2")
-  expect_output(print(summary(fit)), "Per layer")
+  expect_output(print(summary(fit), weights = TRUE), "Per layer")
   expect_equal(nobs(fit), 32)
   expect_equal(formula(fit), mpg ~ wt + hp + factor(am))
   expect_length(coef(fit), length(fit$parameters))

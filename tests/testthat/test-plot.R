@@ -11,8 +11,10 @@ with_null_device <- function(expr) {
 
 test_that("trace and pairs_layer plots draw the chosen parameters", {
   fit <- eco_fits("reg")
-  a <- with_null_device(plot(fit))
-  expect_identical(dimnames(a)[[3]], c("W1[1,1]", "W1[2,1]", "W2[1,1]", "W2[2,1]"))
+  # by default the quantities that can be read, not weights
+  a <- with_null_device(plot(fit, type = "trace"))
+  expect_identical(dimnames(a)[[3]], "lp__")
+  a <- with_null_device(plot(fit, type = "trace", pars = c("W1[1,1]", "W2[2,1]")))
   expect_identical(unname(a[, , "W2[2,1]"]), unname(fit$draws[, , "W2[2,1]"]))
   a <- with_null_device(plot(fit, type = "trace", pars = c("b1[1]", "lp__")))
   expect_identical(dimnames(a)[[3]], c("b1[1]", "lp__"))

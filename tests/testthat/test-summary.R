@@ -21,5 +21,5 @@ test_that("summary() works with a sampled sigma (gaussian likelihood)", {
   r <- s$layers$layer == 1 & s$layers$role == "weight"
   expect_equal(s$layers$mean_abs[r], mean(abs(net$mean[w1])), tolerance = 1e-14)
   expect_equal(s$layers$sd[r], mean(net$sd[w1]), tolerance = 1e-14)
-  expect_output(print(s), "Per layer")
+  expect_output(print(s, weights = TRUE), "Per layer")
 })
