@@ -45,7 +45,7 @@
 # candidates: comma-separated names as above (default: default, scale3,
 # scale3_in_default, default_alone, scale2_in_default, scale2); seed: the
 # fits' seed (default 1, and the panel's own seeds on its sets); another
-# seed writes prior_scale_panel_seed<seed>.csv (the spread between seeds
+# seed writes prior_scale_panel_seed<seed>.csv.gz (the spread between seeds
 # of the same candidate, against which the differences are read).
 # Seconds of lm and gam include drawing their 4,000 predictive draws for
 # scoring (default_panel.R's fit_lm() and fit_gam()).
@@ -66,8 +66,8 @@ groups <- bench_list_arg(args, 1L, c("mcycle", "uci", "friedman", "panel"))
 candidates <- bench_list_arg(args, 2L, c("default", "scale3", "scale3_in_default",
                                          "default_alone", "scale2_in_default", "scale2"))
 fit_seed <- if (length(args) >= 3L) as.integer(args[3L]) else 1L
-out_csv <- file.path(dir, if (fit_seed == 1L) "prior_scale_panel.csv" else
-                       sprintf("prior_scale_panel_seed%d.csv", fit_seed))
+out_csv <- file.path(dir, if (fit_seed == 1L) "prior_scale_panel.csv.gz" else
+                       sprintf("prior_scale_panel_seed%d.csv.gz", fit_seed))  # gzip: keeps the installed package small
 has_bart <- requireNamespace("dbarts", quietly = TRUE)
 
 rmse <- function(y, m) sqrt(mean((y - m)^2))
@@ -120,7 +120,7 @@ add <- function(x, run = "partial") {
               "adequacy_fired")], row.names = FALSE, digits = 4)
   res <- do.call(rbind, rows)
   res$run <- run
-  utils::write.csv(res, out_csv, row.names = FALSE)
+  utils::write.csv(res, gzfile(out_csv), row.names = FALSE)
 }
 
 run_set <- function(set, group, split, train, test, seed, bart = FALSE) {
@@ -202,7 +202,7 @@ if ("panel" %in% groups) {
 
 res <- do.call(rbind, rows)
 res$run <- "complete"
-utils::write.csv(res, out_csv, row.names = FALSE)
+utils::write.csv(res, gzfile(out_csv), row.names = FALSE)
 
 # Differences against the default on each set and split (candidate minus
 # default), and mcycle's ratios to smooth.spline()
