@@ -113,6 +113,14 @@ spline_f_test <- function(z, x, df) {
 # between the CDF just below and at the value for discrete responses (with
 # the fit's seed), mapped through qnorm().
 loo_quantile_residuals <- function(object, fs, idx, seed, max_draws = 1000L) {
+  fam <- object$likelihood$family
+  if (fam %in% c("gaussian", "hetero_gaussian", "student")) {
+    # the verdict's own leave-one-out PIT (loo_pit_continuous())
+    if (is.null(fs$loo_pit) || anyNA(fs$loo_pit))
+      stop("the PSIS weights of the leave-one-out residuals could not be computed",
+           call. = FALSE)
+    return(stats::qnorm(clamp01(fs$loo_pit)))
+  }
   ll <- fs$loglik_point
   S <- nrow(ll)
   keep <- if (S > max_draws) unique(round(seq(1, S, length.out = max_draws))) else seq_len(S)
@@ -120,19 +128,11 @@ loo_quantile_residuals <- function(object, fs, idx, seed, max_draws = 1000L) {
   w <- exp(psis_log_weights(-ll)$log_weights)
   if (anyNA(w)) stop("the PSIS weights of the leave-one-out residuals could not be computed",
                     call. = FALSE)
-  fam <- object$likelihood$family
   y <- if (is.null(dim(object$y))) object$y[idx] else object$y[idx, , drop = FALSE]
   pp <- fs$pp
   sub <- function(m) m[keep, , drop = FALSE]
   n <- ncol(ll)
   Y <- function(v) matrix(v, length(keep), n, byrow = TRUE)
-  if (fam %in% c("gaussian", "hetero_gaussian")) {
-    y <- response_values(object, NULL)[idx]
-    return(stats::qnorm(clamp01(colSums(w * stats::pnorm(Y(y), sub(pp$mu), sub(pp$sd))))))
-  }
-  if (fam == "student")
-    return(stats::qnorm(clamp01(colSums(w * stats::pt((Y(y) - sub(pp$mu)) / pp$sigma[keep],
-                                                       df = pp$nu[keep])))))
   # discrete: P(Y < y) and P(Y <= y) under the LOO predictive
   cdf <- switch(fam,
     bernoulli = {

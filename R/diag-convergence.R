@@ -342,23 +342,26 @@ function_draws <- function(object, idx) {
     # (its variance is infinite for nu <= 2)
     noise_var <- if (identical(pp$family, "student")) matrix(pp$sigma^2, nrow(f), ncol(f))
                  else pp$sd^2
-    cov <- loo_pit_coverage(ll_point, response_values(sub, NULL), pp, 0.9)
+    pit <- loo_pit_continuous(ll_point, response_values(sub, NULL), pp)
+    cov <- loo_pit_coverage(pit, 0.9)
   }
   # the probability of the second class (Bernoulli), for the adequacy part
   prob1 <- if (identical(object$likelihood$family, "bernoulli"))
     ifelse(matrix(as.integer(sub$y) == 2L, nrow(f), ncol(f), byrow = TRUE), f, 1 - f)
   list(f = unname(f), noise_var = unname(noise_var), loglik = loglik, loo_coverage = cov,
        loglik_point = ll_point, pp = pp, prob1 = prob1,
+       loo_pit = if (!is_classification(object)) pit,
        fitted = unname(colMeans(if (is.null(prob1)) f else prob1)))
 }
 
-# Share of the points whose leave-one-out PIT (PSIS-weighted predictive CDF
-# at the observed value) lies inside the central `level` interval, from at
-# most `max_draws` draws; NA when the PSIS weights cannot be computed.
-loo_pit_coverage <- function(ll_point, y, pp, level, max_draws = 1000L) {
-  # the continuous likelihoods only: a count's PIT would need randomising
-  if (!is.null(pp$family) && !identical(pp$family, "student")) return(NA_real_)
-  # at most max_draws draws, evenly spaced: the PSIS fits cost in proportion
+# The leave-one-out PIT of each point (the PSIS-weighted predictive CDF at
+# its observed value) for the continuous likelihoods, from at most
+# `max_draws` draws, evenly spaced (the PSIS fits cost in proportion): the
+# verdict's coverage and the adequacy part's residuals both read it.  NULL
+# for the count and binary likelihoods (their PIT needs randomising: the
+# adequacy part does that), NA where the PSIS weights cannot be computed.
+loo_pit_continuous <- function(ll_point, y, pp, max_draws = 1000L) {
+  if (!is.null(pp$family) && !identical(pp$family, "student")) return(NULL)
   S <- nrow(ll_point)
   if (S > max_draws) {
     keep <- unique(round(seq(1, S, length.out = max_draws)))
@@ -367,11 +370,17 @@ loo_pit_coverage <- function(ll_point, y, pp, level, max_draws = 1000L) {
                sd = pp$sd[keep, , drop = FALSE], sigma = pp$sigma[keep], nu = pp$nu[keep])
   }
   lw <- psis_log_weights(-ll_point)$log_weights
-  if (anyNA(lw)) return(NA_real_)
+  if (anyNA(lw)) return(rep(NA_real_, ncol(ll_point)))
   Y <- matrix(y, nrow(pp$mu), ncol(pp$mu), byrow = TRUE)
   cdf <- if (identical(pp$family, "student")) stats::pt((Y - pp$mu) / pp$sigma, df = pp$nu)
          else stats::pnorm(Y, pp$mu, pp$sd)
-  pit <- colSums(exp(lw) * cdf)
+  colSums(exp(lw) * cdf)
+}
+
+# Share of the points whose leave-one-out PIT (loo_pit_continuous()) lies
+# inside the central `level` interval; NA without one.
+loo_pit_coverage <- function(pit, level) {
+  if (is.null(pit) || anyNA(pit)) return(NA_real_)
   a <- (1 - level) / 2
   mean(pit > a & pit < 1 - a)
 }
