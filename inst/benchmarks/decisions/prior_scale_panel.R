@@ -161,14 +161,7 @@ run_set <- function(set, group, split, train, test, seed, bart = FALSE) {
 }
 
 # Friedman's function: 10 U(0, 1) inputs, x6..x10 unused, noise sd 1
-friedman <- function(n, seed) {
-  set.seed(seed)
-  d <- as.data.frame(matrix(stats::runif(n * 10), n, 10,
-                            dimnames = list(NULL, paste0("x", 1:10))))
-  d$y <- 10 * sin(pi * d$x1 * d$x2) + 20 * (d$x3 - 0.5)^2 + 10 * d$x4 + 5 * d$x5 +
-    stats::rnorm(n)
-  d
-}
+friedman <- function(n, seed) bench_friedman(n, p = 10, seed = seed)
 
 if ("mcycle" %in% groups) {
   mc <- transform(MASS::mcycle, y = accel, accel = NULL)

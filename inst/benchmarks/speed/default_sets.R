@@ -29,6 +29,18 @@ default_bench_split <- function(d, seed = 100) {
 # `n` random rows of a larger set, in their order (set.seed(20231)), or
 # the set itself when it has at most `n`: the subsample of the decisions'
 # larger sets (protein, bikesharing, the wine sets).
+# Friedman's first function, the standard BART benchmark: `p` U(0, 1)
+# inputs of which x1..x5 enter, y = 10 sin(pi x1 x2) + 20 (x3 - 0.5)^2 +
+# 10 x4 + 5 x5 + N(0, 1); drawn after set.seed(seed).
+bench_friedman <- function(n, p = 10, seed) {
+  set.seed(seed)
+  d <- as.data.frame(matrix(stats::runif(n * p), n, p,
+                            dimnames = list(NULL, paste0("x", seq_len(p)))))
+  d$y <- 10 * sin(pi * d$x1 * d$x2) + 20 * (d$x3 - 0.5)^2 + 10 * d$x4 + 5 * d$x5 +
+    stats::rnorm(n)
+  d
+}
+
 bench_subsample <- function(d, n) {
   if (nrow(d) <= n) return(d)
   set.seed(20231)

@@ -11,15 +11,8 @@
 #   Rscript inst/benchmarks/speed/ensemble_cost.R
 # Writes inst/benchmarks/speed/ensemble_cost.csv.
 suppressPackageStartupMessages(library(bnnmc))
-friedman <- function(n, seed) {
-  set.seed(seed)
-  X <- matrix(runif(n * 5), n, 5)
-  d <- as.data.frame(X)
-  names(d) <- paste0("x", 1:5)
-  d$y <- 10 * sin(pi * X[, 1] * X[, 2]) + 20 * (X[, 3] - 0.5)^2 + 10 * X[, 4] + 5 * X[, 5] +
-    rnorm(n)
-  d
-}
+source(file.path("inst", "benchmarks", "speed", "default_sets.R"))   # bench_friedman()
+friedman <- function(n, seed) bench_friedman(n, p = 5, seed = seed)
 rows <- list()
 for (preset in c("mile", "dei")) for (n in c(300, 2000, 8000)) {
   d <- friedman(n, 1)

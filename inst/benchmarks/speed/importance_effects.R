@@ -21,11 +21,9 @@ suppressPackageStartupMessages(library(bnnmc))
 args <- commandArgs(trailingOnly = TRUE)
 reps <- if (length(args)) as.integer(args[1]) else 3L
 options(bnnmc.threads = 1L)
-set.seed(2026)
+source(file.path("inst", "benchmarks", "speed", "default_sets.R"))   # bench_friedman()
 n <- 1000
-d <- as.data.frame(matrix(stats::runif(n * 10), n, 10,
-                          dimnames = list(NULL, paste0("x", 1:10))))
-d$y <- 10 * sin(pi * d$x1 * d$x2) + 20 * (d$x3 - 0.5)^2 + 10 * d$x4 + 5 * d$x5 + stats::rnorm(n)
+d <- bench_friedman(n, p = 10, seed = 2026)
 fit_time <- system.time(fit <- suppressMessages(suppressWarnings(
   bnn_fit(y ~ ., data = d, seed = 1, progress = FALSE))))[["elapsed"]]
 calls <- list(log_lik = function() log_lik(fit),

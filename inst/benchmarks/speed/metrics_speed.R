@@ -11,15 +11,8 @@
 suppressPackageStartupMessages(library(bnnmc))
 args <- commandArgs(trailingOnly = TRUE)
 reps <- if (length(args)) as.integer(args[1]) else 3L
-friedman <- function(n, seed) {
-  set.seed(seed)
-  X <- matrix(runif(n * 5), n, 5)
-  d <- as.data.frame(X)
-  names(d) <- paste0("x", 1:5)
-  d$y <- 10 * sin(pi * X[, 1] * X[, 2]) + 20 * (X[, 3] - 0.5)^2 + 10 * X[, 4] + 5 * X[, 5] +
-    rnorm(n)
-  d
-}
+source(file.path("inst", "benchmarks", "speed", "default_sets.R"))   # bench_friedman()
+friedman <- function(n, seed) bench_friedman(n, p = 5, seed = seed)
 train <- friedman(600, 1)
 test <- friedman(20000, 2)
 fit <- suppressMessages(bnn_fit(y ~ ., data = train, seed = 1, progress = FALSE))
