@@ -180,16 +180,6 @@ loo_one <- function(x, dots, r_eff, cores, save_psis, moment_match) {
   list(loo = out, matched = isTRUE(moment_match))
 }
 
-# log(sum_k w_k exp(m[i, k])) for each row i of m (an observation's log
-# densities under the models of a stack, one column per model): the
-# stack's log density, with the largest term taken out so that densities
-# far below exp(-745) do not underflow.
-log_mix <- function(m, w) {
-  m <- sweep(as.matrix(m), 2L, log(as.numeric(w) / sum(w)), "+")
-  mx <- apply(m, 1L, max)
-  mx + log(rowSums(exp(m - mx)))
-}
-
 # The PSIS-LOO or WAIC (`what`) of a stack of models from each model's
 # (`parts`, loo's objects of the same observations) and the stack's weights
 # `w`: the predictive density of observation i is the weighted sum of the

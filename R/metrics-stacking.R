@@ -139,3 +139,14 @@ format_stacking <- function(st) {
           if (st$method == "validation") "validation set" else "PSIS-LOO",
           st$n_points, st$lpd[["stacked"]], st$lpd[["equal"]])
 }
+
+# log(sum_k w_k exp(m[i, k])) for each row i of m (an observation's log
+# densities under the models of a stack, one column per model): the
+# stack's log density (the stacked fit's loo() and the choice between
+# models use it), with the largest term taken out so that densities
+# far below exp(-745) do not underflow.
+log_mix <- function(m, w) {
+  m <- sweep(as.matrix(m), 2L, log(as.numeric(w) / sum(w)), "+")
+  mx <- apply(m, 1L, max)
+  mx + log(rowSums(exp(m - mx)))
+}
