@@ -23,6 +23,9 @@
 .adequacy_min_unique <- 5L
 # Degrees of freedom of the spline of the residuals on an input, at most.
 .adequacy_max_df <- 6L
+# The factor by which the advice (and the default, R/fit-choice.R,
+# choose_wider_prior()) widens the default's prior scale.
+.wider_prior_factor <- 3
 
 # The model-adequacy part from function_draws() at the verdict's points
 # idx: NULL where it does not apply (categorical likelihoods, fewer than 20
@@ -172,22 +175,37 @@ adequacy_remedy <- function(object) {
     return(paste0("a linear model cannot follow it: fit a network, bnn_fit(..., hidden = c(16, 16)) ",
                   "(giving 'hidden' keeps the network when the default's check would return ",
                   "the linear model)"))
-  if (scale < 3)
+  if (scale < .wider_prior_factor)
     return(sprintf(paste0("a wider prior lets the network follow sharper features: ",
                           "bnn_fit(..., prior = bnn_prior(scale = %s, fan_in = %s))"),
-                   format(3 * scale), if (is.null(pr)) "TRUE" else format(pr$fan_in)))
+                   format(.wider_prior_factor * scale), if (is.null(pr)) "TRUE" else format(pr$fan_in)))
   paste0("a wider prior did not remove it: compare a wider network (e.g. hidden = c(32, 32)) ",
          "or a model with these inputs transformed, with loo(), and check the predictions on ",
          "held-out data")
 }
 
-# The model-fit line of the verdict.
+# Where a check that fired found structure: its inputs, else the fitted values.
+adequacy_terms <- function(ad) {
+  if (length(ad$inputs)) paste(ad$inputs, collapse = ", ") else "the fitted values"
+}
+
+# The model-fit line of the verdict, with the default's choice of the prior
+# scale when it was made (choose_wider_prior(), R/fit-choice.R).
 format_adequacy <- function(ad) {
   if (is.null(ad)) return(NULL)
   if (is.na(ad$adequate))
     return(sprintf("could not be checked: %s", paste(ad$reasons, collapse = "; ")))
+  wp <- ad$wider_prior
+  chosen <- if (!is.null(wp) && identical(wp$chosen, "wider"))
+    sprintf("; the prior is %s times the default's, which left structure%s",
+            format(.wider_prior_factor),
+            if (isTRUE(wp$loo_holds)) sprintf(" (PSIS-LOO elpd %.1f against the default's %.1f)",
+                                              wp$elpd[["wider"]], wp$elpd[["default"]])
+            else "") else ""
   if (isTRUE(ad$adequate))
     return(sprintf(paste0("no structure left (splines of the leave-one-out residuals on each ",
-                          "input and the fitted values, %d training points)"), ad$points))
-  sprintf("structure left: %s. What to do: %s", paste(ad$reasons, collapse = "; "), ad$remedy)
+                          "input and the fitted values, %d training points)%s"), ad$points,
+                   chosen))
+  sprintf("structure left: %s%s. What to do: %s", paste(ad$reasons, collapse = "; "), chosen,
+          ad$remedy)
 }

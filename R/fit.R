@@ -331,47 +331,67 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
                progress, call, given[["init"]], sampler_name = sampler_name, waves = waves,
                chain_id = chain_id, ensemble = ensemble, valid_data = valid_data,
                precision = precision, keep_loglik = check || lcheck, defer = defer)
-  if (lcheck) {
-    # half the chains (rounded up) for the papers' heteroscedastic network
-    # (its Normal(0, 1) prior), the rest for the default's homoscedastic one
-    n_het <- as.integer(ceiling(chains / 2))
-    fit_het <- function(defer = FALSE) {
-      het <- prepare_model(mf, env, formula, data, hidden, activation, "hetero_gaussian",
-                           NULL, standardize, notes = FALSE)
-      het$spec <- spec_set_precision(het$spec, precision)
-      check_float_range(het$spec, precision)
-      fit_net(het, n_het, defer)
+  # the default's fit, its warnings held back until the step below has
+  # chosen the prior's scale (R/fit-choice.R, choose_wider_prior())
+  def <- catch_warnings(function() {
+    if (lcheck) {
+      # half the chains (rounded up) for the papers' heteroscedastic network
+      # (its Normal(0, 1) prior), the rest for the default's homoscedastic one
+      n_het <- as.integer(ceiling(chains / 2))
+      fit_het <- function(defer = FALSE) {
+        het <- prepare_model(mf, env, formula, data, hidden, activation, "hetero_gaussian",
+                             NULL, standardize, notes = FALSE)
+        het$spec <- spec_set_precision(het$spec, precision)
+        check_float_range(het$spec, precision)
+        fit_net(het, n_het, defer)
+      }
+      # the homoscedastic model tunes for .likelihood_homo_tune of the
+      # default's steps unless `warmup` is given (R/fit-choice.R): the run
+      # resolved as if that warmup had been given
+      run_gau <- if (given[["warmup"]]) run else
+        sampler_resolve_run(run$sampler, round(run$warmup * .likelihood_homo_tune), iter, thin,
+                            replace(given, "warmup", TRUE))
+      fit_gau <- function(defer = FALSE) fit_net(model, chains - n_het, defer, run_gau)
+      # with chains run in parallel, the two models' chains run together
+      # (one model's after the other's would leave workers idle)
+      return(choose_default_likelihood(fit_het, fit_gau,
+                                       together = chains_in_parallel(chains)))
     }
-    # the homoscedastic model tunes for .likelihood_homo_tune of the
-    # default's steps unless `warmup` is given (R/fit-choice.R): the run
-    # resolved as if that warmup had been given
-    run_gau <- if (given[["warmup"]]) run else
-      sampler_resolve_run(run$sampler, round(run$warmup * .likelihood_homo_tune), iter, thin,
-                          replace(given, "warmup", TRUE))
-    fit_gau <- function(defer = FALSE) fit_net(model, chains - n_het, defer, run_gau)
-    # with chains run in parallel, the two models' chains run together
-    # (one model's after the other's would leave workers idle)
-    return(choose_default_likelihood(fit_het, fit_gau,
-                                     together = chains_in_parallel(chains)))
+    if (!check) return(fit_net())
+    # the default model's check: the same family's linear model (no hidden
+    # layer), sampled by NUTS, its call saying so (update() and kfold() refit it)
+    fit_lin <- function() {
+      lin <- prepare_model(mf, env, formula, data, integer(0), activation, likelihood, prior,
+                           standardize, notes = FALSE)
+      lin$spec <- spec_set_precision(lin$spec, precision)
+      nuts <- as_sampler("nuts")
+      lrun <- sampler_resolve_run(nuts, sampler_protocol_default(nuts, "warmup", 1000L),
+                                  iter, 1L, given)
+      # the user's call: update() and kfold() re-run the whole check (with
+      # the same internal settings, so update(fit) reproduces the fit); the
+      # outcome is recorded in $model_choice
+      lcall <- call
+      # (its verdict is computed by the check if it is returned alone)
+      fit_engine(lin, lrun$sampler, chains, lrun$warmup, lrun$iter, lrun$thin, "random", seed,
+                 FALSE, lcall, FALSE, sampler_name = "nuts", precision = precision,
+                 verdict = FALSE, estimate_cost = FALSE)
+    }
+    choose_default_model(fit_net, fit_lin)
+  })
+  if (!wider_prior_applies(given_model, model, def$fit)) {
+    for (cnd in def$warnings) warning(cnd)
+    return(warn_overdispersion(def$fit))
   }
-  if (!check) return(warn_overdispersion(fit_net()))
-  # the default model's check: the same family's linear model (no hidden
-  # layer), sampled by NUTS, its call saying so (update() and kfold() refit it)
-  fit_lin <- function() {
-    lin <- prepare_model(mf, env, formula, data, integer(0), activation, likelihood, prior,
-                         standardize, notes = FALSE)
-    lin$spec <- spec_set_precision(lin$spec, precision)
-    nuts <- as_sampler("nuts")
-    lrun <- sampler_resolve_run(nuts, sampler_protocol_default(nuts, "warmup", 1000L),
-                                iter, 1L, given)
-    # the user's call: update() and kfold() re-run the whole check (with
-    # the same internal settings, so update(fit) reproduces the fit); the
-    # outcome is recorded in $model_choice
-    lcall <- call
-    # (its verdict is computed by the check if it is returned alone)
-    fit_engine(lin, lrun$sampler, chains, lrun$warmup, lrun$iter, lrun$thin, "random", seed,
-               FALSE, lcall, FALSE, sampler_name = "nuts", precision = precision,
-               verdict = FALSE, estimate_cost = FALSE)
-  }
-  warn_overdispersion(choose_default_model(fit_net, fit_lin))
+  # the model-fit check found structure the default's prior left: the same
+  # network with a wider prior, all the chains, the default's run; the
+  # larger PSIS-LOO elpd decides (R/fit-choice.R)
+  t0 <- proc.time()[["elapsed"]]
+  wide <- tryCatch(catch_warnings(function() {
+    wm <- prepare_model(mf, env, formula, data, hidden, activation, likelihood,
+                        wider_prior(model$prior), standardize, notes = FALSE)
+    wm$spec <- spec_set_precision(wm$spec, precision)
+    check_float_range(wm$spec, precision)
+    fit_net(wm, chains, FALSE, run)
+  }), error = function(e) NULL)
+  warn_overdispersion(choose_wider_prior(def, wide, proc.time()[["elapsed"]] - t0))
 }

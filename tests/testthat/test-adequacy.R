@@ -8,8 +8,11 @@ readme_split <- function() {
   bnn_split(mcycle, "mile", seed = 1)
 }
 
-test_that("the README's default mcycle fit misses the dip: the check names times and a wider prior", {
+test_that("the default's prior alone misses mcycle's dip: the check names times and a wider prior", {
   s <- readme_split()
+  # the default without its choice of the prior's scale (R/fit-choice.R)
+  old <- options(bnnmc.prior_check = FALSE)
+  on.exit(options(old))
   fit <- suppressMessages(bnn_fit(accel ~ times, data = s$train, seed = 1, progress = FALSE))
   ad <- fit$convergence$adequacy
   expect_false(ad$adequate)
@@ -22,6 +25,73 @@ test_that("the README's default mcycle fit misses the dip: the check names times
   expect_match(paste(capture.output(summary(fit)), collapse = " "), "leaves structure")
   # bnn_convergence() computes the same part
   expect_identical(bnn_convergence(fit)$adequacy$inputs, "times")
+  expect_null(ad$wider_prior)
+})
+
+test_that("the default finds mcycle's curve: it fits the wider prior where the check fires", {
+  s <- readme_split()
+  expect_message(
+    fit <- bnn_fit(accel ~ times, data = s$train, seed = 1, progress = FALSE),
+    "leaves structure in these data \\(in times\\); the network with a prior 3 times wider")
+  expect_equal(fit$prior$scale, 3)
+  expect_true(fit$prior$fan_in)
+  wp <- fit$convergence$adequacy$wider_prior
+  expect_identical(wp$chosen, "wider")
+  expect_named(wp$elpd, c("default", "wider"))
+  expect_true(wp$wider_adequate)
+  expect_true(fit$convergence$adequacy$adequate)
+  out <- paste(capture.output(print(fit)), collapse = " ")
+  expect_match(out, "no structure left")
+  expect_match(gsub("\\s+", " ", out), "the prior is 3 times the default's, which left structure")
+  # the README's first fit: within 10% of smooth.spline()'s test RMSE (19.7;
+  # the default's prior alone gives 45)
+  rmse <- sqrt(mean((as.vector(predict(fit, s$test)) - s$test$accel)^2))
+  sp <- stats::smooth.spline(s$train$times, s$train$accel)
+  rmse_sp <- sqrt(mean((stats::predict(sp, s$test$times)$y - s$test$accel)^2))
+  expect_lt(rmse / rmse_sp, 1.10)
+  # the choice is the user's call's: the same seed gives the same fit
+  fit2 <- suppressMessages(bnn_fit(accel ~ times, data = s$train, seed = 1, progress = FALSE))
+  expect_identical(fit2$draws, fit$draws)
+})
+
+test_that("where the check is quiet the default's fit is untouched, draws and all", {
+  fit_with <- function(step) {
+    old <- options(bnnmc.prior_check = step)
+    on.exit(options(old))
+    bnn_fit(mpg ~ wt + hp, data = mtcars, seed = 3, progress = FALSE, chains = 2)
+  }
+  a <- suppressMessages(fit_with(TRUE))
+  b <- suppressMessages(fit_with(FALSE))
+  expect_true(a$convergence$adequacy$adequate)
+  expect_null(a$convergence$adequacy$wider_prior)
+  expect_identical(a$draws, b$draws)
+  expect_identical(a$prior, b$prior)
+})
+
+test_that("a wider prior that does not help is not returned, and not advised again", {
+  s <- readme_split()
+  old <- options(bnnmc.prior_check = FALSE)
+  on.exit(options(old))
+  def <- bnnmc:::catch_warnings(function()
+    suppressMessages(bnn_fit(accel ~ times, data = s$train, seed = 1, progress = FALSE)))
+  # a stand-in for a wider prior's fit that predicts worse and leaves
+  # structure too: a linear model (PSIS-LOO holds for both, so it decides)
+  weak <- bnnmc:::catch_warnings(function()
+    suppressMessages(bnn_fit(accel ~ times, data = s$train, seed = 1, hidden = integer(0),
+                             progress = FALSE, prior = bnn_prior(scale = 3, fan_in = TRUE))))
+  expect_false(weak$fit$convergence$adequacy$adequate)
+  kept <- bnnmc:::choose_wider_prior(def, weak, seconds = 1)
+  expect_equal(kept$prior$scale, 1)
+  wp <- kept$convergence$adequacy$wider_prior
+  expect_identical(wp$chosen, "default")
+  expect_true(wp$loo_holds)
+  expect_lt(wp$elpd[["wider"]], wp$elpd[["default"]])
+  # the advice names what is left to try, not the prior just tried
+  expect_match(kept$convergence$adequacy$remedy, "times wider was fitted and predicted these data worse")
+  expect_false(grepl("scale = 3,", kept$convergence$adequacy$remedy, fixed = TRUE))
+  # a failed second fit leaves the default's as it was
+  same <- bnnmc:::choose_wider_prior(def, NULL, seconds = 1)
+  expect_identical(same, def$fit)
 })
 
 test_that("following the advice once on mcycle makes the check quiet", {

@@ -74,14 +74,18 @@ test_that("under load the CPU time per gradient and the single/double ratio stay
     t <- Sys.time(); while (difftime(Sys.time(), t, units = "secs") < 20) NULL }))
   on.exit(tools::pskill(vapply(burn, `[[`, 0L, "pid")), add = TRUE)
   Sys.sleep(0.5)
-  ratio <- vapply(1:6, function(i) attr(bnnmc:::time_gradient(single, theta), "cpu") /
+  ratio <- vapply(1:8, function(i) attr(bnnmc:::time_gradient(single, theta), "cpu") /
                     attr(bnnmc:::time_gradient(spec, theta), "cpu"), 0)
-  cpu <- vapply(1:6, function(i) attr(bnnmc:::time_gradient(spec, theta), "cpu"), 0)
+  cpu <- vapply(1:8, function(i) attr(bnnmc:::time_gradient(spec, theta), "cpu"), 0)
   # elapsed time over 10 ms gave ratios from 0.29 to 29 (a spread of 100)
   # on a busy machine.  CPU time still moves somewhat when a process shares
   # its core's caches with others (a spread of 2.15 seen once while the
-  # test suite ran in two processes beside the two burners), so the bound
-  # is 4: far below the failure it guards against, above that noise.
-  expect_lt(max(ratio) / min(ratio), 4)
-  expect_lt(max(cpu) / min(cpu), 4)
+  # test suite ran in two processes beside the two burners, and a single
+  # timing 5 times off the others while further jobs ran beside them), so
+  # the spread is read without the largest and the smallest of the eight
+  # timings, and the bound is 4: far below the failure it guards against
+  # (every timing scaled by the load), above that noise.
+  spread <- function(v) { v <- sort(v); v[length(v) - 1L] / v[2L] }
+  expect_lt(spread(ratio), 4)
+  expect_lt(spread(cpu), 4)
 })
