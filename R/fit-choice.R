@@ -475,7 +475,7 @@ wider_prior_applies <- function(given, model, fit) {
 }
 
 # The prior of the step's second fit, and how a user writes it.
-wider_prior <- function(prior) {
+widened_prior <- function(prior) {
   bnn_prior(family = prior$family, scale = .wider_prior_factor * prior$scale,
             bias_scale = .wider_prior_factor * prior$bias_scale, fan_in = TRUE)
 }

@@ -388,7 +388,7 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   t0 <- proc.time()[["elapsed"]]
   wide <- tryCatch(catch_warnings(function() {
     wm <- prepare_model(mf, env, formula, data, hidden, activation, likelihood,
-                        wider_prior(model$prior), standardize, notes = FALSE)
+                        widened_prior(model$prior), standardize, notes = FALSE)
     wm$spec <- spec_set_precision(wm$spec, precision)
     check_float_range(wm$spec, precision)
     fit_net(wm, chains, FALSE, run)
