@@ -32,10 +32,11 @@
 #'   ([bnn_default]).
 #' @param prior A [bnn_prior()] object or `"normal"` / `"laplace"`.  Not
 #'   given, it is `bnn_prior(fan_in = TRUE)` (weights Normal(0, 1/fan-in),
-#'   biases Normal(0, 1)) for the default model and the count and Student-t
-#'   families, and Normal(0, 1) on every weight and bias (the papers') for a
-#'   likelihood given by name or object and for a factor response
-#'   ([bnn_default]).  [prior_summary()] shows the prior of a fit.
+#'   biases Normal(0, 1)) for a numeric response without `likelihood` (the
+#'   default model) and for the count and Student-t families, and
+#'   Normal(0, 1) on every weight and bias (the papers') for a likelihood
+#'   given by name or object and for a factor response ([bnn_default]).
+#'   [prior_summary()] shows the prior of a fit.
 #' @param sampler `"mile"`, `"nuts"`, `"hmc"`, `"dei"`, `"rwm"`,
 #'   `"pcn"`, `"mclmc"`, `"sgld"`, `"psgld"`, `"sghmc"`, `"ces"`, or a
 #'   settings object ([bnn_nuts()], [bnn_mclmc()], [bnn_sgld()], [bnn_ces()],
