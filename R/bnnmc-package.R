@@ -9,11 +9,11 @@
 #' Start with [bnn_fit()]; see `vignette("getting-started", package = "bnnmc")`.
 #'
 #' @section Speed and options:
-#' The network's hot loops run in C compute kernels whose SIMD level is
-#' chosen, by default, from what the CPU supports: AVX-512, AVX2 with FMA,
-#' or portable C.  They agree to rounding (1e-12 relative on the log
-#' density), so draws are reproducible on one SIMD level, not bit for bit
-#' across levels.
+#' The network's hot loops run in C routines whose SIMD level is chosen,
+#' by default, from what the CPU supports: AVX-512, AVX2 with FMA, or
+#' portable C (see "Reproducibility (SIMD level)" below).  The levels
+#' agree to rounding (1e-12 relative on the log density), so draws are
+#' reproducible on one SIMD level, not bit for bit across levels.
 #' Chains run in parallel through the \pkg{future} framework
 #' (see [bnn_fit()]).  The convergence diagnostics spread the variables,
 #' and predictions (`predict()`, `posterior_epred()`, `log_lik()`, ...)
@@ -21,12 +21,6 @@
 #' sets their number (default 2; the results do not depend on it, and
 #' `OMP_THREAD_LIMIT` is honoured).
 #'
-#' @section Deprecated option names:
-#' `options(bnnmc.kernels = )` and the environment variable
-#' `BNNMC_KERNELS` are the former names of `options(bnnmc.simd = )` and
-#' `BNNMC_SIMD` ("kernel" now means only a sampler's transition kernel).
-#' They still work in this version, with a warning, when the new name is
-#' not set, and will be removed in the next.
 #' @template reproducibility
 #' @template habits
 #'

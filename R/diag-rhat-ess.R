@@ -51,7 +51,7 @@
 
 # One pass of the C diagnostics over all variables of a [iter, chain, var]
 # array.  Warns (once) when ESS values were capped, as posterior does.
-# options(bnnmc.simd = FALSE) forces the portable autocovariance kernel
+# options(bnnmc.simd = FALSE) forces the portable autocovariance routine
 # instead of the AVX2/FMA one (for testing; results differ by rounding).
 # Variables are spread over .bnn_threads() OpenMP threads.
 .bnn_diag <- function(a, stats, probs = numeric(), kappa = 4L,

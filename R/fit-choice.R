@@ -101,7 +101,7 @@ choose_default_model <- function(fit_net, fit_lin, psis_elpd = fit_psis_elpd) {
     message(sprintf(paste0(
       "bnn_fit(): a Bayesian %s predicts these data better than the %s network ",
       "(PSIS-LOO elpd %.1f against %.1f), so it is the model returned%s; give 'hidden' to ",
-      "keep the network (?bnn_fit, \"The default model's check\")."),
+      "keep the network (?bnn_default, \"The default model's check\")."),
       lin_name,
       paste(net$fit$hidden, collapse = "-"), e_lin$elpd, e_net$elpd,
       uncertain_choice_note(e_net, e_lin, nrow(net$fit$X))))
@@ -109,7 +109,7 @@ choose_default_model <- function(fit_net, fit_lin, psis_elpd = fit_psis_elpd) {
     message(sprintf(paste0(
       "bnn_fit(): %s, so the fit returned stacks them: its predictions use ",
       "the network's draws with weight %.2f and the linear model's with weight %.2f%s; give ",
-      "'hidden' to keep the network alone (?bnn_fit, \"The default model's check\")."),
+      "'hidden' to keep the network alone (?bnn_default, \"The default model's check\")."),
       elpd_comparison_words(e_net, e_lin, sprintf("the %s network",
                                                   paste(net$fit$hidden, collapse = "-")),
                             sprintf("a Bayesian %s", lin_name), w),
@@ -430,7 +430,7 @@ choose_default_likelihood <- function(fit_het, fit_gau, psis_elpd = fit_psis_elp
         "chains%s) and stacks them by their PSIS-LOO elpds (%.1f and %.1f%s): weights %.2f and ",
         "%.2f (the homoscedastic model keeps at least %.2f, so that no test point falls far ",
         "into the tails of both); give 'likelihood' or 'hidden' to fit one model with all ",
-        "the chains (?bnn_fit, \"The default model's check\")."),
+        "the chains (?bnn_default, \"The default model's check\")."),
         nrow(gau$fit$X), paste(gau$fit$hidden, collapse = "-"), het$fit$chains,
         gau$fit$chains,
         if (!identical(het$fit$warmup, gau$fit$warmup))

@@ -11,7 +11,8 @@
 #' on a 16-16 tanh network with 4 chains; `sampler = "nuts"` is NUTS with
 #' Stan's defaults, as in rstanarm and brms.  An interrupt (Ctrl-C) ends the
 #' fit at once, and under a parallel plan cancels its chains still running
-#' in the workers where the backend allows it.
+#' in the workers where the backend allows it.  [bnn_default] describes
+#' the defaults, their evidence and the default model's check.
 #'
 #' @param formula A model formula, e.g. `y ~ .`, expanded as by
 #'   [stats::model.matrix()]; `offset()` terms are added to the mean.
@@ -24,44 +25,36 @@
 #'   [negbinomial()], [student()] or their names; canonical links only.
 #'   Give `family` or `likelihood`.  A 0/1 numeric response without either
 #'   is fitted by a Bernoulli model, with a message.  `family = gaussian()`
-#'   is the default model, as in glm and brms: the homoscedastic Gaussian
-#'   with the default's prior (see `prior`) and the default's check against
-#'   the linear model on small data; it keeps the Gaussian on a 0/1 response
-#'   and is not stacked with the heteroscedastic network on larger data (see
-#'   "The default model's check").
+#'   is the default model, as in glm and brms ([bnn_default]).
 #' @param likelihood A likelihood name or [bnn_likelihood()] object: by default
 #'   `"gaussian"` (numeric), `"bernoulli"`/`"categorical"` (factor); the
-#'   papers' heteroscedastic Gaussian is `"hetero_gaussian"` (see
-#'   "Defaults").
+#'   papers' heteroscedastic Gaussian is `"hetero_gaussian"`
+#'   ([bnn_default]).
 #' @param prior A [bnn_prior()] object or `"normal"` / `"laplace"`.  Not
 #'   given, it is `bnn_prior(fan_in = TRUE)` (weights Normal(0, 1/fan-in),
 #'   biases Normal(0, 1)) for a numeric response without `likelihood` (the
-#'   default likelihood, which `family = gaussian()` of [bnn_fit()] names)
-#'   and for the count and Student-t families, and Normal(0, 1) on every
-#'   weight and bias (the papers') for a likelihood given by name or object
-#'   (`likelihood = "gaussian"`, `"hetero_gaussian"`) and for a factor
-#'   response.  [prior_summary()] shows the prior of a fit.
+#'   default model) and for the count and Student-t families, and
+#'   Normal(0, 1) on every weight and bias (the papers') for a likelihood
+#'   given by name or object and for a factor response ([bnn_default]).
+#'   [prior_summary()] shows the prior of a fit.
 #' @param sampler `"mile"`, `"nuts"`, `"hmc"`, `"dei"`, `"rwm"`,
 #'   `"pcn"`, `"mclmc"`, `"sgld"`, `"psgld"`, `"sghmc"`, `"ces"`, or a
 #'   settings object ([bnn_nuts()], [bnn_mclmc()], [bnn_sgld()], [bnn_ces()],
 #'   ...).  `"dei"` (DEI-MCMC) and `"mile"` (MILE) start one chain (NUTS,
 #'   MCLMC) from each member of a deep ensemble, as the papers do.  Not
-#'   given, the default is MILE on a shorter budget (20,000 tuning and 5,000
-#'   sampling steps, every 10th kept) in single precision: the same test log
-#'   density as MILE's own budget at a third of its time (see "Defaults");
-#'   `sampler = "mile"` runs the paper's budget (50,000 and 10,000 steps).
+#'   given, the default is MILE on a shorter budget in single precision
+#'   ([bnn_default]); `sampler = "mile"` runs the paper's budget.
 #' @param chains Number of chains, or [bnn_waves()] settings (chains run in
 #'   waves until the chain-count bound for the modes found is met).
 #' @param warmup Warm-up (adaptation) budget per chain, not kept, in the
-#'   sampler's own unit (see "Iterations, warm-up and thinning"); `NULL`
-#'   takes the sampler's default.  `warmup = 0` adapts nothing.
+#'   sampler's own unit; `NULL` takes the sampler's default ([bnn_default]).
+#'   `warmup = 0` adapts nothing.
 #' @param iter The number of draws kept per chain (as cmdstanr's
 #'   `iter_sampling`), for every sampler.  `NULL` (not given) takes the
-#'   sampler's default: 1000, but 500 for the default sampler (its 5,000
-#'   sampling steps, every 10th kept) and `n_samples / thin` of a
-#'   [bnn_mclmc()] object (see "Iterations, warm-up and thinning").  From 2
-#'   to 99 draws per chain give a warning; one draw per chain from many
-#'   chains is the design of [bnn_modes()] and [bnn_waves()].
+#'   sampler's default: 1000, but 500 for the default sampler
+#'   ([bnn_default]).  From 2 to 99 draws per chain give a warning; one draw
+#'   per chain from many chains is the design of [bnn_modes()] and
+#'   [bnn_waves()].
 #' @param thin Transitions behind each kept draw (`NULL`: 1; 10 for MCLMC,
 #'   MILE and the default sampler).
 #' @param init `"random"` (uniform(-2, 2), as Stan), `"prior"`,
@@ -95,113 +88,10 @@
 #'   other than `"ok"` in `$chain_status` and a warning (class
 #'   `bnnmc_chain_failure`); methods use the other chains.
 #'
-#' @section Iterations, warm-up and thinning:
-#'   `iter` is the number of draws kept per chain and `thin` the number of
-#'   transitions behind each; `warmup` is counted in the sampler's own
-#'   transitions, and `print(fit)` states it with its unit.  Not given,
-#'   they take these defaults (a fit keeps `iter` draws per chain, `iter *
-#'   thin` transitions after the warm-up):
-#'
-#'   | sampler | unit of `warmup` | default `warmup` | default `iter` | default `thin` |
-#'   |---|---|---|---|---|
-#'   | `"nuts"`, `"hmc"` | iterations, Stan's windowed adaptation | 1000 | 1000 | 1 |
-#'   | `"dei"` | NUTS iterations | 100 | 1000 | 1 |
-#'   | `"rwm"`, `"pcn"` | proposals, step size adaptation | 1000 | 1000 | 1 |
-#'   | `"mile"`, `"mclmc"` | tuning steps, split 80/10/10 over three stages | 50000 | 1000 | 10 |
-#'   | not given (the default) | as `"mile"` | 20000 | 500 | 10 |
-#'   | `"sgld"`, `"psgld"`, `"sghmc"` | minibatch steps | 1000 | 1000 | 1 |
-#'   | `"ces"` | iterations of the sampling stage | 1000 | 1000 | 1 |
-#'
-#'   A [bnn_mclmc()] object given as `sampler` keeps its own `n_tune`,
-#'   `n_samples` and `thin` unless `warmup`, `iter` or `thin` is given.
-#'
-#' @section Defaults:
-#'   Chosen for test log density, calibration and time: see
-#'   `vignette("benchmarks")`, "The evidence behind `?bnn_fit`".  The
-#'   default sampler's budget and precision: on yacht, energy, concrete and
-#'   airfoil (three seeds each) MILE's full budget in double precision was
-#'   no better in test log density than the shorter budget in single
-#'   precision, which takes about a third of the time; a quarter of MILE's
-#'   budget was worse on yacht and energy.  The default likelihood is the
-#'   homoscedastic Gaussian with the fan-in prior, whose predictive
-#'   distribution stays calibrated on small and noisy data.  With more than
-#'   200 rows of a continuous response the papers' heteroscedastic Gaussian
-#'   (`likelihood = "hetero_gaussian"`) often predicts better -- by 0.3 to
-#'   0.6 nats per test point on average on energy, concrete, airfoil,
-#'   protein and bikesharing, and stacked with the homoscedastic network by
-#'   0.5 to 1.0 on yacht and 0.7 on ChickWeight -- but its predictive sd is a network output
-#'   and can be far too small at single points (on one energy split a 90%
-#'   interval 0.4 wide, 3 from the observed value), so there the default
-#'   stacks the two (see "The default model's check" below).  The Student-t likelihood (`family = student()`, robust
-#'   regression: the network gives the location, the scale `sigma` and the
-#'   degrees of freedom `nu` are sampled) predicted better than the default
-#'   in log density on energy, concrete and airfoil, by 0.09 to 0.19 nats
-#'   per test point over three seeds with 90% coverage of 0.87 to 0.93, was
-#'   level with it on quakes and yacht and 0.1 behind on Boston, and its
-#'   posterior mean had a higher test RMSE (its location fits the bulk of
-#'   the data); when the residuals of a first fit have heavy tails or
-#'   outliers, fit it too and compare the two with `loo()`.  The papers' model is `likelihood = "hetero_gaussian"` with
-#'   `sampler = "mile"`, `"dei"` or `"nuts"`.  A predictive sd that
-#'   collapses (e.g. onto tied responses) gives a warning of class
-#'   `bnnmc_sd_collapse`.
-#'
-#' @section The default model's check:
-#'   A call giving none of `hidden`, `activation`, `prior`, `sampler`,
-#'   `init`, `ensemble`, `valid_data`, `chain_id` or waves (nor a likelihood
-#'   other than a count or Student-t family), without `weights` and at most
-#'   500 rows (200 for a continuous numeric response, which gets the check
-#'   below on more), also fits the same family's linear model (NUTS; logistic
-#'   regression for a two-level factor) and stacks the two (Yao, Vehtari,
-#'   Simpson and Gelman 2018): the weights that maximise the PSIS-LOO log
-#'   score of their mixture.  When one model has at least 95% of the weight
-#'   it is returned alone, saying so if it is the linear model, which then
-#'   prints as one, with coefficients on the data's scale.  Otherwise the
-#'   fit returned is the network's with the linear model's in `$mixture`:
-#'   its predictions (`predict()`, `posterior_predict()`, `log_lik()`,
-#'   `bnn_metrics()`, ...) use each model's draws in proportion to
-#'   its weight, `ndraws(fit)` draws in all (the fit's own number, e.g.
-#'   1000 with weights 0.8 and 0.2 are 800 of the one model's draws and 200
-#'   of the other's, evenly spaced over each model's chains), while its
-#'   parameter draws, diagnostics and convergence verdict are the
-#'   network's.  `$model_choice` and `print()` give the elpds and weights,
-#'   and the stack's own elpd, which `loo()` of the fit estimates (each
-#'   model's PSIS-LOO mixed with the weights; see [loo.bnnfit()]).  Give
-#'   `hidden` or set
-#'   `options(bnnmc.linear_check = FALSE)` to keep the network alone.
-#'
-#'   On 201 to 2,000 rows of a continuous numeric response (no value in
-#'   10% of the rows, at least 100 distinct values or half as many as rows)
-#'   the same call, with at least two chains, instead fits the network with
-#'   the papers' heteroscedastic Gaussian likelihood (its Normal(0, 1) prior)
-#'   on half the chains (rounded up) and with the default homoscedastic one
-#'   on the others (with half the tuning steps unless `warmup` is given:
-#'   its simpler posterior settles sooner, and where the heteroscedastic
-#'   model predicts better it only shapes the tails), and stacks the two
-#'   by their PSIS-LOO elpds on the (at most 500, evenly spaced) training
-#'   rows the convergence verdict uses, the homoscedastic model keeping at
-#'   least 10% of the weight.  The
-#'   heteroscedastic network predicted these sets much better on average,
-#'   but its predictive sd is a network output that can be far too small at
-#'   a single point; the homoscedastic share caps the loss there.  The cost
-#'   is that of one model with all the chains, plus a second ensemble and
-#'   verdict and the heteroscedastic network's longer gradient (up to about
-#'   a quarter more time on more than 500 rows; on 201 to 500 rows about
-#'   the time of the network and the linear check it replaces).  When the
-#'   chains run in parallel (`options(mc.cores)` or a \pkg{future} plan),
-#'   the two models' chains run together, as one fit's would, with the same
-#'   draws as one after the other.  The fit returned is the model with
-#'   the larger weight, with the other in `$mixture` (predictions pool both,
-#'   `ndraws(fit)` draws shared by the weights, as above);
-#'   `print()` and `$model_choice` give the elpds and weights.  When the
-#'   heteroscedastic model gets less than 5% of the weight, the
-#'   homoscedastic fit is returned alone, with its share of the chains (on
-#'   two of faithful's three splits: its test log density was still above
-#'   that of the network with all four chains).  Give
-#'   `likelihood`, `hidden` or set `options(bnnmc.likelihood_check = FALSE)`
-#'   to fit one model with all the chains.
-#'
 #' @template habits
-#' @seealso [predict.bnnfit()], [bnn_convergence()], [bnn_metrics()], `vignette("getting-started")`.
+#' @seealso [bnn_default] (the defaults and the default model's check),
+#'   [predict.bnnfit()], [bnn_convergence()], [bnn_metrics()],
+#'   `vignette("getting-started")`.
 #' @export
 #' @examples
 #' # the default sampler, MILE (a deep ensemble, then MCLMC from each member)

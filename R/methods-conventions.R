@@ -1,7 +1,8 @@
 # Methods a brms/rstanarm user reaches for: bayes_R2(), loo_R2(),
-# prior_summary(), sigma(), family(), nsamples(), vcov().
+# prior_summary(), sigma(), family(), vcov() (the number of draws is
+# posterior's ndraws(), methods-draws.R).
 
-#' @importFrom rstantools bayes_R2 loo_R2 prior_summary nsamples
+#' @importFrom rstantools bayes_R2 loo_R2 prior_summary
 #' @importFrom stats sigma family vcov
 NULL
 
@@ -11,8 +12,6 @@ rstantools::bayes_R2
 rstantools::loo_R2
 #' @export
 rstantools::prior_summary
-#' @export
-rstantools::nsamples
 
 # The loo generics, re-exported as brms and rstanarm do, so that loo(fit),
 # waic(fit), kfold(fit) and loo_compare() work after library(bnnmc) alone
@@ -271,10 +270,6 @@ family.bnnfit <- function(object, ...) {
                                  student = "identity", "identity (mean), log (sd)")),
               class = "family"))
 }
-
-#' @method nsamples bnnfit
-#' @export
-nsamples.bnnfit <- function(object, ...) ndraws.bnnfit(object)
 
 #' @export
 vcov.bnnfit <- function(object, ...) {

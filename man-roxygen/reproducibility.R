@@ -1,7 +1,7 @@
 #' @section Reproducibility (SIMD level):
 #' A seed gives the same draws, bit for bit, under every \pkg{future} plan
 #' and chain order, as long as the chains run on the same SIMD level of the
-#' C compute kernels.  `options(bnnmc.simd = )` chooses it: `"auto"` (the
+#' network's C routines.  `options(bnnmc.simd = )` chooses it: `"auto"` (the
 #' default: the best the CPU supports), `"portable"` (plain C, the same bits
 #' on every CPU), `"avx2"` or `"avx512"` (an error if the CPU or the build
 #' lacks them).  [bnn_fit()] (and every function that runs chains or

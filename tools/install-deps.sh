@@ -11,7 +11,7 @@
 # BNNMC_NO_ECOSYSTEM=1 to skip the optional integrations (parsnip & co.,
 # pkgdown, Chromium).  `bash tools/install-deps.sh debian` runs only the
 # first (Debian) step, `... cran` only the second, so that CI can test on
-# the portable kernels while the CRAN packages compile.
+# the portable routines while the CRAN packages compile.
 set -euo pipefail
 stage="${1:-all}"
 case "$stage" in all|debian|cran) ;; *) echo "usage: install-deps.sh [all|debian|cran]" >&2; exit 2;; esac

@@ -1,5 +1,5 @@
 # Records the golden draws of tests/testthat/test-golden.R for the portable
-# kernels and every SIMD kernel this CPU runs.  Run from the repository's
+# routines and every SIMD level this CPU runs.  Run from the repository's
 # top folder with the package installed from the same tree:
 #   R CMD INSTALL . && Rscript tools/record-golden.R
 # Only after a deliberate numerical change: say in the commit which

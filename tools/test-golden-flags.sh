@@ -3,8 +3,8 @@
 # than R's default: installs the package into a temporary library with
 # CFLAGS given as the first argument (through a private Makevars,
 # R_MAKEVARS_USER) and compares the goldens of the portable, AVX2 and
-# AVX-512 kernels (those this CPU runs).  The goldens pin the kernels'
-# arithmetic to the last bit, so it must not depend on the optimisation
+# AVX-512 SIMD levels (those this CPU runs).  The goldens pin the SIMD
+# routines' arithmetic to the last bit, so it must not depend on the optimisation
 # level nor on instrumentation, e.g.
 #   tools/test-golden-flags.sh "-O1 -g"
 #   tools/test-golden-flags.sh "-O1 -g -fsanitize=undefined -fno-omit-frame-pointer"

@@ -49,15 +49,43 @@ test_that("the default fit is MILE from a deep ensemble, with the documented net
   expect_true("treedepth__" %in% dimnames(nuts$sampler_stats)[[3]])
 })
 
-# The help's text of bnn_fit(), as a reader sees it.
-bnn_fit_help <- function() {
-  rd <- tools::Rd_db("bnnmc")[["bnn_fit.Rd"]]
-  out <- utils::capture.output(tools::Rd2txt(rd, options = list(underline_titles = FALSE)))
-  # one line, without quotes (their kind depends on the locale)
-  gsub("['\"`]", "", gsub("\\s+", " ", paste(out, collapse = " ")))
+# The help's text of a topic (bnn_fit(), its defaults' page bnn_default),
+# as a reader sees it: its lines, or one line without quotes (their kind
+# depends on the locale).
+help_lines <- function(topic) {
+  rd <- tools::Rd_db("bnnmc")[[paste0(topic, ".Rd")]]
+  utils::capture.output(tools::Rd2txt(rd, options = list(underline_titles = FALSE)))
+}
+bnn_fit_help <- function(topic = "bnn_fit") {
+  gsub("['\"`]", "", gsub("\\s+", " ", paste(help_lines(topic), collapse = " ")))
 }
 
-test_that("?bnn_fit states the draws, thinning and warm-up a default fit has", {
+test_that("?bnn_fit is short: the defaults and the default model's check are in ?bnn_default", {
+  fit_rd <- tools::Rd_db("bnnmc")[["bnn_fit.Rd"]]
+  def_rd <- tools::Rd_db("bnnmc")[["bnn_default.Rd"]]
+  expect_false(is.null(def_rd))
+  sections <- function(rd) {
+    s <- rd[vapply(rd, function(x) attr(x, "Rd_tag"), "") == "\\section"]
+    vapply(s, function(x) paste(unlist(x[[1]]), collapse = ""), "")
+  }
+  moved <- c("Iterations, warm-up and thinning", "Defaults", "The default model's check")
+  expect_true(all(moved %in% sections(def_rd)))
+  expect_false(any(moved %in% sections(fit_rd)))
+  # at most 200 lines as a reader sees it (314 with the details in it)
+  expect_lte(length(help_lines("bnn_fit")), 200L)
+  # and it links to the page where the details went
+  links <- unlist(lapply(tools:::.Rd_get_xrefs(fit_rd)[, "Target"], identity))
+  expect_true("bnn_default" %in% links)
+  # the messages of the default model's checks name the page that has them
+  ns <- asNamespace("bnnmc")
+  src <- unlist(lapply(c("choose_default_model", "choose_default_likelihood"),
+                       function(f) deparse(get(f, envir = ns))))
+  expect_false(any(grepl("?bnn_fit, \\\"The default", src, fixed = TRUE)))
+  expect_identical(sum(grepl("?bnn_default, \\\"The default model's check\\\"", src,
+                             fixed = TRUE)), 3L)
+})
+
+test_that("?bnn_default states the draws, thinning and warm-up a default fit has", {
   # iter and thin not given take the sampler's defaults, as the usage says
   expect_null(formals(bnn_fit)$iter)
   expect_null(formals(bnn_fit)$thin)
@@ -67,12 +95,14 @@ test_that("?bnn_fit states the draws, thinning and warm-up a default fit has", {
   mile <- bnnmc:::sampler_resolve_run(bnnmc:::as_sampler("mile"), 50000L, 1000L, 10L,
                                       c(warmup = FALSE, iter = FALSE, thin = FALSE))
   expect_identical(c(run = mile$n_keep, thin = mile$thin), c(run = 1000, thin = 10))
-  txt <- bnn_fit_help()
+  txt <- bnn_fit_help("bnn_default")
   # the table's row of the default and of MILE: warm-up, draws, thinning
   expect_match(txt, "not given (the default) as mile 20000 500 10 ", fixed = TRUE)
   expect_match(txt, "mile, mclmc tuning steps, split 80/10/10 over three stages 50000 1000 10 ",
                fixed = TRUE)
-  expect_match(txt, "NULL (not given) takes the samplers default: 1000, but 500 for the default sampler",
+  expect_match(bnn_fit_help(), "NULL (not given) takes the samplers default: 1000, but 500 for the default sampler",
+               fixed = TRUE)
+  expect_match(txt, "The default samplers 500 draws are its 5,000 sampling steps, every 10th kept",
                fixed = TRUE)
   expect_false(grepl("as mile 20000 5 ", txt, fixed = TRUE))
   # the NUTS row as Stan's: 1000 warm-up iterations, 1000 draws, no thinning

@@ -174,13 +174,13 @@ test_that("valid_data ignored by the sampler warns; na.exclude pads", {
   expect_length(fitted(fo), 39L)
 })
 
-test_that("bayes_R2, loo_R2, prior_summary, sigma, family, nsamples, vcov, logLik", {
+test_that("bayes_R2, loo_R2, prior_summary, sigma, family, ndraws, vcov, logLik", {
   fit <- fm_fits("reg")
   r2 <- bayes_R2(fit)
   pp <- bnnmc:::predictive_params(fit, NULL)
   vf <- apply(pp$mu, 1, var)
   expect_equal(r2, vf / (vf + rowMeans(pp$sd^2)))
-  expect_length(r2, nsamples(fit))
+  expect_length(r2, ndraws(fit))
   skip_if_not_installed("loo")
   lr2 <- loo_R2(fit, n_boot = 500)
   expect_length(lr2, 500L)
@@ -197,7 +197,11 @@ test_that("bayes_R2, loo_R2, prior_summary, sigma, family, nsamples, vcov, logLi
   expect_true(any(prior_summary(fg)$role == "sigma"))
   expect_identical(family(fg)$family, "gaussian")
   expect_identical(family(fit)$family, "hetero_gaussian")
-  expect_equal(nsamples(fit), 100)
+  expect_equal(ndraws(fit), 100)
+  # brms's deprecated nsamples() is neither re-exported nor given a method:
+  # ndraws() is the one name
+  expect_false("nsamples" %in% getNamespaceExports("bnnmc"))
+  expect_error(rstantools::nsamples(fit), "no applicable method")
   expect_error(vcov(fit), "not identified")
   expect_error(logLik(fit), "log_lik")
 })

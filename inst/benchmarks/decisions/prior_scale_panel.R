@@ -9,8 +9,8 @@
 #     continuous response stacked with the heteroscedastic network);
 #   * scaleS: prior = bnn_prior(scale = S, fan_in = TRUE) given to bnn_fit(),
 #     what a user following the check's advice types.  Giving `prior`
-#     switches off both of the default's stacks (?bnn_fit, "The default
-#     model's check"), and bnn_prior(scale = S) widens the biases' prior to
+#     switches off both of the default's stacks (?bnn_default, "The
+#     default model's check"), and bnn_prior(scale = S) widens the biases' prior to
 #     Normal(0, S^2) as well as the weights' to Normal(0, S^2/fan-in);
 #   * default_alone: prior = bnn_prior(fan_in = TRUE), today's prior given
 #     the same way (no stack): the like-for-like baseline of scaleS;
