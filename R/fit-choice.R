@@ -41,46 +41,41 @@ linear_check_applies <- function(given, model) {
 # near 1 is a choice of one model, as the PSIS-LOO comparison makes it.
 .stack_min_weight <- 0.05
 
-# Runs the network's fit (`fit_net`, a function of no arguments) and the
-# linear model's (`fit_lin`), and stacks them (Yao, Vehtari, Simpson and
+# The default model's check on the two finished fits (fit_plans()'s
+# results, list(fit, loglik, warnings)): the network's `net` and the linear
+# model's `lin` (NULL when it failed), stacked (Yao, Vehtari, Simpson and
 # Gelman 2018): the weights of the two predictive distributions that
 # maximise the PSIS-LOO log score of their mixture (loo::stacking_weights()).
 # When one model has (almost) all the weight it is returned alone (nearly
 # always the one with the larger elpd); otherwise the network's fit is
 # returned with the linear model's as its $mixture (R/predict-mixture.R).
 # `$model_choice` says what was compared.  psis_elpd: fit_psis_elpd() (a
-# test gives its own).  The warnings of the
-# fit not returned are dropped (a convergence warning of a network that is
-# not returned is no concern of the user's); those of the fit returned are
-# signalled again after the choice.  The time of the whole check (the
-# network, the linear model, the PSIS-LOO comparison and the total) is the
-# attribute "timing" of `$model_choice`, which print() shows.
-choose_default_model <- function(fit_net, fit_lin, psis_elpd = fit_psis_elpd) {
-  t_start <- proc.time()[["elapsed"]]
-  catch <- catch_warnings   # (a shorter name for the calls below)
-  net <- catch(fit_net)
-  t0 <- proc.time()[["elapsed"]]
-  lin <- tryCatch(catch(function() suppressMessages(fit_lin())), error = function(e) NULL)
+# test gives its own).  Returns list(fit, warnings): the warnings of the
+# fit returned, to be signalled again by the caller (those of the other
+# fit are dropped: a convergence warning of a network that is not
+# returned is no concern of the user's).  `seconds`: the time of the
+# network's and the linear model's fits; with the check's own time they
+# are the attribute "timing" of `$model_choice`, which print() shows.
+choose_default_model <- function(net, lin, seconds = c(network = NA_real_, linear = NA_real_),
+                                 psis_elpd = fit_psis_elpd) {
   t1 <- proc.time()[["elapsed"]]
-  elpd <- function(f) if (is.null(f)) NULL else tryCatch(psis_elpd(f), error = function(e) NULL)
-  e_net <- elpd(net$fit)
-  e_lin <- if (!is.null(lin) && all(lin$fit$chain_status == "ok")) elpd(lin$fit)
+  elpd <- function(f) if (is.null(f)) NULL else
+    tryCatch(psis_elpd(f$fit, f$loglik), error = function(e) NULL)
+  e_net <- elpd(net)
+  e_lin <- if (!is.null(lin) && all(lin$fit$chain_status == "ok")) elpd(lin)
   both <- !is.null(e_net) && !is.null(e_lin)
   w <- if (both) stacking_pair(e_net$pointwise, e_lin$pointwise)
   stack <- both && min(w) >= .stack_min_weight
   use_lin <- both && !stack && w[2L] > w[1L]
-  # the network's pointwise log-likelihood kept by its verdict for the
-  # PSIS-LOO above is not part of the fit
-  net$fit <- drop_verdict_loglik(net$fit)
   # the linear model's verdict, made only when it is returned alone (the
   # verdict of a stack is the network's); its warnings are the fit's
   if (use_lin) {
-    v <- catch(function() bnnfit_with(lin$fit, convergence = check_convergence(lin$fit)))
+    v <- catch_warnings(function() bnnfit_with(lin$fit, convergence = check_convergence(lin$fit)))
     lin <- list(fit = v$fit, warnings = c(lin$warnings, v$warnings))
   }
   t2 <- proc.time()[["elapsed"]]
-  seconds <- t2 - t0
   out <- if (use_lin) lin else net
+  out <- list(fit = out$fit, warnings = out$warnings)
   if (stack)
     out <- restate_remedy(list(
       fit = bnnfit_with(out$fit, mixture = list(fit = lin$fit,
@@ -91,9 +86,9 @@ choose_default_model <- function(fit_net, fit_lin, psis_elpd = fit_psis_elpd) {
       choice_table(c("network", "linear"), list(net$fit, lin$fit), list(e_net, e_lin), w,
                    c(!use_lin, use_lin | stack)),
       elpd_stack = if (stack) stack_elpd(e_net$pointwise, e_lin$pointwise, w),
-      seconds = seconds,
-      timing = c(total = t2 - t_start, network = t0 - t_start, linear = t1 - t0,
-                 check = t2 - t1)))
+      seconds = seconds[["linear"]] + (t2 - t1),
+      timing = c(total = sum(seconds) + (t2 - t1), network = seconds[["network"]],
+                 linear = seconds[["linear"]], check = t2 - t1)))
   }
   lin_name <- if (identical(lin$fit$likelihood$family, "bernoulli"))
     "linear model (logistic regression)" else "linear model"
@@ -114,8 +109,7 @@ choose_default_model <- function(fit_net, fit_lin, psis_elpd = fit_psis_elpd) {
                                                   paste(net$fit$hidden, collapse = "-")),
                             sprintf("a Bayesian %s", lin_name), w),
       w[1L], w[2L], uncertain_choice_note(e_net, e_lin, nrow(net$fit$X))))
-  for (cnd in out$warnings) warning(cnd)
-  out$fit
+  out
 }
 
 # The verdict's advice (and its warning) for a fit that has just become a
@@ -162,15 +156,6 @@ choice_table <- function(models, fits, e, w, chosen, points = FALSE) {
                     weight = w, chosen = chosen, stringsAsFactors = FALSE)
   if (points) tab$points <- col("points")
   tab
-}
-
-# A fit without the pointwise log-likelihood its verdict kept for the
-# check (check_convergence(keep_loglik = TRUE)).
-drop_verdict_loglik <- function(fit) {
-  if (is.null(attr(fit$convergence, "pointwise_loglik"))) return(fit)
-  cv <- fit$convergence
-  attr(cv, "pointwise_loglik") <- NULL
-  bnnfit_with(fit, convergence = cv)
 }
 
 # The PSIS-LOO elpd of the stack of two models with weights w from their
@@ -325,104 +310,87 @@ likelihood_check_applies <- function(given, model, chains) {
     continuous_response(model$y)
 }
 
-# The two fits of the likelihood check with their chains run together
-# (run_deferred()): fit_het(defer = TRUE) and fit_gau(defer = TRUE) prepare
-# them (ensembles, starts), one dispatch runs all the chains, and each is
-# completed with its own warnings held back; list(het, gau) as
-# catch_warnings() gives them (het NULL if it failed).  Should the joint
-# run fail, the two are fitted one after the other.
-joint_fits <- function(fit_het, fit_gau) {
-  het <- tryCatch(catch_warnings(function() fit_het(defer = TRUE)), error = function(e) NULL)
-  gau <- catch_warnings(function() fit_gau(defer = TRUE))
-  parts <- c(if (!is.null(het)) list(het$fit), list(gau$fit))
-  run <- tryCatch(catch_warnings(function() run_deferred(parts)), error = function(e) NULL)
-  if (is.null(run))
-    return(list(het = tryCatch(catch_warnings(fit_het), error = function(e) NULL),
-                gau = catch_warnings(fit_gau)))
-  # each fit with the warnings of its preparation and completion; those of
-  # the joint run of the chains (if any) with the homoscedastic fit
-  complete <- function(prep, f, extra = list()) {
-    done <- catch_warnings(f)
-    list(fit = done$fit, warnings = c(prep$warnings, extra, done$warnings))
+# The two plans of a check fitted: `a` and `b` (new_bnn_plan()), their
+# chains in one run when `together` (a parallel plan: one model's chains
+# after the other's would leave workers idle), else one fit after the
+# other.  Returns list(a, b, seconds): fit_plans()'s results (NULL for an
+# optional plan that failed) and the time of each fit, or with `together`
+# each one's chains' time summed over them and the time of the run
+# ("models").
+fit_plan_pair <- function(a, b, together) {
+  now <- function() proc.time()[["elapsed"]]
+  t0 <- now()
+  if (together) {
+    both <- fit_plans(list(a = a, b = b))
+    secs <- function(f) if (is.null(f)) NA_real_ else chains_seconds(f$fit)
+    return(list(a = both$a, b = both$b,
+                seconds = c(a = secs(both$a), b = secs(both$b), models = now() - t0)))
   }
-  if (!is.null(het))
-    het <- tryCatch(complete(het, run$fit[[1L]]), error = function(e) NULL)
-  gau <- complete(gau, run$fit[[length(run$fit)]], run$warnings)
-  list(het = het, gau = gau)
+  fa <- fit_plans(list(a = a))$a
+  t1 <- now()
+  fb <- fit_plans(list(b = b))$b
+  list(a = fa, b = fb, seconds = c(a = t1 - t0, b = now() - t1, models = now() - t0))
 }
 
-# Runs the heteroscedastic network's fit (`fit_het`, a function whose
-# argument `defer` defaults to FALSE) and the homoscedastic one's
-# (`fit_gau`), one after the other or, with `together`, their chains in
-# one run (joint_fits()), and stacks them: the
-# PSIS-LOO stacking weights (loo::stacking_weights()), with the
-# homoscedastic model's raised to at least .likelihood_guard.  The fit
-# returned is the one with the larger weight, with the other in $mixture
-# (kind "likelihood": predictions pool the draws of both, each in
-# proportion to its weight); the PSIS-LOO elpds are those of the training
-# points the verdicts used (at most 500, evenly spaced: the verdicts'
-# pointwise log-likelihood, no second pass over the draws).  When the
-# heteroscedastic model has less than
-# .stack_min_weight, or either fit or its PSIS-LOO fails, the other is
-# returned alone.  `$model_choice` records the comparison (attribute
-# "check" = "likelihood", and "timing").  As in choose_default_model(), the
-# warnings of the fit returned are signalled again; the other's are
-# dropped (its draws only enter the predictions).
 # Seconds of a fit's chains (warm-up and sampling), summed over them.
 chains_seconds <- function(fit) sum(fit$timing$warmup, fit$timing$sampling, na.rm = TRUE)
 
-choose_default_likelihood <- function(fit_het, fit_gau, psis_elpd = fit_psis_elpd,
-                                      together = FALSE) {
-  t_start <- proc.time()[["elapsed"]]
-  if (!together) {
-    het <- tryCatch(catch_warnings(fit_het), error = function(e) NULL)
-    t0 <- proc.time()[["elapsed"]]
-    gau <- catch_warnings(fit_gau)
-  } else {
-    both <- joint_fits(fit_het, fit_gau)
-    het <- both$het
-    gau <- both$gau
-    t0 <- NA_real_
-  }
+# The likelihood check on the two finished fits (fit_plans()'s results):
+# the heteroscedastic network's `het` (NULL when it failed) and the
+# homoscedastic one's `gau`, stacked: the PSIS-LOO stacking weights
+# (loo::stacking_weights()), with the homoscedastic model's raised to at
+# least .likelihood_guard.  The fit returned is the one with the larger
+# weight, with the other in $mixture (kind "likelihood": predictions pool
+# the draws of both, each in proportion to its weight); the PSIS-LOO elpds
+# are those of the training points the verdicts used (at most 500, evenly
+# spaced: the verdicts' pointwise log-likelihood, no second pass over the
+# draws).  When the heteroscedastic model has less than .stack_min_weight,
+# or either fit or its PSIS-LOO fails, the other is returned alone.
+# `$model_choice` records the comparison (attribute "check" =
+# "likelihood", and "timing" from `seconds`, fit_plan_pair()'s, and
+# `together`).  Returns list(fit, warnings) as choose_default_model().
+choose_default_likelihood <- function(het, gau, seconds = c(a = NA_real_, b = NA_real_,
+                                                            models = NA_real_),
+                                      together = FALSE, psis_elpd = fit_psis_elpd) {
   t1 <- proc.time()[["elapsed"]]
   ok <- function(f) !is.null(f) && all(f$fit$chain_status == "ok")
-  elpd <- function(f) if (ok(f)) tryCatch(psis_elpd(f$fit), error = function(e) NULL)
+  elpd <- function(f) if (ok(f)) tryCatch(psis_elpd(f$fit, f$loglik), error = function(e) NULL)
   e_het <- elpd(het)
   e_gau <- elpd(gau)
   both <- !is.null(e_het) && !is.null(e_gau)
   w <- if (both) stacking_pair(e_het$pointwise, e_gau$pointwise)
   if (both) w <- c(min(w[1L], 1 - .likelihood_guard), max(w[2L], .likelihood_guard))
   stack <- both && w[1L] >= .stack_min_weight
-  gau$fit <- drop_verdict_loglik(gau$fit)
-  if (!is.null(het)) het$fit <- drop_verdict_loglik(het$fit)
   t2 <- proc.time()[["elapsed"]]
   if (!stack) {
     # the homoscedastic fit alone (the heteroscedastic one failed, or has
     # (almost) no weight); with only the heteroscedastic fit usable, it
     out <- if (!ok(gau) && ok(het)) het else gau
+    out <- list(fit = out$fit, warnings = out$warnings)
   } else {
     het_first <- w[1L] >= w[2L]
     out <- if (het_first) het else gau
     other <- if (het_first) gau else het
     wts <- if (het_first) c(heteroscedastic = w[1L], homoscedastic = w[2L]) else
       c(homoscedastic = w[2L], heteroscedastic = w[1L])
-    out$fit <- bnnfit_with(out$fit, mixture = list(fit = other$fit, weights = wts,
-                                                   kind = "likelihood"))
-    out <- restate_remedy(out)
+    out <- restate_remedy(list(
+      fit = bnnfit_with(out$fit, mixture = list(fit = other$fit, weights = wts,
+                                                kind = "likelihood")),
+      warnings = out$warnings))
   }
   if (both) {
     out$fit <- bnnfit_with(out$fit, model_choice = structure(
       choice_table(c("heteroscedastic", "homoscedastic"), list(het$fit, gau$fit),
                    list(e_het, e_gau), w, c(stack, TRUE), points = TRUE),
-      check = "likelihood", seconds = t2 - t_start,
+      check = "likelihood", seconds = seconds[["models"]] + (t2 - t1),
       elpd_stack = if (stack) stack_elpd(e_het$pointwise, e_gau$pointwise, w),
       # when their chains ran together, side by side, the two models share
       # one elapsed time ("models"); each one's is then the time of its
       # chains, summed over them ("together" = 1 says so)
-      timing = c(total = t2 - t_start,
-                 heteroscedastic = if (together) chains_seconds(het$fit) else t0 - t_start,
-                 homoscedastic = if (together) chains_seconds(gau$fit) else t1 - t0,
-                 models = t1 - t_start, check = t2 - t1, together = as.numeric(together))))
+      timing = c(total = seconds[["models"]] + (t2 - t1),
+                 heteroscedastic = seconds[["a"]], homoscedastic = seconds[["b"]],
+                 models = seconds[["models"]], check = t2 - t1,
+                 together = as.numeric(together))))
     if (stack)
       message(sprintf(paste0(
         "bnn_fit(): with %d rows of a continuous response, the default fits the %s network ",
@@ -439,8 +407,7 @@ choose_default_likelihood <- function(fit_het, fit_gau, psis_elpd = fit_psis_elp
         e_het$elpd, e_gau$elpd, elpd_points_note(e_gau, nrow(gau$fit$X)),
         w[1L], w[2L], .likelihood_guard))
   }
-  for (cnd in out$warnings) warning(cnd)
-  out$fit
+  out
 }
 
 # The default's prior scale, chosen by the data where the model does not fit.
@@ -505,8 +472,8 @@ default_fit_elpd <- function(fit) {
 # to choose between the two priors (Pareto k above 0.7).
 .wider_prior_max_k_share <- 0.1
 
-# The step on two finished fits: `def` and `wide` as catch_warnings() gives
-# them (wide NULL when its fit failed).  The choice: by the larger PSIS-LOO
+# The step on two finished fits: `def` (list(fit, warnings), the default's
+# choice) and `wide` (fit_plans()'s result, NULL when its fit failed).  The choice: by the larger PSIS-LOO
 # elpd where both fits' PSIS-LOO holds (at most .wider_prior_max_k_share of
 # the points with Pareto k above 0.7); where it does not (the wider prior's
 # fit is flexible, and on mcycle its PSIS-LOO had 6 to 15% of the points
@@ -516,20 +483,15 @@ default_fit_elpd <- function(fit) {
 # in the returned fit's verdict ($convergence$adequacy$wider_prior: elpds,
 # their difference's SE, points with high Pareto k, whether the wider
 # prior's fit left structure, which was returned, seconds) and said in a
-# message when the wider prior's fit is returned; the returned fit's
-# warnings are signalled again, the other's dropped.  When the default's
+# message when the wider prior's fit is returned.  Returns list(fit,
+# warnings) of the fit returned (the other's warnings are dropped).  When the default's
 # fit is kept, its advice no longer names the prior just tried.
 choose_wider_prior <- function(def, wide, seconds) {
-  # both on all the training rows (the verdict's kept log-likelihood covers
-  # at most 500 of them)
-  if (!is.null(wide)) wide$fit <- drop_verdict_loglik(wide$fit)
+  # both on all the training rows (not the verdict's at most 500)
   elpd <- function(f) tryCatch(default_fit_elpd(f), error = function(e) NULL)
   e_def <- elpd(def$fit)
   e_wide <- if (!is.null(wide) && all(wide$fit$chain_status == "ok")) elpd(wide$fit)
-  if (is.null(e_def) || is.null(e_wide)) {
-    for (cnd in def$warnings) warning(cnd)
-    return(def$fit)
-  }
+  if (is.null(e_def) || is.null(e_wide)) return(def)
   d <- e_wide$pointwise - e_def$pointwise
   n <- length(d)
   loo_holds <- max(e_def$k_high, e_wide$k_high) <= .wider_prior_max_k_share * n
@@ -558,11 +520,10 @@ choose_wider_prior <- function(def, wide, seconds) {
     message(sprintf(paste0(
       "bnn_fit(): the default's fit leaves structure in these data (in %s); the network with a ",
       "prior %s times wider (prior = %s) %s, so it is the fit returned; give 'prior' to fit ",
-      "one prior (?bnn_fit, \"The default model's check\")."),
+      "one prior (?bnn_default, \"The default model's check\")."),
       adequacy_terms(def$fit$convergence$adequacy), format(.wider_prior_factor),
       prior_call(wide$fit$prior), wider_prior_words(rec)))
-  for (cnd in out$warnings) warning(cnd)
-  out$fit
+  list(fit = out$fit, warnings = out$warnings)
 }
 
 # Why the wider prior's fit was returned, in words.

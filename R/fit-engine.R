@@ -5,127 +5,25 @@
 # The engine of bnn_fit(): a generic on the sampler with the same arguments
 # for every method.  The default is the engine of samplers whose draws are
 # their chains' (every sampler but a pipeline such as CES, whose method is
-# in R/fit-ces.R): the chains' starts (a deep ensemble
-# trained here if asked), the sampler's preparation, the chains (in waves
-# if asked) and the fit object.  model: prepare_model()'s list; the rest
-# are bnn_fit()'s checked arguments, the run resolved by
-# sampler_resolve_run(); `sampler_name` is the name the sampler was given
-# by (bnn_fit(sampler = "mile")), the fit's `protocol` label.
+# in R/fit-ces.R): the fit of one plan (R/fit-plan.R: the chains' starts,
+# a deep ensemble trained if asked, the sampler's preparation, the chains,
+# in waves if asked, the fit object and its verdict).  model:
+# prepare_model()'s list; the rest are bnn_fit()'s checked arguments, the
+# run resolved by sampler_resolve_run(); `sampler_name` is the name the
+# sampler was given by (bnn_fit(sampler = "mile")), the fit's `protocol`
+# label.
 fit_engine <- function(model, sampler, chains, warmup, iter, thin, init, seed, progress,
                        call, given_init = FALSE, ...) {
   UseMethod("fit_engine", sampler)
 }
 
 fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init, seed,
-                               progress, call, given_init = FALSE,
-                               sampler_name = NA_character_, waves = NULL, chain_id = NULL,
-                               ensemble = NULL, valid_data = NULL, precision = "double",
-                               verdict = TRUE, keep_loglik = FALSE, estimate_cost = TRUE,
-                               defer = FALSE, ...) {
-  spec <- model$spec
-  dim <- spec_dim(spec)
-  # what the fit will cost, said up front when it is long (R/run-cost.R);
-  # the default model's linear check skips it for its linear model, which
-  # is never long (at most .linear_check_max_rows rows)
-  cost <- if (estimate_cost)
-    tryCatch(fit_cost(spec, sampler, chains, warmup, iter, init,
-                      ensemble_opt = if (identical(init, "ensemble"))
-                        ensemble %||% sampler_ensemble_preset(sampler, model$likelihood),
-                      n_members = max(chain_id %||% chains)),
-             error = function(e) NULL)
-  if (!isFALSE(progress) || (!is.null(cost) && cost$total > 600))
-    announce_cost(cost, call, chains, full_batch = !sampler_minibatch(sampler))
-  # chain k of this fit is chain ids[k] of the seed: its RNG stream and its
-  # start are those it has in a fit of max(ids) chains (random and prior
-  # inits come from one stream, an ensemble's member k from (seed, k))
-  ids <- chain_id %||% seq_len(chains)
-  n_gen <- max(ids)
-  pick <- function(x) if (is.null(chain_id)) x else x[ids]
-  ens <- NULL
-  if (inherits(init, "bnn_ensemble")) {
-    ens <- init
-  } else if (identical(init, "ensemble")) {
-    opt <- ensemble %||% sampler_ensemble_preset(sampler, model$likelihood)
-    ens <- train_ensemble(model, n_gen, opt, valid_data, NULL, seed,
-                          progress %||% interactive())
-  }
-  if (!is.null(valid_data) && !(identical(init, "ensemble") && !inherits(init, "bnn_ensemble")))
-    warn_cond(paste0("'valid_data' is only used for the early stopping of a deep ensemble ",
-                     "trained here (init = \"ensemble\", sampler = \"dei\" or \"mile\"); ",
-                     "it is ignored by this fit. Evaluate held-out data with ",
-                     "bnn_metrics(fit, newdata = ...) instead."), "bnnmc_ignored_argument")
-  inits <- if (!is.null(ens)) pick(ensemble_inits(ens, n_gen, dim, spec)) else
-    if (is.character(init) || is.function(init))
-      pick(make_inits(init, n_gen, dim, spec, model$prior, seed)) else
-        make_inits(init, chains, dim, spec, model$prior, seed)
-  prep <- sampler_prepare(sampler, spec, inits, seed, warmup, iter, given_init)
-  sampler <- prep$sampler
-  inits <- prep$inits
-
-  pars <- spec_par_names(spec)
-  phases <- stats::setNames(c(warmup, iter), c(sampler_units(sampler)$phase, "sampling"))
-  lr <- if (!is.null(ens)) ens$optimizer$lr else NULL
-  render <- isTRUE(progress %||% interactive())
-  # run_one(k, prog) runs the chain at position k of this fit, reporting to
-  # the progress display `prog`; run_ids(pos) runs the chains at positions
-  # `pos`
-  run_one <- function(k, prog) {
-    run_chain(spec, inits[[k]], seed, ids[k], sampler, warmup, iter, thin,
-              progress = prog, fit_shape = TRUE, lr = lr)
-  }
-  simd_used <- character(0)
-  run_ids <- function(pos) {
-    prog <- make_progress(!isFALSE(progress), length(pos), warmup + iter, phases = phases,
-                          render = render)
-    out <- dispatch_chains(pos, function(k) run_one(k, prog))
-    simd_used <<- union(simd_used, attr(out, "simd"))
-    out
-  }
-  # the fit of the chains' results `res` (with the run's further fields
-  # `...`; run_waves() calls it on the chains of the waves so far)
-  finish <- function(res, elapsed = NA_real_, ...) {
-    new_bnnfit(assemble_fit(res, pars, spec, sampler, warmup, iter, thin, seed, length(res),
-                            ids[seq_along(res)]),
-               model, call = call, protocol = sampler_name, elapsed = elapsed, ...)
-  }
-  # the fit of all its chains' results (`simd`: the SIMD levels they ran
-  # at), with its reports and verdict
-  complete_fit <- function(res, elapsed, simd, wave_log = NULL) {
-    fit <- finish(res, elapsed,
-                  waves = if (!is.null(wave_log)) list(log = wave_log, settings = waves),
-                  inits = inits, cost_estimate = cost$total, precision = precision,
-                  ensemble = ens, simd = simd)
-    report_failures(fit)
-    check_frozen_chains(fit)
-    check_sd_collapse(fit)
-    check_short_run(fit)
-    # the verdict (R/diag-convergence.R); the linear check computes its
-    # linear model's only when that model is returned (verdict = FALSE), and
-    # keeps the network's pointwise log-likelihood for its PSIS-LOO
-    # (keep_loglik)
-    if (!verdict) return(fit)
-    bnnfit_with(fit, convergence = check_convergence(fit, keep_loglik))
-  }
-  # deferred: the chains are run by the caller together with another
-  # fit's (run_deferred()); waves decide their chains as they go, so they
-  # cannot be deferred
-  if (defer && !is.null(waves)) stop("a fit in waves cannot be deferred.", call. = FALSE)
-  if (defer)
-    return(structure(list(chains = chains, run_one = run_one, warmup = warmup, iter = iter,
-                          phases = phases, render = render, progress = progress,
-                          complete = complete_fit), class = "bnn_deferred_fit"))
-  t_start <- proc.time()[[3]]
-  if (is.null(waves)) {
-    res <- run_ids(seq_len(chains))
-    wave_log <- NULL
-  } else {
-    wv <- run_waves(waves, run_ids, finish, verbose = render)
-    res <- wv$res
-    wave_log <- wv$log
-    chains <- length(res)
-    inits <- inits[seq_len(chains)]
-  }
-  complete_fit(res, proc.time()[[3]] - t_start, simd_used, wave_log)
+                               progress, call, given_init = FALSE, ...) {
+  plan <- new_bnn_plan(model, sampler, chains, warmup, iter, thin, init, seed, progress, call,
+                       given_init, ...)
+  done <- fit_plans(list(plan))[[1L]]
+  for (cnd in done$warnings) warning(cnd)
+  done$fit
 }
 
 # A run that keeps fewer than 100 draws per chain: its summaries, R-hat and

@@ -112,7 +112,6 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
                     progress = NULL, weights = NULL, chain_id = NULL,
                     precision = NULL) {
   call <- match.call()
-  env <- parent.frame()
   # family = as glm and brms users write it, mapped to the likelihood;
   # family = gaussian() is the default model (R/model-family.R)
   default_family <- FALSE
@@ -216,72 +215,78 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   # (not with a family named: family = gaussian() keeps its one likelihood)
   lcheck <- !default_family && likelihood_check_applies(given_model, model, chains)
   check <- !lcheck && linear_check_applies(given_model, model)
-  fit_net <- function(m = model, ch = chains, defer = FALSE, r = run)
-    fit_engine(m, r$sampler, ch, r$warmup, r$iter, r$thin, init, seed,
-               progress, call, given[["init"]], sampler_name = sampler_name, waves = waves,
-               chain_id = chain_id, ensemble = ensemble, valid_data = valid_data,
-               precision = precision, keep_loglik = check || lcheck, defer = defer)
-  # the default's fit, its warnings held back until the step below has
-  # chosen the prior's scale (R/fit-choice.R, choose_wider_prior())
-  def <- catch_warnings(function() {
-    if (lcheck) {
-      # half the chains (rounded up) for the papers' heteroscedastic network
-      # (its Normal(0, 1) prior), the rest for the default's homoscedastic one
-      n_het <- as.integer(ceiling(chains / 2))
-      fit_het <- function(defer = FALSE) {
-        het <- prepare_model(mf, env, formula, data, hidden, activation, "hetero_gaussian",
-                             NULL, standardize, notes = FALSE)
-        het$spec <- spec_set_precision(het$spec, precision)
-        check_float_range(het$spec, precision)
-        fit_net(het, n_het, defer)
-      }
-      # the homoscedastic model tunes for .likelihood_homo_tune of the
-      # default's steps unless `warmup` is given (R/fit-choice.R): the run
-      # resolved as if that warmup had been given
-      run_gau <- if (given[["warmup"]]) run else
-        sampler_resolve_run(run$sampler, round(run$warmup * .likelihood_homo_tune), iter, thin,
-                            replace(given, "warmup", TRUE))
-      fit_gau <- function(defer = FALSE) fit_net(model, chains - n_het, defer, run_gau)
+  # a plain fit (something of the model, sampler or starts given, or the
+  # default's checks switched off): the sampler's engine (R/fit-engine.R;
+  # CES has its own)
+  plain <- any(given_model) || !isTRUE(getOption("bnnmc.prior_check", TRUE))
+  if (plain && !lcheck && !check)
+    return(warn_overdispersion(
+      fit_engine(model, run$sampler, chains, run$warmup, run$iter, run$thin, init, seed,
+                 progress, call, given[["init"]], sampler_name = sampler_name, waves = waves,
+                 chain_id = chain_id, ensemble = ensemble, valid_data = valid_data,
+                 precision = precision)))
+  # the default model: one plan per model it fits (R/fit-plan.R), the
+  # choices between them steps on the finished fits (R/fit-choice.R)
+  plan_of <- function(m, ch = chains, r = run, label = "network", keep = check || lcheck, ...)
+    new_bnn_plan(m, r$sampler, ch, r$warmup, r$iter, r$thin, init, seed, progress, call,
+                 given[["init"]], sampler_name = sampler_name, waves = waves,
+                 chain_id = chain_id, ensemble = ensemble, valid_data = valid_data,
+                 precision = precision, keep_loglik = keep, label = label, ...)
+  # another model on the same data, in the fit's precision
+  variant <- function(...) {
+    m <- model_variant(model, ...)
+    m$spec <- spec_set_precision(m$spec, precision)
+    check_float_range(m$spec, precision)
+    m
+  }
+  def <- if (lcheck) {
+    # half the chains (rounded up) for the papers' heteroscedastic network
+    # (its Normal(0, 1) prior), the rest for the default's homoscedastic one,
+    # which tunes for .likelihood_homo_tune of the default's steps unless
+    # `warmup` is given (R/fit-choice.R): the run resolved as if that warmup
+    # had been given
+    n_het <- as.integer(ceiling(chains / 2))
+    run_gau <- if (given[["warmup"]]) run else
+      sampler_resolve_run(run$sampler, round(run$warmup * .likelihood_homo_tune), iter, thin,
+                          replace(given, "warmup", TRUE))
+    pair <- fit_plan_pair(
+      plan_of(variant(likelihood = "hetero_gaussian"), n_het, label = "heteroscedastic",
+              optional = TRUE),
+      plan_of(model, chains - n_het, run_gau, label = "homoscedastic"),
       # with chains run in parallel, the two models' chains run together
       # (one model's after the other's would leave workers idle)
-      return(choose_default_likelihood(fit_het, fit_gau,
-                                       together = chains_in_parallel(chains)))
-    }
-    if (!check) return(fit_net())
+      together = chains_in_parallel(chains))
+    choose_default_likelihood(pair$a, pair$b, pair$seconds, together = chains_in_parallel(chains))
+  } else if (check) {
     # the default model's check: the same family's linear model (no hidden
-    # layer), sampled by NUTS, its call saying so (update() and kfold() refit it)
-    fit_lin <- function() {
-      lin <- prepare_model(mf, env, formula, data, integer(0), activation, likelihood, prior,
-                           standardize, notes = FALSE)
-      lin$spec <- spec_set_precision(lin$spec, precision)
-      nuts <- as_sampler("nuts")
-      lrun <- sampler_resolve_run(nuts, sampler_protocol_default(nuts, "warmup", 1000L),
-                                  iter, 1L, given)
-      # the user's call: update() and kfold() re-run the whole check (with
-      # the same internal settings, so update(fit) reproduces the fit); the
-      # outcome is recorded in $model_choice
-      lcall <- call
-      # (its verdict is computed by the check if it is returned alone)
-      fit_engine(lin, lrun$sampler, chains, lrun$warmup, lrun$iter, lrun$thin, "random", seed,
-                 FALSE, lcall, FALSE, sampler_name = "nuts", precision = precision,
-                 verdict = FALSE, estimate_cost = FALSE)
-    }
-    choose_default_model(fit_net, fit_lin)
-  })
-  if (!wider_prior_applies(given_model, model, def$fit)) {
-    for (cnd in def$warnings) warning(cnd)
-    return(warn_overdispersion(def$fit))
+    # layer), sampled by NUTS, with the user's call (update() and kfold()
+    # re-run the whole check with the same internal settings, so update(fit)
+    # reproduces the fit; the outcome is recorded in $model_choice); its
+    # verdict is computed by the check if it is returned alone
+    nuts <- as_sampler("nuts")
+    lrun <- sampler_resolve_run(nuts, sampler_protocol_default(nuts, "warmup", 1000L),
+                                iter, 1L, given)
+    lin <- new_bnn_plan(variant(hidden = integer(0), likelihood = likelihood, prior = prior),
+                        lrun$sampler, chains, lrun$warmup, lrun$iter, lrun$thin, "random", seed,
+                        FALSE, call, FALSE, sampler_name = "nuts", precision = precision,
+                        verdict = FALSE, estimate_cost = FALSE, label = "linear",
+                        optional = TRUE)
+    pair <- fit_plan_pair(plan_of(model), lin, together = FALSE)
+    choose_default_model(pair$a, pair$b, c(network = pair$seconds[["a"]],
+                                           linear = pair$seconds[["b"]]))
+  } else {
+    fit_plans(list(network = plan_of(model)))$network
   }
-  # the model-fit check found structure the default's prior left: the same
-  # network with a wider prior, all the chains, the default's run; the
-  # larger PSIS-LOO elpd decides (R/fit-choice.R)
-  t0 <- proc.time()[["elapsed"]]
-  wide <- tryCatch(catch_warnings(function() {
-    wm <- prepare_model(mf, env, formula, data, hidden, activation, likelihood,
-                        widened_prior(model$prior), standardize, notes = FALSE)
-    wm$spec <- spec_set_precision(wm$spec, precision)
-    check_float_range(wm$spec, precision)
-    fit_net(wm, chains, FALSE, run)
-  }), error = function(e) NULL)
-  warn_overdispersion(choose_wider_prior(def, wide, proc.time()[["elapsed"]] - t0))
+  if (wider_prior_applies(given_model, model, def$fit)) {
+    # the model-fit check found structure the default's prior left: the
+    # same network with a wider prior, all the chains, the default's run;
+    # PSIS-LOO or the check decides (R/fit-choice.R)
+    t0 <- proc.time()[["elapsed"]]
+    wide <- fit_plans(list(wider = plan_of(variant(prior = widened_prior(model$prior)),
+                                           label = "wider prior", keep = FALSE,
+                                           optional = TRUE)))$wider
+    def <- choose_wider_prior(def, wide, proc.time()[["elapsed"]] - t0)
+  }
+  for (cnd in def$warnings) warning(cnd)
+  warn_overdispersion(def$fit)
 }

@@ -52,11 +52,12 @@ psis_loo_pointwise <- function(ll, r_eff = rep(1, ncol(ll))) {
 # did not fail): the estimate, its standard error and the number of
 # observations with Pareto k above 0.7, and the pointwise elpds.  An error
 # when PSIS fails for a point (a non-finite log-likelihood).
-fit_psis_elpd <- function(x) {
+fit_psis_elpd <- function(x, loglik = NULL) {
   # the verdict's pointwise log-likelihood, when it kept it for the default
-  # model's check (the same draws and arithmetic: the same values), at the
-  # training points the verdict used (all of them on at most 500 rows)
-  ll <- attr(x$convergence, "pointwise_loglik") %||% pointwise_loglik(x)
+  # model's check (complete_plan(), R/fit-plan.R: the same draws and
+  # arithmetic, the same values), at the training points the verdict used
+  # (all of them on at most 500 rows)
+  ll <- loglik$pointwise %||% pointwise_loglik(x)
   pw <- psis_loo_pointwise(ll, fit_relative_eff(x, ll))
   e <- pw[, "elpd_loo"]
   if (anyNA(e)) stop("PSIS-LOO failed for some observations.", call. = FALSE)

@@ -35,14 +35,33 @@ prepare_model <- function(mf, env, formula, data, hidden, activation, likelihood
     stop("Cannot build the model frame from 'formula' and 'data': ", msg, call. = FALSE)
   })
   design <- design_from_frame(mf, standardize)
+  src <- list(design = design, weights = frame_weights(mf), offset = stats::model.offset(mf),
+              model_frame = mf, formula = formula, data = model_data(data, mf, wexpr),
+              standardize = standardize)
+  model_from_source(src, hidden, activation, likelihood, prior, per_par, notes)
+}
+
+# The model of `hidden`, `activation`, `likelihood` and `prior` on the data
+# of `src` (prepare_model()'s frame, design, weights and offset): the
+# network's specification and what the fit keeps of the data.  The source
+# is the model's attribute "source" (not a field of the fit), from which
+# model_variant() makes the default's other models without reading the
+# data again.
+model_from_source <- function(src, hidden, activation, likelihood, prior, per_par = NULL,
+                              notes = TRUE) {
+  hidden <- check_hidden(hidden)
+  activation <- match_choice(activation, names(.activations), "activation")
+  if (!is.null(prior)) prior <- as_prior(prior)
+  design <- src$design
+  mf <- src$model_frame
   # a 0/1 response is a Bernoulli, binomial() resolved (R/model-family.R)
   fr <- family_response(design$y, likelihood, notes)
   y <- fr$y
   likelihood <- fr$likelihood
   lik <- response_likelihood(y, likelihood)
   prior <- prior %||% default_prior(y, likelihood, lik)   # R/model-defaults.R
-  w <- frame_weights(mf)
-  off <- stats::model.offset(mf)
+  w <- src$weights
+  off <- src$offset
   if (!is.null(off)) {
     if (lik$family %in% c("bernoulli", "categorical"))
       stop("offset() in the formula is supported for numeric responses only.", call. = FALSE)
@@ -54,19 +73,31 @@ prepare_model <- function(mf, env, formula, data, hidden, activation, likelihood
   # the network models y - offset (exactly the same Gaussian likelihood);
   # the count likelihoods take it on the scale of their link
   yinfo <- if (lik$family %in% .count_families) encode_count_response(y, lik, off) else
-    encode_response(if (is.null(off)) y else y - off, lik, standardize)
+    encode_response(if (is.null(off)) y else y - off, lik, src$standardize)
   if (!is.null(yinfo$eta_center)) lik$eta_center <- yinfo$eta_center
   sizes <- layer_sizes(ncol(design$X), hidden, lik, n_class = yinfo$n_class)
   check_model_size(sizes, per_par)
   spec <- make_spec(sizes, activation, lik, prior, X = design$X, y = yinfo$y)
   if (!is.null(w)) spec$weights <- w
-  list(spec = spec, weights = w, offset = off, na_action = attr(mf, "na.action"),
-       formula = formula, terms = design$terms, xlevels = design$xlevels,
-       contrasts = design$contrasts, x_center = design$center, x_scale = design$scale,
-       y_center = yinfo$center, y_scale = yinfo$scale, y = y, levels = yinfo$levels,
-       model_frame = mf, data = model_data(data, mf, wexpr), hidden = hidden,
-       activation = activation, likelihood = lik, prior = prior, X = design$X,
-       y_model = yinfo$y)
+  structure(
+    list(spec = spec, weights = w, offset = off, na_action = attr(mf, "na.action"),
+         formula = src$formula, terms = design$terms, xlevels = design$xlevels,
+         contrasts = design$contrasts, x_center = design$center, x_scale = design$scale,
+         y_center = yinfo$center, y_scale = yinfo$scale, y = y, levels = yinfo$levels,
+         model_frame = mf, data = src$data, hidden = hidden,
+         activation = activation, likelihood = lik, prior = prior, X = design$X,
+         y_model = yinfo$y),
+    source = src)
+}
+
+# Another model on the same data (the default's linear model, its
+# heteroscedastic network, its network with a wider prior): `model` with
+# `hidden`, `likelihood` and `prior` replaced (NULL: the default's for the
+# data), through model_from_source() without reading the data again.
+model_variant <- function(model, hidden = model$hidden, likelihood = NULL, prior = NULL,
+                          notes = FALSE) {
+  model_from_source(attr(model, "source"), hidden, model$activation, likelihood, prior,
+                    notes = notes)
 }
 
 # The training data as the model used them, kept in the fit (as rstanarm

@@ -71,34 +71,6 @@ dispatch_chains <- function(ids, fun) {
     progressr::with_progress(run(), enable = TRUE)
 }
 
-# The chains of several deferred fits (fit_engine(defer = TRUE): the
-# default's two stacked models) in one dispatch_chains() call, so that a
-# parallel plan runs all of them at once instead of one fit's after the
-# other's.  One progress display for all the chains (a fit's chain k is
-# chain k plus the chains of the fits before it there).  The draws are
-# those of running the fits one after another: each chain's stream is its
-# fit's (seed, chain id).  Returns, for each fit in order, a function of no
-# arguments that completes it (assembly, reports, verdict), so that the
-# caller can hold back each fit's warnings on its own.
-run_deferred <- function(parts) {
-  n <- vapply(parts, function(p) as.integer(p$chains), 0L)
-  offs <- c(0L, cumsum(n))[seq_along(parts)]
-  p1 <- parts[[1L]]
-  prog <- make_progress(!isFALSE(p1$progress), sum(n), p1$warmup + p1$iter,
-                        phases = p1$phases, render = p1$render)
-  part <- rep(seq_along(parts), n)
-  pos <- sequence(n)
-  t0 <- proc.time()[[3]]
-  out <- dispatch_chains(seq_along(part), function(j) {
-    i <- part[j]
-    pr <- if (!is.null(prog)) function(chain, done, total) prog(chain + offs[i], done, total)
-    parts[[i]]$run_one(pos[j], pr)
-  })
-  elapsed <- proc.time()[[3]] - t0
-  lapply(seq_along(parts), function(i)
-    function() parts[[i]]$complete(out[offs[i] + seq_len(n[i])], elapsed, attr(out, "simd")))
-}
-
 # Would dispatch_chains() run `chains` chains more than one at a time?
 # (options(mc.cores) above 1 with the default plan, or a plan of more
 # than one worker the user has set.)

@@ -26,8 +26,8 @@ lik_pair_fits <- function() {
 }
 
 # a psis_elpd() whose pointwise elpds favour one model by `by` nats a point
-shifted_elpd <- function(favour, by) function(x) {
-  r <- bnnmc:::fit_psis_elpd(x)
+shifted_elpd <- function(favour, by) function(x, loglik = NULL) {
+  r <- bnnmc:::fit_psis_elpd(x, loglik)
   het <- identical(x$likelihood$family, "hetero_gaussian")
   if (het != (favour == "het")) r$pointwise <- r$pointwise - by
   r$elpd <- sum(r$pointwise)
@@ -37,8 +37,9 @@ shifted_elpd <- function(favour, by) function(x) {
 test_that("the stack keeps the homoscedastic model at 10% or more, and predictions pool both", {
   m <- lik_pair_fits()
   expect_message(
-    fit <- bnnmc:::choose_default_likelihood(function() m$het, function() m$gau,
-                                             shifted_elpd("het", 5)),
+    fit <- chosen_fit(bnnmc:::choose_default_likelihood(
+      finished_fit(m$het), finished_fit(m$gau), seconds = c(a = 1.5, b = 2.5, models = 4),
+      psis_elpd = shifted_elpd("het", 5))),
     "heteroscedastic and with a homoscedastic Gaussian likelihood \\(2 and 2 chains\\)")
   # the heteroscedastic model would take all the weight: the guard leaves 0.1
   expect_identical(fit$likelihood$family, "hetero_gaussian")
@@ -70,21 +71,21 @@ test_that("the stack keeps the homoscedastic model at 10% or more, and predictio
   short$mixture$weights <- c(heteroscedastic = 0.4, homoscedastic = 0.6)
   expect_identical(bnnmc:::pooled_ndraws(short), 166L)   # floor(100 / 0.6)
   expect_equal(sum(bnnmc:::mixture_counts(short)), 166)
-  # the kept pointwise log-likelihoods are dropped from both fits
+  # no kept pointwise log-likelihood in either fit
   expect_null(attr(fit$convergence, "pointwise_loglik"))
   expect_null(attr(fit$mixture$fit$convergence, "pointwise_loglik"))
   out <- gsub("\\s+", " ", paste(capture.output(print(fit)), collapse = " "))
   expect_match(out, "with a heteroscedastic and with a homoscedastic Gaussian likelihood,")
   expect_match(out, "stacked with weights 0.90 and 0.10")
-  expect_match(out, "heteroscedastic network [0-9.]+ s, homoscedastic network [0-9.]+ s, check")
+  expect_match(out, "in all: heteroscedastic network 1.5 s, homoscedastic network 2.5 s, check")
   expect_error(bnn_stack_chains(fit, newdata = nd),
                "mixes two models \\(the default's check: the heteroscedastic and the homoscedastic")
 })
 
 test_that("a heteroscedastic model with almost no weight, or one that fails, leaves the homoscedastic one alone", {
   m <- lik_pair_fits()
-  fit <- bnnmc:::choose_default_likelihood(function() m$het, function() m$gau,
-                                           shifted_elpd("gau", 5))
+  fit <- chosen_fit(bnnmc:::choose_default_likelihood(
+    finished_fit(m$het), finished_fit(m$gau), psis_elpd = shifted_elpd("gau", 5)))
   expect_identical(fit$likelihood$family, "gaussian")
   expect_null(fit$mixture)
   expect_identical(fit$model_choice$chosen, c(FALSE, TRUE))
@@ -92,20 +93,20 @@ test_that("a heteroscedastic model with almost no weight, or one that fails, lea
   expect_match(gsub("\\s+", " ", paste(capture.output(print(fit)), collapse = " ")),
                "the homoscedastic Gaussian network, by the default's check")
   # the heteroscedastic fit stops: the homoscedastic fit, without a comparison
-  fit2 <- bnnmc:::choose_default_likelihood(function() stop("no"), function() m$gau)
+  fit2 <- chosen_fit(bnnmc:::choose_default_likelihood(NULL, finished_fit(m$gau)))
   expect_identical(fit2$likelihood$family, "gaussian")
   expect_null(fit2$mixture)
   expect_null(fit2$model_choice)
   # the homoscedastic model in the lead: it is the fit, the other its mixture
-  fit3 <- suppressMessages(bnnmc:::choose_default_likelihood(
-    function() m$het, function() m$gau, function(x) {
-      r <- bnnmc:::fit_psis_elpd(x)
+  fit3 <- suppressMessages(chosen_fit(bnnmc:::choose_default_likelihood(
+    finished_fit(m$het), finished_fit(m$gau), psis_elpd = function(x, loglik = NULL) {
+      r <- bnnmc:::fit_psis_elpd(x, loglik)
       # equal pointwise elpds: stacking weights 0.5 each (or near)
       r$pointwise <- rep(-1, length(r$pointwise)) + if (x$likelihood$family == "gaussian")
         c(0.3, -0.3) else c(-0.3, 0.3)
       r$elpd <- sum(r$pointwise)
       r
-    }))
+    })))
   w <- fit3$model_choice$weight
   expect_equal(sum(w), 1)
   expect_gte(w[2], 0.1)
@@ -217,11 +218,11 @@ test_that("a stack's advice and warning are made for the stack, not for its firs
   cv$remedy <- bnnmc:::prediction_remedy(m$het, cv)
   expect_match(cv$remedy, "bnn_stack_chains()", fixed = TRUE)   # the model alone
   het <- bnnmc:::bnnfit_with(m$het, convergence = cv)
-  fit_het <- function() { warning(bnnmc:::unreliable_condition(cv)); het }
+  fit_het <- finished_fit(het, warnings = list(bnnmc:::unreliable_condition(cv)))
   w <- NULL
   fit <- withCallingHandlers(
-    suppressMessages(bnnmc:::choose_default_likelihood(fit_het, function() m$gau,
-                                                       shifted_elpd("het", 5))),
+    suppressMessages(chosen_fit(bnnmc:::choose_default_likelihood(
+      fit_het, finished_fit(m$gau), psis_elpd = shifted_elpd("het", 5)))),
     warning = function(cnd) { w <<- c(w, conditionMessage(cnd)); invokeRestart("muffleWarning") })
   expect_false(is.null(fit$mixture))
   expect_match(fit$convergence$remedy, "would be needed to average them: report the spread",
@@ -268,33 +269,43 @@ test_that("with chains in parallel the two models' chains run together, with the
   expect_identical(par_fit$mixture$fit$chains, seq_fit$mixture$fit$chains)
 })
 
-test_that("the joint run of the stack's chains completes each fit with its own warnings", {
+test_that("plans fitted together give each the fit it has alone, with its own warnings", {
   skip_on_cran()
   skip_if_not_installed("future")
   skip_if_not_installed("future.apply")
-  # deferred fits that warn when prepared and when completed
-  part <- function(name, chains) {
-    warning(sprintf("%s prepared", name))
-    structure(list(chains = chains, warmup = 1L, iter = 1L, phases = c(sampling = 2L),
-                   render = FALSE, progress = FALSE,
-                   run_one = function(k, prog) list(name = name, k = k),
-                   complete = function(res, elapsed, simd) {
-                     warning(sprintf("%s completed", name))
-                     list(name = name, chains = vapply(res, `[[`, 0L, "k"))
-                   }), class = "bnn_deferred_fit")
-  }
-  old <- options(mc.cores = 1L)
+  d <- hetero_sine(60, 7)
+  mf <- quote(stats::model.frame(y ~ x, data = d))
+  model <- bnnmc:::prepare_model(mf, environment(), y ~ x, d, 3, "tanh", NULL, NULL, TRUE)
+  nuts <- bnnmc:::as_sampler("nuts")
+  run <- bnnmc:::sampler_resolve_run(nuts, 60L, 20L, 1L,
+                                     c(warmup = TRUE, iter = TRUE, thin = TRUE, init = FALSE))
+  plan <- function(m, chains, label, init = "random", ...)
+    bnnmc:::new_bnn_plan(m, run$sampler, chains, run$warmup, run$iter, run$thin, init, 3L,
+                         FALSE, quote(bnn_fit()), label = label, ...)
+  # the second plan warns when started: valid_data without an ensemble
+  a <- plan(model, 2L, "a")
+  b <- plan(bnnmc:::model_variant(model, hidden = 2L), 3L, "b", valid_data = d)
+  expect_output(print(a), "<bnn_plan> a: 1-3-1 network, gaussian likelihood")
+  old <- options(mc.cores = 2L)
   on.exit(options(old), add = TRUE)
-  out <- bnnmc:::joint_fits(function(defer = FALSE) part("het", 2L),
-                            function(defer = FALSE) part("gau", 3L))
-  expect_identical(out$het$fit, list(name = "het", chains = 1:2))
-  expect_identical(out$gau$fit, list(name = "gau", chains = 1:3))
-  msg <- function(w) vapply(w, conditionMessage, "")
-  expect_identical(msg(out$het$warnings), c("het prepared", "het completed"))
-  expect_identical(msg(out$gau$warnings), c("gau prepared", "gau completed"))
-  # a heteroscedastic fit that cannot be prepared leaves the other alone
-  out2 <- bnnmc:::joint_fits(function(defer = FALSE) stop("no"),
-                             function(defer = FALSE) part("gau", 2L))
-  expect_null(out2$het)
-  expect_identical(out2$gau$fit, list(name = "gau", chains = 1:2))
+  both <- bnnmc:::fit_plans(list(a = a, b = b))
+  options(mc.cores = 1L)
+  alone <- list(a = bnnmc:::fit_plans(list(a = a))$a, b = bnnmc:::fit_plans(list(b = b))$b)
+  for (nm in c("a", "b")) {
+    expect_identical(both[[nm]]$fit$draws, alone[[nm]]$fit$draws)
+    expect_identical(both[[nm]]$fit$chains, alone[[nm]]$fit$chains)
+  }
+  expect_identical(both$a$fit$chains, 2L)
+  expect_identical(both$b$fit$chains, 3L)
+  cls <- function(w) vapply(w, function(x) class(x)[1L], "")
+  expect_false("bnnmc_ignored_argument" %in% cls(both$a$warnings))
+  expect_identical(sum(cls(both$b$warnings) == "bnnmc_ignored_argument"), 1L)
+  # an optional plan that cannot start leaves the other alone; a required
+  # one is an error
+  bad <- plan(model, 2L, "bad", init = list(1, 2), optional = TRUE)
+  out <- bnnmc:::fit_plans(list(bad = bad, a = a))
+  expect_null(out$bad)
+  expect_identical(out$a$fit$draws, alone$a$fit$draws)
+  bad_required <- plan(model, 2L, "bad", init = list(1, 2))
+  expect_error(bnnmc:::fit_plans(list(bad = bad_required, a = a)), "'init' for chain 1")
 })

@@ -119,13 +119,9 @@ test_that("a binary linear model's coefficients are on the logit scale, as glm's
 })
 
 test_that("the default's check says how long the whole call took, and how it was split", {
-  net <- function() bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 2, chains = 2,
-                            warmup = 150, iter = 100, seed = 3, progress = FALSE,
-                            sampler = "nuts")
-  lin <- function() bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = integer(0), chains = 2,
-                            warmup = 150, iter = 100, seed = 3, progress = FALSE,
-                            sampler = "nuts")
-  fit <- suppressWarnings(suppressMessages(bnnmc:::choose_default_model(net, lin)))
+  # a default call on 32 rows: the network's plan, then the linear model's
+  fit <- suppressWarnings(suppressMessages(
+    bnn_fit(mpg ~ wt + hp, data = mtcars, chains = 2, seed = 3, progress = FALSE)))
   tm <- attr(fit$model_choice, "timing")
   expect_named(tm, c("total", "network", "linear", "check"))
   expect_true(all(tm >= 0))

@@ -71,12 +71,12 @@ test_that("the check stacks the two models when neither takes almost all the wei
   base <- rnorm(n, -2.5, 0.3)
   e <- list(network = base + rep(c(0.8, -0.8), length.out = n),
             linear = base + rep(c(-0.8, 0.8), length.out = n))
-  elpd <- function(x) {
+  elpd <- function(x, loglik = NULL) {
     v <- if (length(x$hidden)) e$network else e$linear
     list(elpd = sum(v), se = 1, k_high = 0L, pointwise = v)
   }
-  expect_message(fit <- bnnmc:::choose_default_model(function() m$net, function() m$lin, elpd),
-                 "stacks them")
+  expect_message(fit <- chosen_fit(bnnmc:::choose_default_model(
+    finished_fit(m$net), finished_fit(m$lin), psis_elpd = elpd)), "stacks them")
   expect_false(is.null(fit$mixture))
   expect_equal(sum(fit$mixture$weights), 1)
   expect_true(all(fit$mixture$weights > 0.3))
@@ -84,7 +84,8 @@ test_that("the check stacks the two models when neither takes almost all the wei
   expect_output(print(fit), "stacked with weights")
   # one model far ahead: it alone, as the choice was made before
   e$linear <- e$network - 1
-  fit2 <- bnnmc:::choose_default_model(function() m$net, function() m$lin, elpd)
+  fit2 <- chosen_fit(bnnmc:::choose_default_model(finished_fit(m$net), finished_fit(m$lin),
+                                                  psis_elpd = elpd))
   expect_null(fit2$mixture)
   expect_identical(fit2$model_choice$chosen, c(TRUE, FALSE))
   expect_equal(fit2$model_choice$weight, c(1, 0), tolerance = 1e-6)
@@ -106,29 +107,33 @@ test_that("the check reuses the verdict's pointwise log-likelihood and makes the
   expect_identical(attr(sub, "pointwise_loglik"), bnnmc:::pointwise_loglik(net)[, idx])
   expect_identical(attr(cv, "loglik_points"), seq_len(nrow(net$X)))
   expect_null(attr(bnnmc:::convergence_verdict(net), "pointwise_loglik"))
-  kept <- bnnmc:::bnnfit_with(net, convergence = cv)
-  expect_identical(bnnmc:::fit_psis_elpd(kept), bnnmc:::fit_psis_elpd(net))
-  # the linear fit comes without a verdict (fit_engine(verdict = FALSE));
+  # the kept values, passed beside the fit (complete_plan()), give the PSIS-LOO
+  # of the fit's own
+  kept <- list(pointwise = ll, points = attr(cv, "loglik_points"))
+  expect_identical(bnnmc:::fit_psis_elpd(net, kept), bnnmc:::fit_psis_elpd(net))
+  # the linear fit comes without a verdict (new_bnn_plan(verdict = FALSE));
   # the check makes it only for a linear model returned alone, and the fit
   # returned never carries the kept log-likelihood
   lin <- bnnmc:::bnnfit_with(m$lin, convergence = NULL)
   e <- bnnmc:::fit_psis_elpd
-  far <- function(x) {
-    r <- e(x)
+  far <- function(x, loglik = NULL) {
+    r <- e(x, loglik)
     if (length(x$hidden)) r$pointwise <- r$pointwise - 5
     r$elpd <- sum(r$pointwise)
     r
   }
-  fit_l <- suppressMessages(bnnmc:::choose_default_model(function() kept, function() lin, far))
+  fit_l <- suppressMessages(chosen_fit(bnnmc:::choose_default_model(
+    finished_fit(net, kept), finished_fit(lin), psis_elpd = far)))
   expect_identical(length(fit_l$hidden), 0L)
   expect_s3_class(fit_l$convergence, "bnn_convergence")
-  near <- function(x) {
-    r <- e(x)
+  near <- function(x, loglik = NULL) {
+    r <- e(x, loglik)
     if (!length(x$hidden)) r$pointwise <- r$pointwise - 5
     r$elpd <- sum(r$pointwise)
     r
   }
-  fit_n <- bnnmc:::choose_default_model(function() kept, function() lin, near)
+  fit_n <- chosen_fit(bnnmc:::choose_default_model(finished_fit(net, kept), finished_fit(lin),
+                                                   psis_elpd = near))
   expect_identical(fit_n$hidden, 3L)
   expect_null(attr(fit_n$convergence, "pointwise_loglik"))
 })

@@ -175,13 +175,13 @@ test_that("the stack's message follows the elpd difference and its SE", {
   # the network ahead on two points in three, the linear model on the third
   sgn <- rep(c(1, 1, -1), length.out = n)
   e <- list(network = base + 0.9 * sgn, linear = base - 0.9 * sgn)
-  elpd <- function(x) {
+  elpd <- function(x, loglik = NULL) {
     v <- if (length(x$hidden)) e$network else e$linear
     list(elpd = sum(v), se = 1, k_high = 0L, pointwise = v)
   }
   msgs <- character()
-  fit <- withCallingHandlers(bnnmc:::choose_default_model(function() m$net, function() m$lin,
-                                                          elpd),
+  fit <- withCallingHandlers(chosen_fit(bnnmc:::choose_default_model(
+    finished_fit(m$net), finished_fit(m$lin), psis_elpd = elpd)),
                              message = function(c) {
                                msgs <<- c(msgs, conditionMessage(c))
                                invokeRestart("muffleMessage")
@@ -197,7 +197,8 @@ test_that("the stack's message follows the elpd difference and its SE", {
   # nearly equal elpds: "about equally well"
   e <- list(network = base + 0.8 * rep(c(1, -1), length.out = n),
             linear = base - 0.8 * rep(c(1, -1), length.out = n))
-  expect_message(bnnmc:::choose_default_model(function() m$net, function() m$lin, elpd),
+  expect_message(bnnmc:::choose_default_model(finished_fit(m$net), finished_fit(m$lin),
+                                             psis_elpd = elpd),
                  "about equally well")
 })
 

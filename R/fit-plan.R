@@ -1,0 +1,253 @@
+# A fit as a plan: what bnn_fit() will run, as data.
+#
+# bnn_fit() resolves its call into one plan per model it fits (the default
+# model's checks fit two: the network and the linear model, or the
+# heteroscedastic and the homoscedastic network).  A plan holds the model
+# (prepare_model()'s list), the sampler with its run resolved
+# (sampler_resolve_run()), the chains, their seed and starts, and how the
+# fit is completed (its verdict, the label it is known by).  Its life:
+#
+#   new_bnn_plan()   the call resolved; print() shows it with its cost
+#                    estimate (plan_cost()) before anything runs
+#   plan_start()     the work before the chains: the cost said up front when
+#                    it is long, a deep ensemble trained for the starts, the
+#                    sampler's preparation
+#   run_plans()      the chains of all the started plans in one dispatch
+#                    (sequentially, on mc.cores, or on a future plan), each
+#                    chain's draws those of its plan's (seed, chain id)
+#   complete_plan()  the fit object (new_bnnfit()), its reports and verdict
+#
+# fit_plans() does the three steps for a list of plans, holding back each
+# fit's warnings on its own; fit_engine.default() (R/fit-engine.R) is the
+# same for one plan.  The default's choices (R/fit-choice.R) are steps on
+# the finished fits.
+
+# The plan of one fit.  model: prepare_model()'s list (or a variant of it,
+# model_variant()); sampler, warmup, iter, thin: the run resolved; the rest
+# as bnn_fit()'s checked arguments; `label`: what the plan is known by in a
+# choice between models ("network", "linear", "heteroscedastic", ...);
+# `verdict`: compute the convergence verdict on completion; `keep_loglik`:
+# keep the verdict's pointwise log-likelihood for the default's PSIS-LOO
+# choice (returned beside the fit by complete_plan(), not in it);
+# `estimate_cost`: time a gradient to estimate the fit's cost; `optional`:
+# a plan whose failure gives no fit rather than an error (fit_plans()).
+new_bnn_plan <- function(model, sampler, chains, warmup, iter, thin, init, seed, progress, call,
+                         given_init = FALSE, sampler_name = NA_character_, waves = NULL,
+                         chain_id = NULL, ensemble = NULL, valid_data = NULL,
+                         precision = "double", verdict = TRUE, keep_loglik = FALSE,
+                         estimate_cost = TRUE, label = "network", optional = FALSE) {
+  structure(list(model = model, sampler = sampler, chains = as.integer(chains),
+                 warmup = warmup, iter = iter, thin = thin, init = init, seed = seed,
+                 progress = progress, call = call, given_init = given_init,
+                 sampler_name = sampler_name, waves = waves, chain_id = chain_id,
+                 ensemble = ensemble, valid_data = valid_data, precision = precision,
+                 verdict = verdict, keep_loglik = keep_loglik, estimate_cost = estimate_cost,
+                 label = label, optional = optional, started = FALSE),
+            class = "bnn_plan")
+}
+
+# Whether the plan's starts come from a deep ensemble trained for it, and
+# that ensemble's settings.
+plan_trains_ensemble <- function(plan) {
+  identical(plan$init, "ensemble") && !inherits(plan$init, "bnn_ensemble")
+}
+plan_ensemble_opt <- function(plan) {
+  plan$ensemble %||% sampler_ensemble_preset(plan$sampler, plan$model$likelihood)
+}
+
+# The plan's cost estimate (R/run-cost.R, fit_cost()): NULL when the plan
+# does not estimate it or the estimate fails.
+plan_cost <- function(plan) {
+  if (!isTRUE(plan$estimate_cost)) return(NULL)
+  tryCatch(fit_cost(plan$model$spec, plan$sampler, plan$chains, plan$warmup, plan$iter,
+                    plan$init,
+                    ensemble_opt = if (identical(plan$init, "ensemble")) plan_ensemble_opt(plan),
+                    n_members = max(plan$chain_id %||% plan$chains)),
+           error = function(e) NULL)
+}
+
+#' @export
+print.bnn_plan <- function(x, ...) {
+  cat(sprintf("<bnn_plan> %s: %s network, %s likelihood, prior %s\n", x$label,
+              paste(x$model$spec$sizes, collapse = "-"), x$model$likelihood$family,
+              format(x$model$prior)))
+  cat(sprintf("  sampler %s, %d chain(s), %s warm-up and %s sampling transitions (thin %d), seed %s\n",
+              x$sampler$method, x$chains, format(x$warmup, big.mark = ","),
+              format(x$iter * x$thin, big.mark = ","), as.integer(x$thin), format(x$seed)))
+  cost <- x$cost %||% if (!x$started) plan_cost(x)
+  if (!is.null(cost))
+    cat(sprintf("  estimated time %s (%s gradients per chain)\n", format_duration(cost$total),
+                format(round(cost$gradients), big.mark = ",")))
+  invisible(x)
+}
+
+# The work before the plan's chains run: the cost said up front when long
+# (or when progress is shown), the starts (a deep ensemble trained here if
+# asked), the sampler's preparation.  Returns the plan with its starts
+# (`inits`), chain ids, prepared sampler, cost and progress phases.
+plan_start <- function(plan) {
+  spec <- plan$model$spec
+  cost <- plan_cost(plan)
+  if (!isFALSE(plan$progress) || (!is.null(cost) && cost$total > 600))
+    announce_cost(cost, plan$call, plan$chains, full_batch = !sampler_minibatch(plan$sampler))
+  # chain k of this fit is chain ids[k] of the seed: its RNG stream and its
+  # start are those it has in a fit of max(ids) chains (random and prior
+  # inits come from one stream, an ensemble's member k from (seed, k))
+  ids <- plan$chain_id %||% seq_len(plan$chains)
+  n_gen <- max(ids)
+  pick <- function(x) if (is.null(plan$chain_id)) x else x[ids]
+  init <- plan$init
+  ens <- NULL
+  if (inherits(init, "bnn_ensemble")) {
+    ens <- init
+  } else if (identical(init, "ensemble")) {
+    ens <- train_ensemble(plan$model, n_gen, plan_ensemble_opt(plan), plan$valid_data, NULL,
+                          plan$seed, plan$progress %||% interactive())
+  }
+  if (!is.null(plan$valid_data) && !plan_trains_ensemble(plan))
+    warn_cond(paste0("'valid_data' is only used for the early stopping of a deep ensemble ",
+                     "trained here (init = \"ensemble\", sampler = \"dei\" or \"mile\"); ",
+                     "it is ignored by this fit. Evaluate held-out data with ",
+                     "bnn_metrics(fit, newdata = ...) instead."), "bnnmc_ignored_argument")
+  dim <- spec_dim(spec)
+  inits <- if (!is.null(ens)) pick(ensemble_inits(ens, n_gen, dim, spec)) else
+    if (is.character(init) || is.function(init))
+      pick(make_inits(init, n_gen, dim, spec, plan$model$prior, plan$seed)) else
+        make_inits(init, plan$chains, dim, spec, plan$model$prior, plan$seed)
+  prep <- sampler_prepare(plan$sampler, spec, inits, plan$seed, plan$warmup, plan$iter,
+                          plan$given_init)
+  plan$sampler <- prep$sampler
+  plan$inits <- prep$inits
+  plan$ids <- ids
+  plan$ens <- ens
+  plan$cost <- cost
+  plan$phases <- stats::setNames(c(plan$warmup, plan$iter),
+                                 c(sampler_units(plan$sampler)$phase, "sampling"))
+  plan$render <- isTRUE(plan$progress %||% interactive())
+  plan$started <- TRUE
+  plan
+}
+
+# Chain k of a started plan, reporting to the progress display `prog`.
+plan_chain <- function(plan, k, prog) {
+  run_chain(plan$model$spec, plan$inits[[k]], plan$seed, plan$ids[k], plan$sampler,
+            plan$warmup, plan$iter, plan$thin, progress = prog, fit_shape = TRUE,
+            lr = if (!is.null(plan$ens)) plan$ens$optimizer$lr)
+}
+
+# The chains at positions `pos` of the started plans `plans` (a list; pos
+# a list of position vectors, all chains by default) in one dispatch, so
+# that a parallel plan runs all of them at once instead of one fit's after
+# the other's.  One progress display for all the chains (a plan's chain k
+# is chain k plus the chains of the plans before it there; the first plan
+# sets the steps per chain).  Returns per plan list(res, elapsed, simd):
+# its chains' results, the run's elapsed seconds (shared), the SIMD
+# levels.
+run_plans <- function(plans, pos = lapply(plans, function(p) seq_len(p$chains))) {
+  n <- lengths(pos)
+  offs <- c(0L, cumsum(n))[seq_along(plans)]
+  p1 <- plans[[1L]]
+  prog <- make_progress(!isFALSE(p1$progress), sum(n), p1$warmup + p1$iter,
+                        phases = p1$phases, render = p1$render)
+  part <- rep(seq_along(plans), n)
+  at <- unlist(pos, use.names = FALSE)
+  t0 <- proc.time()[[3]]
+  out <- dispatch_chains(seq_along(part), function(j) {
+    i <- part[j]
+    pr <- if (!is.null(prog)) function(chain, done, total) prog(chain + offs[i], done, total)
+    plan_chain(plans[[i]], at[j], pr)
+  })
+  elapsed <- proc.time()[[3]] - t0
+  lapply(seq_along(plans), function(i)
+    list(res = out[offs[i] + seq_len(n[i])], elapsed = elapsed, simd = attr(out, "simd")))
+}
+
+# The fit of a started plan's chain results `res` (with the run's further
+# fields `...`): the fit object from its one constructor.
+plan_fit_object <- function(plan, res, elapsed = NA_real_, ...) {
+  new_bnnfit(assemble_fit(res, spec_par_names(plan$model$spec), plan$model$spec, plan$sampler,
+                          plan$warmup, plan$iter, plan$thin, plan$seed, length(res),
+                          plan$ids[seq_along(res)]),
+             plan$model, call = plan$call, protocol = plan$sampler_name, elapsed = elapsed, ...)
+}
+
+# The chains of a started plan with waves (chains = bnn_waves()): wave
+# after wave until the chain-count bound is met (R/run-waves.R).
+run_plan_waves <- function(plan) {
+  simd <- character(0)
+  run_ids <- function(pos) {
+    r <- run_plans(list(plan), list(pos))[[1L]]
+    simd <<- union(simd, r$simd)
+    r$res
+  }
+  t0 <- proc.time()[[3]]
+  wv <- run_waves(plan$waves, run_ids, function(res) plan_fit_object(plan, res),
+                  verbose = plan$render)
+  list(res = wv$res, elapsed = proc.time()[[3]] - t0, simd = simd, wave_log = wv$log)
+}
+
+# The finished fit of a started plan from its run (run_plans()'s or
+# run_plan_waves()'s element): the fit object, the reports of failed
+# chains, frozen chains, collapsed sd and short runs, and the verdict
+# (R/diag-convergence.R).  Returns list(fit, loglik): the verdict's
+# pointwise log-likelihood and its training points when the plan keeps
+# them (keep_loglik), for the default's PSIS-LOO choice.
+complete_plan <- function(plan, run) {
+  n <- length(run$res)
+  fit <- plan_fit_object(plan, run$res, run$elapsed,
+                         waves = if (!is.null(run$wave_log))
+                           list(log = run$wave_log, settings = plan$waves),
+                         inits = plan$inits[seq_len(n)], cost_estimate = plan$cost$total,
+                         precision = plan$precision, ensemble = plan$ens, simd = run$simd)
+  report_failures(fit)
+  check_frozen_chains(fit)
+  check_sd_collapse(fit)
+  check_short_run(fit)
+  if (!plan$verdict) return(list(fit = fit, loglik = NULL))
+  cv <- check_convergence(fit, plan$keep_loglik)
+  ll <- if (!is.null(attr(cv, "pointwise_loglik")))
+    list(pointwise = attr(cv, "pointwise_loglik"), points = attr(cv, "loglik_points"))
+  attr(cv, "pointwise_loglik") <- NULL
+  attr(cv, "loglik_points") <- NULL
+  list(fit = bnnfit_with(fit, convergence = cv), loglik = ll)
+}
+
+# The plans `plans` (a named list) fitted together: each started, all their
+# chains run in one dispatch (a plan with waves on its own), each completed.
+# Returns, per plan, list(fit, loglik, warnings) with the warnings of its
+# start and completion held back (the caller signals those of the fits it
+# returns); the run's own warnings, if any, go with the last plan.  A plan
+# marked `optional` (the default's heteroscedastic network) that fails to
+# start or complete is NULL instead of an error.
+fit_plans <- function(plans) {
+  optional <- vapply(plans, function(p) isTRUE(p$optional), NA)
+  held <- function(f, opt) {
+    if (!opt) return(catch_warnings(f))
+    tryCatch(catch_warnings(f), error = function(e) NULL)
+  }
+  out <- vector("list", length(plans))
+  names(out) <- names(plans)
+  started <- lapply(seq_along(plans), function(i) held(function() plan_start(plans[[i]]),
+                                                       optional[i]))
+  ok <- which(!vapply(started, is.null, NA))
+  if (!length(ok)) return(out)
+  go <- lapply(started[ok], `[[`, "fit")
+  waves <- vapply(go, function(p) !is.null(p$waves), NA)
+  if (any(waves) && length(go) > 1L)
+    stop("a fit in waves cannot share its run with another fit.", call. = FALSE)
+  # the chains of optional plans alone may fail without an error
+  run <- held(function() if (any(waves)) list(run_plan_waves(go[[1L]])) else run_plans(go),
+              all(optional[ok]))
+  if (is.null(run)) return(out)
+  last <- max(ok)
+  for (k in seq_along(ok)) {
+    i <- ok[k]
+    done <- held(function() complete_plan(go[[k]], run$fit[[k]]), optional[i])
+    if (is.null(done)) next
+    # the run's own warnings (if any) go with the last plan
+    out[[i]] <- list(fit = done$fit$fit, loglik = done$fit$loglik,
+                     warnings = c(started[[i]]$warnings, if (i == last) run$warnings,
+                                  done$warnings))
+  }
+  out
+}
