@@ -476,8 +476,8 @@ default_fit_elpd <- function(fit) {
 # choice) and `wide` (fit_plans()'s result, NULL when its fit failed).  The choice: by the larger PSIS-LOO
 # elpd where both fits' PSIS-LOO holds (at most .wider_prior_max_k_share of
 # the points with Pareto k above 0.7); where it does not (the wider prior's
-# fit is flexible, and on mcycle its PSIS-LOO had 6 to 15% of the points
-# above 0.7 and was 10 to 25 nats below the default's while its test log
+# fit is flexible, and on mcycle its PSIS-LOO had 6 to 16% of the points
+# above 0.7 and was up to 23 nats below the default's while its test log
 # density was above it), the wider prior's fit when its own model-fit check
 # finds no structure left, else the default's.  The comparison is recorded
 # in the returned fit's verdict ($convergence$adequacy$wider_prior: elpds,
