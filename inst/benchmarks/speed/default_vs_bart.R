@@ -8,7 +8,9 @@
 #            continuous response (Boston, faithful, yacht, energy,
 #            concrete, airfoil), the heteroscedastic and the homoscedastic
 #            network on two chains each, stacked (quakes' response has
-#            ties: the network alone);
+#            ties: the network alone); where the verdict's model-fit check
+#            finds structure left (mcycle), also the network with a prior
+#            three times wider, one of the two kept (?bnn_default);
 #   before:  the network of the default of earlier versions: MILE's budget
 #            (50,000 tuning and 10,000 sampling steps, thinned by 10) in
 #            double precision, sampler = "mile", precision = "double".  The
