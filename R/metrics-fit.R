@@ -66,9 +66,9 @@ bnn_metrics.bnnfit <- function(object, newdata, scale = c("response", "standardi
   if (by == "chain") {
     rows <- lapply(seq_len(dim(object$draws)[2]), function(c) {
       if (object$chain_status[c] != "ok") return(NULL)
-      sub <- object
-      sub$draws <- object$draws[, c, , drop = FALSE]
-      sub$chain_status <- object$chain_status[c]
+      # chain c alone (with the other model of a mixture, as the fit has it)
+      sub <- bnnfit_subset_chains(object, c)
+      if (!is.null(object$mixture)) sub <- bnnfit_with(sub, mixture = object$mixture)
       m <- bnn_metrics(sub, newdata, scale = scale, levels = levels, ndraws = ndraws, ...)
       row <- data.frame(chain = c, metrics_row(m))
       if (!is_classification(object)) row$scale <- scale   # say the LPPD's scale
