@@ -2,23 +2,16 @@
 # fit object), the starting values, and the fit's assembly and failure
 # reports.  The user's function is R/fit.R, the model frame R/model-frame.R.
 
-# The engine of bnn_fit(): a generic on the sampler with the same arguments
-# for every method.  The default is the engine of samplers whose draws are
-# their chains' (every sampler but a pipeline such as CES, whose method is
-# in R/fit-ces.R): the chains' starts (a deep ensemble
-# trained here if asked), the sampler's preparation, the chains (in waves
-# if asked) and the fit object.  model: prepare_model()'s list; the rest
-# are bnn_fit()'s checked arguments, the run resolved by
-# sampler_resolve_run(); `sampler_name` is the name the sampler was given
-# by (bnn_fit(sampler = "mile")), the fit's `protocol` label.
-fit_engine <- function(model, sampler, chains, warmup, iter, thin, init, seed, progress,
-                       call, given_init = FALSE, ...) {
-  UseMethod("fit_engine", sampler)
-}
-
+# The engine of bnn_fit() (fit_engine(), a generic of the sampler classes,
+# R/sampler-class.R): this default is the engine of samplers whose draws
+# are their chains' (every sampler but a pipeline such as CES, whose method
+# is in R/fit-ces.R): the chains' starts (a deep ensemble trained here if
+# asked), the sampler's preparation, the chains (in waves if asked) and the
+# fit object.  model: prepare_model()'s list; the rest are bnn_fit()'s
+# checked arguments, the run resolved by sampler_resolve_run().
 fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init, seed,
                                progress, call, given_init = FALSE,
-                               sampler_name = NA_character_, waves = NULL, chain_id = NULL,
+                               waves = NULL, chain_id = NULL,
                                ensemble = NULL, valid_data = NULL, precision = "double",
                                verdict = TRUE, keep_loglik = FALSE, estimate_cost = TRUE,
                                defer = FALSE, ...) {
@@ -86,7 +79,7 @@ fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init,
   finish <- function(res, elapsed = NA_real_, ...) {
     new_bnnfit(assemble_fit(res, pars, spec, sampler, warmup, iter, thin, seed, length(res),
                             ids[seq_along(res)]),
-               model, call = call, protocol = sampler_name, elapsed = elapsed, ...)
+               model, call = call, elapsed = elapsed, ...)
   }
   # the fit of all its chains' results (`simd`: the SIMD levels they ran
   # at), with its reports and verdict

@@ -258,8 +258,6 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   mf <- match.call(expand.dots = FALSE)
   m <- match(c("formula", "data", "subset", "na.action", "weights"), names(mf), 0L)
   mf <- mf[c(1L, m)]
-  # the name the sampler was given by: the fit's `protocol` label
-  sampler_name <- if (is.character(sampler) && length(sampler) == 1L) sampler else NA_character_
   # the default (no sampler given): MILE with the default budget, in single
   # precision unless `precision` says otherwise (default_sampler()); a
   # sampler given by name or object runs as given, in double precision
@@ -328,7 +326,7 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   check <- !lcheck && linear_check_applies(given_model, model)
   fit_net <- function(m = model, ch = chains, defer = FALSE, r = run)
     fit_engine(m, r$sampler, ch, r$warmup, r$iter, r$thin, init, seed,
-               progress, call, given[["init"]], sampler_name = sampler_name, waves = waves,
+               progress, call, given[["init"]], waves = waves,
                chain_id = chain_id, ensemble = ensemble, valid_data = valid_data,
                precision = precision, keep_loglik = check || lcheck, defer = defer)
   if (lcheck) {
@@ -370,7 +368,7 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
     lcall <- call
     # (its verdict is computed by the check if it is returned alone)
     fit_engine(lin, lrun$sampler, chains, lrun$warmup, lrun$iter, lrun$thin, "random", seed,
-               FALSE, lcall, FALSE, sampler_name = "nuts", precision = precision,
+               FALSE, lcall, FALSE, precision = precision,
                verdict = FALSE, estimate_cost = FALSE)
   }
   warn_overdispersion(choose_default_model(fit_net, fit_lin))

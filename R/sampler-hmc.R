@@ -208,8 +208,10 @@ sampler_c_settings <- function(s, warmup) {
        inv_metric = if (is.null(s$inv_metric)) NULL else as.double(s$inv_metric))
 }
 
-# ---- its methods of the sampler generics (R/sampler-class.R; cost:
-# chain_gradients(), R/run-cost.R) ----------------------------------------
+# ---- its methods of the sampler generics (R/sampler-class.R) ----------------
+
+# Stan's NUTS, its statistics under Stan's names (shinystan's NUTS pages).
+sampler_stan_algorithm.bnn_nuts <- function(sampler) "NUTS"
 
 sampler_kernel.bnn_nuts <- function(sampler, warmup, iter, dim = NULL, lr = NULL) {
   list(name = if (identical(sampler$kernel, 1L)) "hmc" else "nuts",
