@@ -46,6 +46,10 @@ approx_fit <- function(model, theta, method, approx, elapsed, n_grad, seed, call
 #' @export
 format.bnn_approx_method <- function(x, ...) .approx_labels[[x$method]] %||% x$method
 
+# An approximation has no step sizes to describe (print.bnnfit(), through
+# the sampler generic of R/sampler-class.R).
+sampler_stepsize_note.bnn_approx_method <- function(sampler, warmup) ""
+
 #' @export
 print.bnn_approx <- function(x, digits = 3, ...) {
   cat(format(x$sampler), "of a Bayesian neural network\n")

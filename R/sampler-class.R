@@ -29,7 +29,9 @@
 #   sampler_unmoved_fails()    a chain that never moved has failed?    nuts, hmc
 #   sampler_fit_warnings()     its own warnings about a fit            nuts (tree depth)
 #   sampler_minibatch()        gradients from minibatches?             sgmcmc
-#   sampler_stepsize_note()    how print() describes the step size     mclmc
+#   sampler_stepsize_note()    how print() describes the step size     mclmc (and an
+#                                                                      approximation's label,
+#                                                                      R/approx-fit.R)
 #   sampler_no_nuts_params()   why bayesplot's nuts_params() does not   mclmc
 #                              apply to its fits
 #   sampler_stan_algorithm()   Stan's name of the algorithm, if any    nuts

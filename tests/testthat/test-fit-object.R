@@ -109,6 +109,9 @@ test_that("approximations and converted ensembles are built by the same construc
   expect_true(all(names(fit) %in% bnnmc:::.bnnfit_fields$name))
   expect_identical(format(fit$sampler), "Deep ensemble")
   expect_false("protocol" %in% names(fit))
+  # its label answers the sampler generics print() asks (no step sizes)
+  expect_identical(bnnmc:::stepsize_note(fit), "")
+  expect_identical(bnnmc:::warmup_unit(fit$sampler), "iterations")
   expect_true("inv_metric" %in% names(fit))
 })
 
