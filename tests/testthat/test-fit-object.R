@@ -112,6 +112,11 @@ test_that("approximations and converted ensembles are built by the same construc
   # its label answers the sampler generics print() asks (no step sizes)
   expect_identical(bnnmc:::stepsize_note(fit), "")
   expect_identical(bnnmc:::warmup_unit(fit$sampler), "iterations")
+  # update() refits by its call: an ensemble again (no fit), with the new call
+  up <- suppressWarnings(update(fit, members = 3))
+  expect_s3_class(up, "bnn_ensemble")
+  expect_identical(up$call$members, 3)
+  expect_identical(up$members, 3L)
   expect_true("inv_metric" %in% names(fit))
 })
 
