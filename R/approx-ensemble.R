@@ -125,6 +125,14 @@ train_ensemble <- function(model, members, optimizer, valid_data, weights, seed,
   ens
 }
 
+# A member of the ensemble alone (bnn_metrics(by = "chain"); a fit's
+# chain_subset() is R/metrics-fit.R's).
+chain_subset.bnn_ensemble <- function(x, chain) {
+  x$draws <- x$draws[, chain, , drop = FALSE]
+  x$chain_status <- x$chain_status[chain]
+  x
+}
+
 #' @export
 print.bnn_ensemble <- function(x, ...) {
   failed <- sum(x$chain_status != "ok")

@@ -36,7 +36,7 @@ approx_fit <- function(model, theta, method, approx, elapsed, n_grad, seed, call
                            reason = NA_character_, stringsAsFactors = FALSE),
     spec = spec, sampler = structure(list(method = method), class = "bnn_approx_method"),
     warmup = 0L, iter = S, thin = 1L, seed = seed, chains = 1L, parameters = pars)
-  new_bnnfit(chains, model, call = call, protocol = method, elapsed = elapsed,
+  new_bnnfit(chains, model, call = call, elapsed = elapsed,
              approx = approx, class = "bnn_approx")
 }
 
@@ -45,6 +45,10 @@ approx_fit <- function(model, theta, method, approx, elapsed, n_grad, seed, call
 
 #' @export
 format.bnn_approx_method <- function(x, ...) .approx_labels[[x$method]] %||% x$method
+
+# An approximation has no step sizes to describe (print.bnnfit(), through
+# the sampler generic of R/sampler-class.R).
+sampler_stepsize_note.bnn_approx_method <- function(sampler, warmup) ""
 
 #' @export
 print.bnn_approx <- function(x, digits = 3, ...) {

@@ -322,11 +322,10 @@ prediction_remedy <- function(object, cv) {
 # chain by chain.  For Gaussian likelihoods also the LOO-PIT coverage of
 # 90% intervals at those points (PSIS with relative efficiency 1).
 function_draws <- function(object, idx) {
-  sub <- network_only(object)  # the network's chains, not a mixture's draws
-  sub$X <- object$X[idx, , drop = FALSE]
-  sub$y <- if (is.null(dim(object$y))) object$y[idx] else object$y[idx, , drop = FALSE]
-  if (!is.null(object$offset)) sub$offset <- object$offset[idx]
-  sub$weights <- NULL
+  # the network's chains (not a mixture's draws) at the points idx, unweighted
+  sub <- bnnfit_with(network_only(object), X = object$X[idx, , drop = FALSE],
+                     y = if (is.null(dim(object$y))) object$y[idx] else object$y[idx, , drop = FALSE],
+                     offset = if (!is.null(object$offset)) object$offset[idx], weights = NULL)
   # one forward pass over the draws for both (regression)
   pp <- if (!is_classification(object)) predictive_params(sub, NULL)
   ll_point <- pointwise_loglik_unweighted(sub, pp = pp)

@@ -26,8 +26,9 @@
 #'   values bnnmc does not have, so tune it over an explicit grid (e.g.
 #'   `grid = data.frame(activation = c("tanh", "relu"))`).
 #' * `epochs`: the training epochs of the deep ensemble that starts the
-#'   chains, i.e. only with `sampler = "mile"` (the default) or `"dei"`, or
-#'   `init = "ensemble"`; it replaces the `epochs` of the protocol's
+#'   chains, i.e. only with `sampler = "mile"` (the default) or `"dei"`
+#'   ([bnn_mile()], [bnn_dei()]), or `init = "ensemble"`; it replaces the
+#'   `epochs` of the protocol's
 #'   optimiser preset ([bnn_optimizer_preset()]) or of the engine argument
 #'   `ensemble`.  With a sampler that trains no ensemble (e.g. `"nuts"`) it
 #'   is an error: MCMC has no epochs; the number of draws is set by the
@@ -115,24 +116,28 @@ bnn_fit_mlp <- function(formula, data, hidden_units = NULL, activation = NULL,
     args$activation <- act
   }
   if (!is.null(epochs)) {
-    sampler <- args$sampler %||% "mile"
-    protocol <- if (is.character(sampler) && length(sampler) == 1L) sampler else ""
-    trains <- protocol %in% c("mile", "dei") || identical(args$init, "ensemble")
-    if (!trains || inherits(args$init, "bnn_ensemble"))
+    # the sampler bnn_fit() will run (the default fit's when none is given)
+    # says whether its chains start from a deep ensemble trained here and
+    # which optimiser trains it (R/sampler-protocol.R)
+    sampler <- if (is.null(args$sampler)) default_sampler() else as_sampler(args$sampler)
+    init <- if ("init" %in% names(args)) args$init else
+      sampler_protocol_default(sampler, "init", "random")
+    if (!identical(init, "ensemble"))
       stop(paste0("mlp(epochs = ) sets the epochs of the deep ensemble that starts the chains, ",
-                  "but this fit trains none (sampler \"", if (nzchar(protocol)) protocol else
-                  "<object>", "\"); MCMC has no epochs: set the number of draws with the engine ",
+                  "but this fit trains none (", format(sampler), ", init ",
+                  if (is.character(init)) paste0("\"", init[1L], "\"") else "given",
+                  "); MCMC has no epochs: set the number of draws with the engine ",
                   "arguments 'warmup' and 'iter'. See ?bnnmc_parsnip."), call. = FALSE)
-    if (!is.null(args$ensemble)) {
-      opt <- unclass(args$ensemble)
-      opt$epochs <- epochs
-      args$ensemble <- do.call(bnn_optimizer, opt)
-    } else {
+    opt <- args$ensemble
+    if (is.null(opt)) {
       y <- eval(formula[[2L]], data, environment(formula))
       classif <- is.factor(y) || is.logical(y) || is.character(y)
-      preset <- if (protocol != "mile") "dei" else if (classif) "mile_class" else "mile"
-      args$ensemble <- bnn_optimizer_preset(preset, epochs = epochs)
+      opt <- sampler_ensemble_preset(sampler, list(family = if (classif) "categorical" else
+        "gaussian"))
     }
+    opt <- unclass(opt)
+    opt$epochs <- epochs
+    args$ensemble <- do.call(bnn_optimizer, opt)
   }
   # a call with symbols, so that fit$call stays readable
   env <- new.env(parent = environment(formula))

@@ -44,11 +44,12 @@ bnnfit_as_shinystan <- function(X, model_name = NULL, note = NULL, ...) {
     model_name <- sprintf("bnnmc: %s (hidden %s, %s, %s)", deparse1(fit$formula),
                           paste(fit$hidden, collapse = "-"), fit$activation,
                           format(fit$sampler))
-  is_nuts <- identical(fit$sampler$method, "nuts")
+  # Stan's NUTS statistics, for ShinyStan's NUTS pages
+  algorithm <- sampler_stan_algorithm(sampler_upgrade(fit$sampler))
   nuts_names <- c("accept_stat__", "stepsize__", "treedepth__", "n_leapfrog__",
                   "divergent__", "energy__")
   sp <- NULL
-  if (is_nuts && all(nuts_names %in% dimnames(fit$sampler_stats)[[3]])) {
+  if (identical(algorithm, "NUTS") && all(nuts_names %in% dimnames(fit$sampler_stats)[[3]])) {
     sp <- lapply(ok, function(k) {
       m <- fit$sampler_stats[, k, nuts_names, drop = TRUE]
       m <- matrix(m, dim(fit$sampler_stats)[1], length(nuts_names),
@@ -64,7 +65,7 @@ bnnfit_as_shinystan <- function(X, model_name = NULL, note = NULL, ...) {
   dims <- c(param_dims_from_names(fit$parameters), list(lp__ = numeric(0)))
   shinystan::as.shinystan(unclass(a), model_name = model_name, warmup = 0L,
                           param_dims = dims, sampler_params = sp,
-                          algorithm = if (!is.null(sp)) "NUTS",
+                          algorithm = if (!is.null(sp)) algorithm,
                           max_treedepth = if (!is.null(sp)) fit$sampler$max_treedepth,
                           note = paste(notes, collapse = "\n"))
 }

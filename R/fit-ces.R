@@ -143,7 +143,7 @@ fit_engine.bnn_ces <- function(model, ces, chains, warmup, iter, thin, init, see
     inflated_sigma = if (!is.null(emu) && emu$inflate && !is.null(check))
       model_spec$sigma_fixed else NULL)
   if (!is.null(check_sampled)) ces_record$check_sampled <- check_sampled
-  fit <- new_bnnfit(chains_part, model, call = call, protocol = "ces", inits = init_s,
+  fit <- new_bnnfit(chains_part, model, call = call, inits = init_s,
                     elapsed = elapsed,
                     simd = union(attr(st$res, "simd"), attr(st2$res, "simd")),
                     ces = ces_record, precision = precision)

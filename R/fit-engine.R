@@ -2,21 +2,14 @@
 # fit object), the starting values, and the fit's assembly and failure
 # reports.  The user's function is R/fit.R, the model frame R/model-frame.R.
 
-# The engine of bnn_fit(): a generic on the sampler with the same arguments
-# for every method.  The default is the engine of samplers whose draws are
-# their chains' (every sampler but a pipeline such as CES, whose method is
-# in R/fit-ces.R): the fit of one plan (R/fit-plan.R: the chains' starts,
-# a deep ensemble trained if asked, the sampler's preparation, the chains,
-# in waves if asked, the fit object and its verdict).  model:
+# The engine of bnn_fit() (fit_engine(), a generic of the sampler classes,
+# R/sampler-class.R): this default is the engine of samplers whose draws
+# are their chains' (every sampler but a pipeline such as CES, whose method
+# is in R/fit-ces.R): the fit of one plan (R/fit-plan.R: the chains'
+# starts, a deep ensemble trained if asked, the sampler's preparation, the
+# chains, in waves if asked, the fit object and its verdict).  model:
 # prepare_model()'s list; the rest are bnn_fit()'s checked arguments, the
-# run resolved by sampler_resolve_run(); `sampler_name` is the name the
-# sampler was given by (bnn_fit(sampler = "mile")), the fit's `protocol`
-# label.
-fit_engine <- function(model, sampler, chains, warmup, iter, thin, init, seed, progress,
-                       call, given_init = FALSE, ...) {
-  UseMethod("fit_engine", sampler)
-}
-
+# run resolved by sampler_resolve_run().
 fit_engine.default <- function(model, sampler, chains, warmup, iter, thin, init, seed,
                                progress, call, given_init = FALSE, ...) {
   plan <- new_bnn_plan(model, sampler, chains, warmup, iter, thin, init, seed, progress, call,

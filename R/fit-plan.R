@@ -32,14 +32,14 @@
 # `estimate_cost`: time a gradient to estimate the fit's cost; `optional`:
 # a plan whose failure gives no fit rather than an error (fit_plans()).
 new_bnn_plan <- function(model, sampler, chains, warmup, iter, thin, init, seed, progress, call,
-                         given_init = FALSE, sampler_name = NA_character_, waves = NULL,
+                         given_init = FALSE, waves = NULL,
                          chain_id = NULL, ensemble = NULL, valid_data = NULL,
                          precision = "double", verdict = TRUE, keep_loglik = FALSE,
                          estimate_cost = TRUE, label = "network", optional = FALSE) {
   structure(list(model = model, sampler = sampler, chains = as.integer(chains),
                  warmup = warmup, iter = iter, thin = thin, init = init, seed = seed,
                  progress = progress, call = call, given_init = given_init,
-                 sampler_name = sampler_name, waves = waves, chain_id = chain_id,
+                 waves = waves, chain_id = chain_id,
                  ensemble = ensemble, valid_data = valid_data, precision = precision,
                  verdict = verdict, keep_loglik = keep_loglik, estimate_cost = estimate_cost,
                  label = label, optional = optional, started = FALSE),
@@ -168,7 +168,7 @@ plan_fit_object <- function(plan, res, elapsed = NA_real_, ...) {
   new_bnnfit(assemble_fit(res, spec_par_names(plan$model$spec), plan$model$spec, plan$sampler,
                           plan$warmup, plan$iter, plan$thin, plan$seed, length(res),
                           plan$ids[seq_along(res)]),
-             plan$model, call = plan$call, protocol = plan$sampler_name, elapsed = elapsed, ...)
+             plan$model, call = plan$call, elapsed = elapsed, ...)
 }
 
 # The chains of a started plan with waves (chains = bnn_waves()): wave

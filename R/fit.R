@@ -147,8 +147,6 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   mf <- match.call(expand.dots = FALSE)
   m <- match(c("formula", "data", "subset", "na.action", "weights"), names(mf), 0L)
   mf <- mf[c(1L, m)]
-  # the name the sampler was given by: the fit's `protocol` label
-  sampler_name <- if (is.character(sampler) && length(sampler) == 1L) sampler else NA_character_
   # the default (no sampler given): MILE with the default budget, in single
   # precision unless `precision` says otherwise (default_sampler()); a
   # sampler given by name or object runs as given, in double precision
@@ -222,14 +220,14 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   if (plain && !lcheck && !check)
     return(warn_overdispersion(
       fit_engine(model, run$sampler, chains, run$warmup, run$iter, run$thin, init, seed,
-                 progress, call, given[["init"]], sampler_name = sampler_name, waves = waves,
+                 progress, call, given[["init"]], waves = waves,
                  chain_id = chain_id, ensemble = ensemble, valid_data = valid_data,
                  precision = precision)))
   # the default model: one plan per model it fits (R/fit-plan.R), the
   # choices between them steps on the finished fits (R/fit-choice.R)
   plan_of <- function(m, ch = chains, r = run, label = "network", keep = check || lcheck, ...)
     new_bnn_plan(m, r$sampler, ch, r$warmup, r$iter, r$thin, init, seed, progress, call,
-                 given[["init"]], sampler_name = sampler_name, waves = waves,
+                 given[["init"]], waves = waves,
                  chain_id = chain_id, ensemble = ensemble, valid_data = valid_data,
                  precision = precision, keep_loglik = keep, label = label, ...)
   # another model on the same data, in the fit's precision
@@ -268,7 +266,7 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
                                 iter, 1L, given)
     lin <- new_bnn_plan(variant(hidden = integer(0), likelihood = likelihood, prior = prior),
                         lrun$sampler, chains, lrun$warmup, lrun$iter, lrun$thin, "random", seed,
-                        FALSE, call, FALSE, sampler_name = "nuts", precision = precision,
+                        FALSE, call, FALSE, precision = precision,
                         verdict = FALSE, estimate_cost = FALSE, label = "linear",
                         optional = TRUE)
     pair <- fit_plan_pair(plan_of(model), lin, together = FALSE)

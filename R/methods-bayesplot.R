@@ -100,11 +100,10 @@ NULL
 #' @rdname nuts_params.bnnfit
 #' @exportS3Method bayesplot::nuts_params
 nuts_params.bnnfit <- function(object, pars = NULL, inc_warmup = FALSE, ...) {
-  if (inherits(object$sampler, "bnn_mclmc"))
-    stop(paste0("nuts_params() and bayesplot's mcmc_nuts_*() plots need a NUTS or HMC fit; ",
-                "this fit used MCLMC, which has no tree depth, divergences or Hamiltonian ",
-                "energy. Its statistics (energy_change__, stepsize__, L__, ...) are in ",
-                "fit$sampler_stats; log_posterior(fit) and mcmc_trace() work."), call. = FALSE)
+  why <- sampler_no_nuts_params(sampler_upgrade(object$sampler))
+  if (!is.null(why))
+    stop("nuts_params() and bayesplot's mcmc_nuts_*() plots need a NUTS or HMC fit; ", why,
+         call. = FALSE)
   st <- fit_stats(object, inc_warmup)
   params <- setdiff(dimnames(st)[[3]], "lp__")
   params <- params[select_variables(params, pars, FALSE, "pars")]

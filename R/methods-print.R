@@ -2,13 +2,13 @@
 
 #' @export
 print.bnnfit <- function(x, digits = 3, ...) {
-  cat(fit_title(x), "fitted by",
-      if (inherits(x$sampler, "bnn_sampler")) format(x$sampler, warmup = x$warmup)
-      else format(x$sampler),
+  # (an approximation's `sampler` is its label; format() takes `warmup` only
+  # where it matters)
+  sampler <- sampler_upgrade(x$sampler)
+  cat(fit_title(x), "fitted by", format(sampler, warmup = x$warmup),
       if (!is.null(x$ensemble)) sprintf("started from a deep ensemble (%s)",
-                                         if (identical(x$protocol, "mile")) "MILE"
-                                         else if (identical(x$protocol, "dei")) "DEI-MCMC"
-                                         else "user") else "", "\n")
+                                         sampler_protocol_name(sampler) %||% "user") else "",
+      "\n")
   print_model_lines(x)
   print_linear_coefs(x, digits)
   mc <- format_model_choice(x$model_choice)
@@ -66,10 +66,7 @@ print.bnnfit <- function(x, digits = 3, ...) {
 }
 
 # The unit of a sampler's warm-up budget (`warmup` of bnn_fit()).
-warmup_unit <- function(sampler) {
-  if (!inherits(sampler, c("bnn_sampler", "bnn_mclmc"))) return("iterations")
-  sampler_units(sampler_upgrade(sampler))$warmup
-}
+warmup_unit <- function(sampler) sampler_units(sampler_upgrade(sampler))$warmup
 
 # One value per chain, or with many chains (the symmetry paper's thousands
 # of short chains) their median and range, so that print() stays short.

@@ -10,8 +10,8 @@
 # predictors first), and the expected response `mu[i]` at `points` training
 # rows (those at evenly spaced quantiles of the posterior mean).
 readable_draws <- function(x, points = 3L) {
-  net <- network_only(x)
-  net$stacking <- NULL                # every draw of every chain, in order
+  # every draw of every chain, in order
+  net <- bnnfit_with(network_only(x), stacking = NULL)
   ok <- which(x$chain_status == "ok")
   if (!length(ok)) stop("All chains of this fit failed; there are no draws.", call. = FALSE)
   n_it <- dim(x$draws)[1]

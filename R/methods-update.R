@@ -67,9 +67,13 @@ update.bnnfit <- function(object, formula., ..., evaluate = TRUE) {
   if (!all(vapply(original_vars, exists, logical(1), envir = env))) env <- caller
   if (!"data" %in% names(values) && !is.null(call$data))
     ecall <- update_training_data(object, ecall, env)
-  fit <- eval(ecall, env)
-  fit$call <- call
-  fit
+  out <- eval(ecall, env)
+  # the updated call as it was written (not the evaluated one): a fit's
+  # through its constructor; the refit of a converted ensemble
+  # (as_bnnfit()) is the ensemble, whose own field is set
+  if (inherits(out, "bnnfit")) return(bnnfit_with(out, call = call))
+  out$call <- call
+  out
 }
 
 # The call `ecall` of update() when it refits to the fit's own training

@@ -66,10 +66,7 @@ bnn_metrics.bnnfit <- function(object, newdata, scale = c("response", "standardi
   if (by == "chain") {
     rows <- lapply(seq_len(dim(object$draws)[2]), function(c) {
       if (object$chain_status[c] != "ok") return(NULL)
-      sub <- object
-      sub$draws <- object$draws[, c, , drop = FALSE]
-      sub$chain_status <- object$chain_status[c]
-      m <- bnn_metrics(sub, newdata, scale = scale, levels = levels, ndraws = ndraws, ...)
+      m <- bnn_metrics(chain_subset(object, c), newdata, scale = scale, levels = levels, ndraws = ndraws, ...)
       row <- data.frame(chain = c, metrics_row(m))
       if (!is_classification(object)) row$scale <- scale   # say the LPPD's scale
       row
@@ -106,6 +103,17 @@ bnn_metrics.bnn_ensemble <- function(object, newdata, scale = c("response", "sta
                                      ndraws = NULL, ...) {
   bnn_metrics.bnnfit(object, newdata, scale = if (missing(scale)) "response" else scale,
                      by = by, levels = levels, ndraws = ndraws, ...)
+}
+
+# The object restricted to its chain (or ensemble member) `chain`, for the
+# metrics of each chain: a fit through its constructor, with the other model
+# of a mixture as the fit has it; a deep ensemble's member (its method is
+# R/approx-ensemble.R's).
+chain_subset <- function(x, chain) UseMethod("chain_subset")
+
+chain_subset.bnnfit <- function(x, chain) {
+  sub <- bnnfit_subset_chains(x, chain)
+  if (is.null(x$mixture)) sub else bnnfit_with(sub, mixture = x$mixture)
 }
 
 # bnn_metrics_gaussian() of a fit's predictions of newdata on the scale

@@ -15,8 +15,7 @@
 # the per-chain views (the verdict, the cumulative LPPD plot, the modes'
 # function plot) read.
 network_only <- function(object) {
-  object$mixture <- NULL
-  object
+  if (is.null(object$mixture)) object else bnnfit_with(object, mixture = NULL)
 }
 
 # What a mixture mixes, in words: "the network and the linear model" or

@@ -41,12 +41,19 @@ bnn_combine_chains <- function(...) {
     if (!is.null(f$waves))
       stop(sprintf("Argument %d of '...' was run in waves (chains = bnn_waves()); combine fits run with 'chain_id' instead.", i),
            call. = FALSE)
-    if (inherits(f$sampler, "bnn_ces"))
-      stop(sprintf("Argument %d of '...' is a CES fit; its chains cannot be combined.", i),
-           call. = FALSE)
-    fits[[i]]$chain_id <- f$chain_id %||% seq_len(f$chains)
+    if (!sampler_allows(sampler_upgrade(f$sampler), "combine"))
+      stop(sprintf("Argument %d of '...' is a fit of %s; its chains cannot be combined.", i,
+                   format(f$sampler)), call. = FALSE)
   }
   if (length(fits) == 1L) return(fits[[1L]])
+  tab <- .bnnfit_fields
+  for (i in seq_along(fits)) {
+    lacks <- setdiff(tab$name[tab$need == "always"], names(fits[[i]]))
+    if (length(lacks))
+      stop(sprintf(paste0("Argument %d of '...' was made by an earlier version of bnnmc (it has ",
+                          "no %s); refit it with this version to combine its chains."),
+                   i, paste0("'", lacks, "'", collapse = ", ")), call. = FALSE)
+  }
   # draws of one parametrisation only: symmetry-removed draws (and their
   # method) with raw ones would give a fit whose $symmetries label depends
   # on the order of the arguments
@@ -61,13 +68,13 @@ bnn_combine_chains <- function(...) {
                  lab(sym[1L]), i, lab(sym[i])), call. = FALSE)
   }
   # what must agree: data, model, sampler settings and seed
-  same <- c("precision", "spec", "sampler", "warmup", "iter", "thin", "seed", "parameters", "protocol",
+  same <- c("precision", "spec", "sampler", "warmup", "iter", "thin", "seed", "parameters",
             "formula", "terms", "xlevels", "contrasts", "x_center", "x_scale", "y_center",
             "y_scale", "y", "levels", "X", "y_model", "weights", "offset", "hidden",
             "activation", "likelihood", "prior")
   what <- c(seed = "seed", warmup = "warm-up", iter = "iterations", thin = "thinning",
             sampler = "sampler settings", spec = "network and likelihood",
-            protocol = "sampler", precision = "precision (bnn_fit(precision = ))")
+            precision = "precision (bnn_fit(precision = ))")
   f1 <- fits[[1L]]
   # formulas and terms are compared without the environment they were made in
   no_env <- function(x) {
@@ -84,7 +91,8 @@ bnn_combine_chains <- function(...) {
                    if (nm %in% names(what)) what[[nm]] else paste0("'", nm, "' (data or model)"), i),
            call. = FALSE)
   }
-  ids <- unlist(lapply(fits, function(f) f$chain_id), use.names = FALSE)
+  # a fit run without chain_id has the chains 1, ..., chains
+  ids <- unlist(lapply(fits, function(f) f$chain_id %||% seq_len(f$chains)), use.names = FALSE)
   if (anyDuplicated(ids))
     stop(sprintf(paste0("Chain %d is in more than one fit: with one seed, a chain id names one ",
                         "chain; give the pieces distinct 'chain_id'."), ids[anyDuplicated(ids)]),
@@ -113,18 +121,33 @@ bnn_combine_chains <- function(...) {
   ens <- lapply(fits, function(f) f$ensemble)
   n_mem <- vapply(ens, function(e) if (is.null(e)) 0 else as.numeric(e$members), numeric(1))
   chain_status <- unlist(lapply(fits, function(f) as.character(f$chain_status)))[ord]
-  out <- bnnfit_with(
-    f1, draws = bind3("draws"), sampler_stats = bind3("sampler_stats"),
+  # the chains' fields, bound in the order of their ids, with the run's
+  # settings the fits share (checked above)
+  chains_part <- list(
+    draws = bind3("draws"), sampler_stats = bind3("sampler_stats"),
     warmup_stats = bind3("warmup_stats"), n_grad = vec("n_grad"), stepsize = vec("stepsize"),
     L = vec("L"), n_reverted = vec("n_reverted"), inv_metric = rows("inv_metric"),
-    timing = rows("timing"), failed_at = rows("failed_at"),
-    chain_status = factor(chain_status, levels = levels(f1$chain_status)),
-    inits = unlist(lapply(fits, function(f) f$inits), recursive = FALSE)[ord],
-    simd = unique(unlist(lapply(fits, function(f) f$simd))),
-    chain_id = ids[ord], chains = length(ids),
-    elapsed = sum(vapply(fits, function(f) f$elapsed %||% NA_real_, numeric(1))),
-    ensemble = ens[[which.max(n_mem)]], call = call,
-    # the verdict of the joined chains (each piece's was of its own chains)
-    convergence = NULL)
-  bnnfit_with(out, convergence = tryCatch(bnn_convergence(out), error = function(e) NULL))
+    timing = rows("timing"), chain_status = factor(chain_status, levels = levels(f1$chain_status)),
+    failed_at = rows("failed_at"), spec = f1$spec, sampler = f1$sampler, warmup = f1$warmup,
+    iter = f1$iter, thin = f1$thin, seed = f1$seed, chains = length(ids), chain_id = ids[ord],
+    parameters = f1$parameters)
+  model <- f1[intersect(tab$name[tab$need == "model"], names(f1))]
+  # with the rest of the first fit's fields (the precision, what an
+  # approximation or the default model's check recorded, ...), but for those
+  # of its own chains: its verdict (made again below) and its chains'
+  # stacking weights; fields of earlier versions the table no longer lists
+  # are left out
+  rest <- setdiff(intersect(tab$name, names(f1)),
+                  c(names(chains_part), names(model), "call", "elapsed", "inits", "simd",
+                    "ensemble", "convergence", "stacking"))
+  model <- c(model, f1[rest])
+  build <- function(convergence)
+    new_bnnfit(chains_part, model, class = setdiff(class(f1), "bnnfit"), call = call,
+               elapsed = sum(vapply(fits, function(f) f$elapsed %||% NA_real_, numeric(1))),
+               inits = unlist(lapply(fits, function(f) f$inits), recursive = FALSE)[ord],
+               simd = unique(unlist(lapply(fits, function(f) f$simd))),
+               ensemble = ens[[which.max(n_mem)]], convergence = convergence)
+  # the verdict of the joined chains (each piece's was of its own chains)
+  out <- build(NULL)
+  build(tryCatch(bnn_convergence(out), error = function(e) NULL))
 }

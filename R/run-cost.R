@@ -54,23 +54,8 @@ load_share <- function() {
   min(1, cores / l1)
 }
 
-# Gradients (in units of one full-data gradient) per chain for a sampler,
-# with `warmup` and `iter` sampling transitions as bnn_fit() runs them.
-# `exact` says whether the count is known before running (MCLMC) or a
-# typical value (NUTS: its trees adapt to the posterior).
-chain_gradients <- function(sampler, warmup, iter, n_obs) UseMethod("chain_gradients")
-
-# RWM, pCN: one density per step; samplers whose count differs have their
-# method in their own file (R/sampler-<kind>.R).
-chain_gradients.default <- function(sampler, warmup, iter, n_obs) {
-  list(n = (warmup + iter), exact = TRUE)
-}
-
-# CPU seconds a chain spends besides its gradients (the sampler's own work
-# per step: momentum draws and updates), for a model of `dim` parameters;
-# 0 where that is small next to the gradients.
-chain_sampler_seconds <- function(sampler, warmup, iter, dim) UseMethod("chain_sampler_seconds")
-chain_sampler_seconds.default <- function(sampler, warmup, iter, dim) 0
+# (chain_gradients() and chain_sampler_seconds(), the sampler's part of the
+# estimate, are generics of the sampler classes: R/sampler-class.R.)
 
 # Workers the chains would run on, and the cores this machine has.
 chain_workers <- function(chains) {

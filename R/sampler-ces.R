@@ -143,12 +143,13 @@ format.bnn_ces <- function(x, ...) {
           format(x$sampler))
 }
 
-# ---- its methods of the sampler generics (R/sampler-class.R; cost:
-# chain_gradients(), R/run-cost.R) ----------------------------------------
+# ---- its methods of the sampler generics (R/sampler-class.R) ----------------
 
 sampler_units.bnn_ces <- function(sampler)
   list(warmup = "iterations of the sampling stage", phase = "warm-up")
 
+# no waves, chain ids or combined fits: its chains sample an emulated
+# posterior calibrated on the fit's own calibration run
 sampler_allows.bnn_ces <- function(sampler, what) FALSE
 
 sampler_draws_sampler.bnn_ces <- function(sampler) sampler$sampler

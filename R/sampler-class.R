@@ -13,11 +13,12 @@
 #
 #   generic                    what it says                           methods
 #   sampler_protocol_default() bnn_fit()'s warmup/init when not given  mile, dei
+#   sampler_protocol_name()    the paper's protocol, for print()       mile, dei
 #   sampler_ensemble_preset()  training of the starts' deep ensemble   mile
 #   sampler_resolve_run()      warm-up, transitions, thinning, draws   mclmc
 #   sampler_default_thin()     the thinning when `thin` is not given   mclmc
 #   sampler_units()            unit and phase name of the warm-up      mclmc, sgmcmc, ces
-#   sampler_allows()           bnn_fit() options it supports           ces
+#   sampler_allows()           options it supports (bnn_fit(), ...)    ces
 #   sampler_draws_sampler()    the sampler whose chains are the draws  ces
 #   sampler_prepare()          work before the chains (MAP, starts)    sgmcmc
 #   sampler_for_emulator()     as CES's sampling stage (bnn_ces())     sgmcmc
@@ -28,12 +29,19 @@
 #   sampler_unmoved_fails()    a chain that never moved has failed?    nuts, hmc
 #   sampler_fit_warnings()     its own warnings about a fit            nuts (tree depth)
 #   sampler_minibatch()        gradients from minibatches?             sgmcmc
-#   sampler_stepsize_note()    how print() describes the step size     mclmc
-#   chain_gradients()          gradients per chain (R/run-cost.R)      mclmc, sgmcmc, sghmc, nuts, hmc
+#   sampler_stepsize_note()    how print() describes the step size     mclmc (and an
+#                                                                      approximation's label,
+#                                                                      R/approx-fit.R)
+#   sampler_no_nuts_params()   why bayesplot's nuts_params() does not   mclmc
+#                              apply to its fits
+#   sampler_stan_algorithm()   Stan's name of the algorithm, if any    nuts
+#                              (shinystan's NUTS pages)
+#   chain_gradients()          gradients per chain (fit_cost())        mclmc, sgmcmc, sghmc, nuts, hmc
 #   chain_sampler_seconds()    a chain's own work besides gradients    mclmc
 #   bytes_per_parameter()      memory per parameter of a fit          ces
 #   format()                   one line for print()                    every class
-#   fit_engine()               the engine of bnn_fit() (R/fit-engine.R) ces (R/fit-ces.R)
+#   fit_engine()               the engine of bnn_fit(); its default is ces (R/fit-ces.R)
+#                              in R/fit-engine.R
 #
 # A new sampler plugs in with: its C kernel (src/, one line in
 # api_kernel.c's kernel_registry), a constructor returning
@@ -50,8 +58,11 @@ new_sampler <- function(x, kind, subclass = character(0)) {
 
 # The class of a sampler object from before samplers had one class per kind
 # (a fit saved by an older version: class "bnn_sampler" with `method`, or
-# "bnn_mclmc" alone).
+# "bnn_mclmc" alone).  Anything else (an approximation's label, the
+# `sampler` of a fit that is not a chain's) is returned as it is, so that
+# a fit's `$sampler` can be passed to the generics here (their default).
 sampler_upgrade <- function(x) {
+  if (!inherits(x, c("bnn_sampler", "bnn_mclmc"))) return(x)
   if (inherits(x, "bnn_mclmc") && !inherits(x, "bnn_sampler"))
     class(x) <- c(class(x), "bnn_sampler")
   kind <- paste0("bnn_", x$method %||% "")
@@ -85,8 +96,9 @@ sampler_units <- function(sampler) UseMethod("sampler_units")
 
 sampler_units.default <- function(sampler) list(warmup = "iterations", phase = "warm-up")
 
-# Whether bnn_fit()'s option `what` ("waves": chains = bnn_waves();
-# "chain_id") is available with this sampler.
+# Whether the option `what` is available with this sampler: bnn_fit()'s
+# "waves" (chains = bnn_waves()) and "chain_id", and "combine" (its fits'
+# chains joined by bnn_combine_chains()).
 sampler_allows <- function(sampler, what) UseMethod("sampler_allows")
 
 sampler_allows.default <- function(sampler, what) TRUE
@@ -169,6 +181,27 @@ sampler_fit_warnings <- function(sampler, fit, ok) UseMethod("sampler_fit_warnin
 
 sampler_fit_warnings.default <- function(sampler, fit, ok) invisible(NULL)
 
+# Why bayesplot's nuts_params() and mcmc_nuts_*() plots (tree depth,
+# divergences, Hamiltonian energy) do not apply to the sampler's fits, as
+# the end of a sentence; NULL where they do.
+sampler_no_nuts_params <- function(sampler) UseMethod("sampler_no_nuts_params")
+
+sampler_no_nuts_params.default <- function(sampler) NULL
+
+# Stan's name of the sampler's algorithm ("NUTS") when its fits' transition
+# statistics are those of Stan's sampler under Stan's names (so shinystan's
+# pages for it apply); NULL otherwise.
+sampler_stan_algorithm <- function(sampler) UseMethod("sampler_stan_algorithm")
+
+sampler_stan_algorithm.default <- function(sampler) NULL
+
+# The name of the papers' protocol the sampler is ("MILE", "DEI-MCMC";
+# R/sampler-protocol.R), NULL for a sampler that is none: print() says
+# whose deep ensemble started the chains.
+sampler_protocol_name <- function(sampler) UseMethod("sampler_protocol_name")
+
+sampler_protocol_name.default <- function(sampler) NULL
+
 # The default of bnn_fit()'s `what` ("warmup", "init") when the user did
 # not give it: `default` unless the sampler is a protocol of a paper that
 # changes it (R/sampler-protocol.R).
@@ -217,3 +250,38 @@ sampler_chain_result <- function(sampler, res, info, schedule) {
 }
 
 sampler_chain_result.default <- function(sampler, res, info, schedule) res
+
+# Errors for sampler/model combinations that cannot work, before any chain
+# runs (called by bnn_fit() and the CES engine); nothing by default.
+check_sampler_model <- function(sampler, prior) UseMethod("check_sampler_model")
+
+check_sampler_model.default <- function(sampler, prior) invisible(NULL)
+
+# Gradients (in units of one full-data gradient) per chain for a sampler,
+# with `warmup` and `iter` sampling transitions as bnn_fit() runs them
+# (fit_cost(), R/run-cost.R).  `exact` says whether the count is known
+# before running (MCLMC) or a typical value (NUTS: its trees adapt to the
+# posterior).  By default (RWM, pCN) one density per step.
+chain_gradients <- function(sampler, warmup, iter, n_obs) UseMethod("chain_gradients")
+
+chain_gradients.default <- function(sampler, warmup, iter, n_obs) {
+  list(n = (warmup + iter), exact = TRUE)
+}
+
+# CPU seconds a chain spends besides its gradients (the sampler's own work
+# per step: momentum draws and updates), for a model of `dim` parameters;
+# 0 where that is small next to the gradients.
+chain_sampler_seconds <- function(sampler, warmup, iter, dim) UseMethod("chain_sampler_seconds")
+
+chain_sampler_seconds.default <- function(sampler, warmup, iter, dim) 0
+
+# The engine of bnn_fit(): the same arguments for every method (model:
+# prepare_model()'s list; the rest bnn_fit()'s checked arguments, the run
+# resolved by sampler_resolve_run()).  Its default, the engine of samplers
+# whose draws are their chains', is in R/fit-engine.R; the CES pipeline's
+# method in R/fit-ces.R (both run chains, which R/run-chains.R does on the
+# generics here: in a sampler's file they would make a loop of calls).
+fit_engine <- function(model, sampler, chains, warmup, iter, thin, init, seed, progress,
+                       call, given_init = FALSE, ...) {
+  UseMethod("fit_engine", sampler)
+}

@@ -173,12 +173,9 @@ format.bnn_rwm <- function(x, ...) {
           if (x$adapt_stepsize) sprintf(", tuned to acceptance %s", x$target_accept) else "")
 }
 
-# How the step sizes of a fit were set, for print().
-stepsize_note <- function(x) {
-  s <- x$sampler
-  if (!inherits(s, c("bnn_sampler", "bnn_mclmc"))) return("")
-  sampler_stepsize_note(sampler_upgrade(s), x$warmup)
-}
+# How the step sizes of a fit were set, for print() (an approximation's
+# label has a method too: R/approx-fit.R).
+stepsize_note <- function(x) sampler_stepsize_note(sampler_upgrade(x$sampler), x$warmup)
 
 # A diagonal inverse metric: NULL (the identity) or positive finite numbers
 # (a zero, negative or non-finite entry freezes or breaks the chain).
@@ -208,8 +205,10 @@ sampler_c_settings <- function(s, warmup) {
        inv_metric = if (is.null(s$inv_metric)) NULL else as.double(s$inv_metric))
 }
 
-# ---- its methods of the sampler generics (R/sampler-class.R; cost:
-# chain_gradients(), R/run-cost.R) ----------------------------------------
+# ---- its methods of the sampler generics (R/sampler-class.R) ----------------
+
+# Stan's NUTS, its statistics under Stan's names (shinystan's NUTS pages).
+sampler_stan_algorithm.bnn_nuts <- function(sampler) "NUTS"
 
 sampler_kernel.bnn_nuts <- function(sampler, warmup, iter, dim = NULL, lr = NULL) {
   list(name = if (identical(sampler$kernel, 1L)) "hmc" else "nuts",

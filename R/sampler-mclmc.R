@@ -352,8 +352,7 @@ print.bnn_mclmc <- function(x, ...) {
   invisible(x)
 }
 
-# ---- its methods of the sampler generics (R/sampler-class.R; cost:
-# chain_gradients(), R/run-cost.R) ----------------------------------------
+# ---- its methods of the sampler generics (R/sampler-class.R) ----------------
 
 # MCLMC's run lives in its settings (the tuning's steps, n_samples, thin):
 # `iter` and `thin`, when given, set the sampling steps and thinning, and
@@ -372,6 +371,12 @@ sampler_default_thin.bnn_mclmc <- function(sampler) as.integer(sampler$thin)
 sampler_units.bnn_mclmc <- function(sampler) list(warmup = "tuning steps", phase = "tuning")
 
 sampler_stepsize_note.bnn_mclmc <- function(sampler, warmup) ""
+
+sampler_no_nuts_params.bnn_mclmc <- function(sampler) {
+  paste0("this fit used MCLMC, which has no tree depth, divergences or Hamiltonian ",
+         "energy. Its statistics (energy_change__, stepsize__, L__, ...) are in ",
+         "fit$sampler_stats; log_posterior(fit) and mcmc_trace() work.")
+}
 
 sampler_kernel.bnn_mclmc <- function(sampler, warmup, iter, dim = NULL, lr = NULL) {
   list(name = "mclmc",

@@ -72,13 +72,8 @@ format.bnn_pcn <- function(x, ...) {
           if (x$adapt_beta) sprintf(", tuned to acceptance %s", x$target_accept) else "")
 }
 
-# Errors for sampler/model combinations that cannot work, before any chain
-# runs (called by bnn_fit() and the CES engine): a generic of the sampler
-# classes (R/sampler-class.R), nothing by default.
-check_sampler_model <- function(sampler, prior) UseMethod("check_sampler_model")
-
-check_sampler_model.default <- function(sampler, prior) invisible(NULL)
-
+# pCN's proposal keeps only a Gaussian prior invariant (check_sampler_model(),
+# R/sampler-class.R).
 check_sampler_model.bnn_pcn <- function(sampler, prior) {
   if (!identical(prior$family, "normal"))
     stop("sampler = bnn_pcn() needs prior = bnn_prior(\"normal\"): pCN's proposal keeps ",

@@ -1,15 +1,16 @@
 # The samplers by name: the one list that bnn_fit(sampler = "<name>")
 # (as_sampler()) reads.  Each entry has the constructor of its settings
-# object (called without arguments); a protocol of the papers ("mile",
-# "dei") is a sampler object of its own class, whose methods give the
-# defaults of bnn_fit() it changes (R/sampler-protocol.R).  A new named
+# object (called without arguments), so that a name and its constructor's
+# object are the same fit; a protocol of the papers ("mile": bnn_mile(),
+# "dei": bnn_dei()) is a sampler object of its own class, whose methods
+# give the defaults of bnn_fit() it changes (R/sampler-protocol.R).  A new named
 # sampler is one line here; its class, C kernel and methods are described
 # in R/sampler-class.R.
 .sampler_registry <- list(
-  mile  = list(make = function() new_protocol(bnn_mclmc(), "mile")),
+  mile  = list(make = function() bnn_mile()),
   nuts  = list(make = function() bnn_nuts()),
   hmc   = list(make = function() bnn_hmc()),
-  dei   = list(make = function() new_protocol(bnn_nuts(), "dei")),
+  dei   = list(make = function() bnn_dei()),
   rwm   = list(make = function() bnn_rwm()),
   pcn   = list(make = function() bnn_pcn()),
   mclmc = list(make = function() bnn_mclmc()),
@@ -35,8 +36,8 @@
 # at the same test log density (default_budget_stack.R).  sampler = "mile"
 # keeps the paper's budget.
 default_sampler <- function() {
-  new_protocol(bnn_mclmc(n_tune = c(16000L, 2000L, 2000L), n_samples = 5000, thin = 10,
-                         normal = "ziggurat"), "mile")
+  bnn_mile(n_tune = c(16000L, 2000L, 2000L), n_samples = 5000, thin = 10,
+           normal = "ziggurat")
 }
 
 # A sampler settings object from a name of .sampler_registry or a settings

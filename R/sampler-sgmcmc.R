@@ -310,8 +310,7 @@ sg_prepare <- function(sampler, spec, inits, seed, warmup, iter, given_init) {
   list(sampler = sampler, inits = inits)
 }
 
-# ---- its methods of the sampler generics (R/sampler-class.R; cost:
-# chain_gradients(), R/run-cost.R) ----------------------------------------
+# ---- its methods of the sampler generics (R/sampler-class.R) ----------------
 
 sampler_units.bnn_sgmcmc <- function(sampler)
   list(warmup = "burn-in iterations", phase = "warm-up")

@@ -258,9 +258,8 @@ plot.bnn_modes <- function(x, type = c("neurons", "pairs", "function", "eigen"),
     stop("type = \"function\" needs a fit with one numeric predictor.", call. = FALSE)
   grid <- seq(min(mf[[pred]]), max(mf[[pred]]), length.out = 100)
   nd <- stats::setNames(data.frame(grid), pred)
-  sub <- network_only(fit)             # the network's chains, mode by mode
-  sub$draws <- fit$draws[x$iterations, fit$chain_status == "ok", , drop = FALSE]
-  sub$chain_status <- fit$chain_status[fit$chain_status == "ok"]
+  # the network's chains that did not fail, at the modes' draws
+  sub <- bnnfit_subset_chains(network_only(fit), fit$chain_status == "ok", x$iterations)
   mu <- predictive_params(sub, nd)$mu
   yname <- all.vars(fit$terms)[attr(fit$terms, "response")]
   lab_sub <- as.vector(x$labels[x$iterations, fit$chain_status == "ok"])

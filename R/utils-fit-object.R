@@ -62,7 +62,6 @@ X             | any        | model    | the (standardised) design matrix
 y_model       | any        | model    | the response on the model's scale (standardised or coded)
 waves         | list       | optional | chains = bnn_waves(): the log of the waves and their settings
 call          | any        | always   | the call that made the fit
-protocol      | character  | always   | the protocol's name (\"mile\", \"dei\", \"nuts\", ..., \"ces\", or the approximation's method)
 inits         | list       | optional | the chains' starting points (unconstrained scale)
 elapsed       | numeric    | always   | seconds the fit took
 cost_estimate | numeric    | optional | the cost estimated before the chains ran (seconds)
@@ -77,6 +76,14 @@ symmetries    | character  | optional | the method whose symmetries were removed
 stacking      | list       | optional | bnn_stack_chains(): the chains' weights in the predictive distribution, how they were computed
 mixture       | list       | optional | the default's check stacked two models: the other model's fit, the two weights, and kind (\"likelihood\" for the two networks)
 ")
+
+# Fields that fits of earlier versions have and this version no longer
+# writes: accepted by the validator (also a strict one) and read by no
+# code.
+#   protocol: the sampler's name as given ("mile", "dei", ...); the
+#             protocol is now the sampler object's class (bnn_mile(),
+#             bnn_dei(); sampler_protocol_name())
+.bnnfit_retired <- c("protocol")
 
 # Does `x` have the type `type` of the field table?  Cheap checks only
 # (the draws can be gigabytes: shapes and storage, never values).
@@ -97,7 +104,8 @@ bnnfit_field_ok <- function(x, type) {
 # Checks a fit's fields against the table: every "always" field present and
 # of its type, the per-chain fields as long as the chains, no field the
 # table does not know.  Returns the fit (invisibly) or stops naming the
-# field; an error here is a bug of the code that built the fit.  With
+# field; an error here is a bug of the code that built the fit.  A retired
+# field (.bnnfit_retired) of a fit saved by an earlier version is let be.  With
 # strict = FALSE (a copy of an existing fit, perhaps made by an older
 # version) fields the table does not list, or lacks, are let be; those
 # present are still checked.
@@ -107,7 +115,7 @@ validate_bnnfit <- function(fit, strict = TRUE) {
   bad <- function(...) stop("Invalid bnnfit (internal error): ", ..., call. = FALSE)
   if (!is.list(fit) || is.null(nms) || any(!nzchar(nms)) || anyDuplicated(nms))
     bad("its fields must be a list with distinct names.")
-  unknown <- setdiff(nms, tab$name)
+  unknown <- setdiff(nms, c(tab$name, .bnnfit_retired))
   if (strict && length(unknown))
     bad("field(s) ", paste0("'", unknown, "'", collapse = ", "), " are not fields of a fit.")
   missing <- setdiff(tab$name[tab$need == "always"], nms)
@@ -139,7 +147,7 @@ validate_bnnfit <- function(fit, strict = TRUE) {
 #           in the same shape), with the network's `spec`
 #   model:  the model of a formula fit (prepare_model()); its `spec` is
 #           not used (the chains' is)
-#   ...:    the run's fields (call, protocol, elapsed, ...)
+#   ...:    the run's fields (call, elapsed, ...)
 #   class:  subclasses before "bnnfit" (an approximation: "bnn_approx")
 # The fields are put in the table's order; optional fields that are NULL
 # are left out; the spec is stored without the training data (the fit has

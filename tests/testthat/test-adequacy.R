@@ -163,8 +163,9 @@ test_that("counts and binary responses use randomised quantile residuals, reprod
   expect_false(fb$convergence$adequacy$adequate)
   expect_identical(fb$convergence$adequacy$inputs, "x")
   # a check that fails says so in its line instead of vanishing
+  # (a seed set.seed() refuses, of the type the fit's constructor checks)
   bad <- fb
-  bad$seed <- "not a seed"
+  bad$seed <- NaN
   cv <- suppressWarnings(bnn_convergence(bad))
   expect_true(is.na(cv$adequacy$adequate))
   expect_match(format(cv)[["model_fit"]], "^could not be checked: ")

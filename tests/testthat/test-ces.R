@@ -150,6 +150,9 @@ test_that("the CES pipeline returns an ordinary bnnfit with its stage record", {
   expect_identical(unname(ths), unname(fit$draws[idx, 1, ]))
   expect_gt(attr(cs, "cor"), 0.9)
   expect_output(print(fit), "CES stages:.*calibration.*emulator.*sampling")
+  # its chains sample an emulated posterior of its own calibration run
+  expect_error(bnn_combine_chains(fit, fit),
+               "Argument 1 of '...' is a fit of calibration-emulation-sampling .*its chains cannot be combined")
   expect_output(print(fit), "emulated")
   expect_output(print(summary(fit)), "CES stages")
   p <- predict(fit, newdata = d[1:4, ], type = "interval")

@@ -86,6 +86,15 @@ test_that("chain_id and bnn_combine_chains() reject what they cannot use", {
                                     chain_id = 2, seed = 1, progress = FALSE,
                                     likelihood = "hetero_gaussian"))
   expect_error(bnn_combine_chains(a, other), "differ in their")
+  # the combination is built by the fit's constructor, whose validator is strict
+  b2 <- fit1(chain_id = 2, seed = 1)
+  ab <- bnn_combine_chains(a, b2)
+  expect_identical(bnnmc:::validate_bnnfit(unclass(ab)), unclass(ab))
+  expect_identical(ab$chain_id, 1:2)
+  # a fit of an earlier version that lacks a field every fit has now
+  old <- structure(unclass(b2)[setdiff(names(b2), "n_reverted")], class = "bnnfit")
+  expect_error(bnn_combine_chains(a, old),
+               "Argument 2 of '...' was made by an earlier version of bnnmc \\(it has no 'n_reverted'\\)")
   expect_error(bnn_combine_chains(a, 3), "Argument 2 of '...' is not a bnnfit")
   expect_error(bnn_combine_chains(), "at least one")
   expect_identical(bnn_combine_chains(a), a)

@@ -7,7 +7,11 @@ test_that("the default fit is MILE from a deep ensemble, with the documented net
   expect_identical(formals(bnn_fit)$activation, "tanh")
   fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2, seed = 1,
                  progress = FALSE)
-  expect_identical(fit$protocol, "mile")
+  # the protocol is its sampler object's class (no field of the fit)
+  expect_s3_class(fit$sampler, c("bnn_mile", "bnn_protocol", "bnn_mclmc", "bnn_sampler"),
+                  exact = TRUE)
+  expect_false("protocol" %in% names(fit))
+  expect_output(print(fit), "started from a deep ensemble \\(MILE\\)")
   # a numeric response: one sampled sigma and fan-in scaled weights
   expect_identical(fit$likelihood$family, "gaussian")
   expect_true(fit$prior$fan_in)
@@ -45,7 +49,7 @@ test_that("the default fit is MILE from a deep ensemble, with the documented net
   nuts <- suppressWarnings(bnn_fit(mpg ~ wt, data = mtcars, hidden = 2, chains = 1,
                                    sampler = "nuts", warmup = 20, iter = 10, seed = 1,
                                    progress = FALSE))
-  expect_identical(nuts$protocol, "nuts")
+  expect_s3_class(nuts$sampler, c("bnn_nuts", "bnn_sampler"), exact = TRUE)
   expect_true("treedepth__" %in% dimnames(nuts$sampler_stats)[[3]])
 })
 

@@ -90,6 +90,15 @@ test_that("parsnip arguments without meaning for MCMC are errors, epochs only wi
                            list(chains = 2, iter = 10, seed = 1)))
   expect_identical(mf$fit$ensemble$optimizer$epochs, 15L)
   expect_identical(mf$fit$activation, "identity")
+  # the sampler object says whether an ensemble is trained, and with which
+  # preset: a protocol given as an object as by its name
+  dei <- suppressWarnings(f(parsnip::mlp(hidden_units = 2, epochs = 12),
+                            list(sampler = bnn_dei(), chains = 1, iter = 10, seed = 1)))
+  expect_identical(dei$fit$ensemble$optimizer,
+                   bnn_optimizer_preset("dei", epochs = 12))
+  expect_error(f(parsnip::mlp(epochs = 10), list(sampler = bnn_mclmc())), "MCMC has no epochs")
+  expect_error(f(parsnip::mlp(epochs = 10), list(sampler = "mile", init = "random")),
+               "trains none \\(MCLMC.*init \"random\"\\)")
 })
 
 test_that("the engine works in a workflow with a recipe and fit_resamples()", {

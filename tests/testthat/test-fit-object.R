@@ -58,6 +58,33 @@ test_that("the constructor leaves out optional fields that are NULL and orders t
   expect_null(h$inv_metric)
 })
 
+test_that("a fit saved with the protocol field of earlier versions still works", {
+  fits <- lapply(1:2, function(id) suppressWarnings(
+    bnn_fit(y ~ x, data = fit_object_data(), hidden = 2, sampler = "nuts", chain_id = id,
+            warmup = 30, iter = 20, seed = 1, progress = FALSE)))
+  # as an earlier version built it: the sampler's name in `protocol`, after `call`
+  old_fit <- function(fit) {
+    f <- unclass(fit)
+    at <- match("call", names(f))
+    structure(c(f[seq_len(at)], list(protocol = "nuts"), f[-seq_len(at)]), class = "bnnfit")
+  }
+  old <- lapply(fits, old_fit)
+  expect_identical(bnnmc:::validate_bnnfit(unclass(old[[1]])), unclass(old[[1]]))
+  expect_identical(bnnmc:::validate_bnnfit(unclass(old[[1]]), strict = FALSE),
+                   unclass(old[[1]]))
+  expect_identical(capture.output(print(old[[1]])), capture.output(print(fits[[1]])))
+  nd <- fit_object_data()[1:3, ]
+  expect_identical(predict(old[[1]], newdata = nd), predict(fits[[1]], newdata = nd))
+  # copies keep it as it is; a combination is built anew, without it
+  expect_identical(bnnmc:::bnnfit_with(old[[1]], symmetries = "canonical")$protocol, "nuts")
+  comb <- bnn_combine_chains(old)
+  expect_false("protocol" %in% names(comb))
+  expect_identical(comb$draws, bnn_combine_chains(fits)$draws)
+  # a field no version had is still refused by the constructor's validator
+  expect_error(bnnmc:::validate_bnnfit(c(unclass(fits[[1]]), list(protokoll = 1))),
+               "'protokoll' are not fields")
+})
+
 test_that("a subset of the chains keeps every per-chain field in step", {
   fit <- suppressWarnings(bnn_fit(y ~ x, data = fit_object_data(), hidden = 2,
                                   sampler = "nuts", chains = 3, warmup = 30, iter = 20,
@@ -80,7 +107,16 @@ test_that("approximations and converted ensembles are built by the same construc
   fit <- as_bnnfit(ens)
   expect_identical(class(fit), c("bnn_approx", "bnnfit"))
   expect_true(all(names(fit) %in% bnnmc:::.bnnfit_fields$name))
-  expect_identical(fit$protocol, "ensemble")
+  expect_identical(format(fit$sampler), "Deep ensemble")
+  expect_false("protocol" %in% names(fit))
+  # its label answers the sampler generics print() asks (no step sizes)
+  expect_identical(bnnmc:::stepsize_note(fit), "")
+  expect_identical(bnnmc:::warmup_unit(fit$sampler), "iterations")
+  # update() refits by its call: an ensemble again (no fit), with the new call
+  up <- suppressWarnings(update(fit, members = 3))
+  expect_s3_class(up, "bnn_ensemble")
+  expect_identical(up$call$members, 3)
+  expect_identical(up$members, 3L)
   expect_true("inv_metric" %in% names(fit))
 })
 

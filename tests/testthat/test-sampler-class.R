@@ -49,6 +49,46 @@ test_that("the protocols' defaults come from their sampler objects", {
                    bnn_optimizer_preset("dei"))
 })
 
+test_that("the protocols' constructors are their names: the same object and the same fit", {
+  expect_identical(bnn_mile(), bnnmc:::as_sampler("mile"))
+  expect_identical(bnn_dei(), bnnmc:::as_sampler("dei"))
+  # the sampler's own settings pass through, the protocol's class stays
+  expect_s3_class(bnn_dei(adapt_delta = 0.95), c("bnn_dei", "bnn_protocol", "bnn_nuts",
+                                                 "bnn_sampler"), exact = TRUE)
+  expect_identical(bnn_dei(adapt_delta = 0.95)$adapt_delta, 0.95)
+  expect_identical(bnn_mile(n_samples = 200)$n_samples, bnn_mclmc(n_samples = 200)$n_samples)
+  expect_error(bnn_mile(thin = 0), "thin")
+  expect_output(print(bnn_mile()), "<bnn_mile> MILE: MCLMC")
+  expect_output(print(bnn_dei()), "<bnn_dei> DEI-MCMC: NUTS")
+  expect_identical(bnnmc:::sampler_protocol_name(bnn_mile()), "MILE")
+  expect_identical(bnnmc:::sampler_protocol_name(bnn_dei()), "DEI-MCMC")
+  expect_null(bnnmc:::sampler_protocol_name(bnn_nuts()))
+  # the default fit's sampler is MILE's, with the default budget
+  expect_s3_class(bnnmc:::default_sampler(), "bnn_mile")
+  fm <- mpg ~ wt
+  fit_by <- function(sampler, ...) suppressWarnings(
+    bnn_fit(fm, data = mtcars, hidden = 2, chains = 2, seed = 4, sampler = sampler,
+            ensemble = bnn_optimizer_preset("dei", epochs = 30), progress = FALSE, ...))
+  same_fit <- function(a, b) {
+    expect_identical(a$draws, b$draws)
+    expect_identical(a$sampler_stats, b$sampler_stats)
+    expect_identical(a$sampler, b$sampler)
+    expect_identical(a$inits, b$inits)
+    expect_false("protocol" %in% names(a))
+    drop <- c("call", "timing", "elapsed", "cost_estimate", "ensemble", "convergence")
+    expect_identical(unclass(a)[setdiff(names(a), drop)], unclass(b)[setdiff(names(b), drop)])
+  }
+  same_fit(fit_by("dei", iter = 30), fit_by(bnn_dei(), iter = 30))
+  mile <- fit_by("mile", warmup = 300, iter = 20)
+  same_fit(mile, fit_by(bnn_mile(), warmup = 300, iter = 20))
+  # the protocol is the sampler object's class, not a field of the fit
+  expect_null(mile$protocol)
+  expect_output(print(mile), "started from a deep ensemble \\(MILE\\)")
+  user <- fit_by(bnn_mclmc(), warmup = 300, iter = 20, init = "ensemble")
+  expect_identical(user$draws, mile$draws)
+  expect_output(print(user), "started from a deep ensemble \\(user\\)")
+})
+
 test_that("resolving a run returns a new sampler object and leaves the given one", {
   s <- bnn_mclmc(n_tune = c(80, 10, 10), n_samples = 50, thin = 5)
   r <- bnnmc:::sampler_resolve_run(s, 200L, 20L, 2L,

@@ -24,17 +24,13 @@ longer <- function(fit, times) {
   fit
 }
 
-# `fit` with its chains repeated `times` times (more chains in the same modes)
+# `fit` with its chains repeated `times` times (more chains in the same
+# modes), every per-chain field with them (the verdict takes its points
+# through the fit's constructor, which checks them)
 more_chains <- function(fit, times) {
-  K <- dim(fit$draws)[2]
-  idx <- rep(seq_len(K), times)
-  fit$draws <- fit$draws[, idx, , drop = FALSE]
-  fit$sampler_stats <- fit$sampler_stats[, idx, , drop = FALSE]
-  fit$chain_status <- fit$chain_status[idx]
-  fit$chain_id <- seq_along(idx)
-  fit$chains <- length(idx)
-  fit$convergence <- NULL
-  fit
+  idx <- rep(seq_len(dim(fit$draws)[2]), times)
+  bnnmc:::bnnfit_with(bnnmc:::bnnfit_subset_chains(fit, idx), chain_id = seq_along(idx),
+                      convergence = NULL)
 }
 
 test_that("a longer run is advised once; a fit that ran longer gets the next step instead", {
