@@ -37,13 +37,13 @@
 #'   Normal(0, 1) on every weight and bias (the papers') for a likelihood
 #'   given by name or object and for a factor response ([bnn_default]).
 #'   [prior_summary()] shows the prior of a fit.
-#' @param sampler `"mile"`, `"nuts"`, `"hmc"`, `"dei"`, `"rwm"`,
-#'   `"pcn"`, `"mclmc"`, `"sgld"`, `"psgld"`, `"sghmc"`, `"ces"`, or a
-#'   settings object ([bnn_nuts()], [bnn_mclmc()], [bnn_sgld()], [bnn_ces()],
-#'   ...).  `"dei"` (DEI-MCMC) and `"mile"` (MILE) start one chain (NUTS,
-#'   MCLMC) from each member of a deep ensemble, as the papers do.  Not
-#'   given, the default is MILE on a shorter budget in single precision
-#'   ([bnn_default]); `sampler = "mile"` runs the paper's budget.
+#' @param sampler `NULL` (the default: MILE on a shorter budget in single
+#'   precision, [bnn_default]), or `"mile"`, `"nuts"`, `"hmc"`, `"dei"`,
+#'   `"rwm"`, `"pcn"`, `"mclmc"`, `"sgld"`, `"psgld"`, `"sghmc"`, `"ces"`, or
+#'   a settings object ([bnn_mile()], [bnn_dei()], [bnn_nuts()],
+#'   [bnn_mclmc()], [bnn_sgld()], [bnn_ces()], ...).  `"dei"` (DEI-MCMC) and
+#'   `"mile"` (MILE) start one chain (NUTS, MCLMC) from each member of a
+#'   deep ensemble, as the papers do, on the papers' budget.
 #' @param chains Number of chains, or [bnn_waves()] settings (chains run in
 #'   waves until the chain-count bound for the modes found is met).
 #' @param warmup Warm-up (adaptation) budget per chain, not kept, in the
@@ -105,7 +105,7 @@
 #'                 iter = 200, seed = 42, progress = FALSE)
 #' nuts
 bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
-                    likelihood = NULL, family = NULL, prior = NULL, sampler = "mile",
+                    likelihood = NULL, family = NULL, prior = NULL, sampler = NULL,
                     chains = 4, warmup = NULL, iter = NULL, thin = NULL,
                     init = "random", seed = NULL, subset, na.action,
                     standardize = TRUE, ensemble = NULL, valid_data = NULL,
@@ -132,7 +132,7 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
                    likelihood = !is.null(likelihood) && !is_new_family(likelihood) &&
                      !default_family,
                    prior = !is.null(prior),
-                   sampler = !missing(sampler), init = given[["init"]],
+                   sampler = !is.null(sampler), init = given[["init"]],
                    ensemble = !is.null(ensemble), valid_data = !is.null(valid_data),
                    chain_id = !is.null(chain_id), waves = inherits(chains, "bnn_waves"))
   # family = gaussian() takes the default's fan-in prior (as the count and
@@ -150,7 +150,7 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   # the default (no sampler given): MILE with the default budget, in single
   # precision unless `precision` says otherwise (default_sampler()); a
   # sampler given by name or object runs as given, in double precision
-  default_run <- missing(sampler)
+  default_run <- is.null(sampler)
   sampler <- if (default_run) default_sampler() else as_sampler(sampler)
   waves <- NULL
   if (inherits(chains, "bnn_waves")) {

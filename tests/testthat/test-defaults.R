@@ -2,7 +2,10 @@
 # sets: vignette("benchmarks"), "Defaults for a first fit"); NUTS and the
 # papers' protocols are one argument away.
 test_that("the default fit is MILE from a deep ensemble, with the documented network", {
-  expect_identical(formals(bnn_fit)$sampler, "mile")
+  # sampler = NULL, the default: MILE on the default's budget
+  expect_true("sampler" %in% names(formals(bnn_fit)))
+  expect_null(formals(bnn_fit)$sampler)
+  expect_s3_class(bnnmc:::default_sampler(), "bnn_mile")
   expect_equal(eval(formals(bnn_fit)$hidden), c(16, 16))
   expect_identical(formals(bnn_fit)$activation, "tanh")
   fit <- bnn_fit(mpg ~ wt + hp, data = mtcars, hidden = 3, chains = 2, seed = 1,
