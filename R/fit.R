@@ -1,5 +1,5 @@
 # bnn_fit(), the user's function: its arguments, checked and resolved into a
-# run of the sampler, handed to the engine (R/fit-engine.R, fit_engine()).
+# run of the sampler, handed to the engine (R/fit-plan.R, fit_engine()).
 
 #' Fit a Bayesian neural network by MCMC
 #'
@@ -214,7 +214,7 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   lcheck <- !default_family && likelihood_check_applies(given_model, model, chains)
   check <- !lcheck && linear_check_applies(given_model, model)
   # a plain fit (something of the model, sampler or starts given, or the
-  # default's checks switched off): the sampler's engine (R/fit-engine.R;
+  # default's checks switched off): the sampler's engine (R/fit-plan.R;
   # CES has its own)
   plain <- any(given_model) || !isTRUE(getOption("bnnmc.prior_check", TRUE))
   if (plain && !lcheck && !check)

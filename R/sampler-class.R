@@ -41,7 +41,7 @@
 #   bytes_per_parameter()      memory per parameter of a fit          ces
 #   format()                   one line for print()                    every class
 #   fit_engine()               the engine of bnn_fit(); its default is ces (R/fit-ces.R)
-#                              in R/fit-engine.R
+#                              in R/fit-plan.R
 #
 # A new sampler plugs in with: its C kernel (src/, one line in
 # api_kernel.c's kernel_registry), a constructor returning
@@ -278,7 +278,7 @@ chain_sampler_seconds.default <- function(sampler, warmup, iter, dim) 0
 # The engine of bnn_fit(): the same arguments for every method (model:
 # prepare_model()'s list; the rest bnn_fit()'s checked arguments, the run
 # resolved by sampler_resolve_run()).  Its default, the engine of samplers
-# whose draws are their chains', is in R/fit-engine.R; the CES pipeline's
+# whose draws are their chains', is in R/fit-plan.R; the CES pipeline's
 # method in R/fit-ces.R (both run chains, which R/run-chains.R does on the
 # generics here: in a sampler's file they would make a loop of calls).
 fit_engine <- function(model, sampler, chains, warmup, iter, thin, init, seed, progress,

@@ -1,6 +1,6 @@
 # The fit object: its one constructor, new_bnnfit(), its validator and the
 # one list of its fields.  Every path that returns a fit ends here: the
-# chains of bnn_fit() (fit_engine(), R/fit-engine.R), the CES pipeline
+# chains of bnn_fit() (fit_engine(), R/fit-plan.R), the CES pipeline
 # (R/fit-ces.R), the approximations and as_bnnfit() (R/approx-fit.R) and
 # bnn_combine_chains() (R/run-combine.R); a copy with fields replaced
 # (the convergence verdict, the default model's check, draws with the
