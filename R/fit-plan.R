@@ -172,19 +172,59 @@ plan_fit_object <- function(plan, res, elapsed = NA_real_, ...) {
              plan$model, call = plan$call, elapsed = elapsed, ...)
 }
 
-# The chains of a started plan with waves (chains = bnn_waves()): wave
-# after wave until the chain-count bound is met (R/run-waves.R).
+# The chains of a started plan with waves (chains = bnn_waves(),
+# R/run-waves.R): wave after wave of chains, the modes of the chains so far
+# counted on their fit (bnn_chains_needed()), until the chain-count bound
+# for the modes found is met or max_chains have run.  Returns the run as
+# run_plans()'s element, with the waves' log.
 run_plan_waves <- function(plan) {
+  waves <- plan$waves
   simd <- character(0)
-  run_ids <- function(pos) {
-    r <- run_plans(list(plan), list(pos))[[1L]]
-    simd <<- union(simd, r$simd)
-    r$res
-  }
   t0 <- proc.time()[[3]]
-  wv <- run_waves(plan$waves, run_ids, function(res) plan_fit_object(plan, res),
-                  verbose = plan$render)
-  list(res = wv$res, elapsed = proc.time()[[3]] - t0, simd = simd, wave_log = wv$log)
+  res <- list()
+  log <- list()
+  w <- 0L
+  repeat {
+    w <- w + 1L
+    n0 <- length(res)
+    ids <- seq.int(n0 + 1L, min(waves$max_chains, n0 + waves$wave))
+    r <- run_plans(list(plan), list(ids))[[1L]]
+    res <- c(res, r$res)
+    simd <- union(simd, r$simd)
+    n <- length(res)
+    row <- data.frame(wave = w, chains = n, modes = NA_integer_, min_prob = NA_real_,
+                      bound = NA_integer_, note = "")
+    if (n >= waves$min_chains || n >= waves$max_chains) {
+      est <- tryCatch(withCallingHandlers(
+        do.call(bnn_chains_needed, c(list(plan_fit_object(plan, res), p = waves$p), waves$modes)),
+        bnnmc_chain_failure = function(cnd) invokeRestart("muffleWarning")),
+        error = function(e) e)
+      if (inherits(est, "error")) {
+        row$note <- paste("modes not estimated:", conditionMessage(est))
+      } else {
+        row$modes <- length(est$probs)
+        row$min_prob <- min(est$probs)
+        row$bound <- if (waves$bound == "exact" && !is.na(est$chains_exact))
+          est$chains_exact else est$chains
+      }
+    }
+    log[[w]] <- row
+    if (plan$render)
+      message(sprintf("wave %d: %d chains run%s", w, n,
+                      if (is.na(row$bound)) (if (nzchar(row$note)) paste0("; ", row$note) else "") else
+                        sprintf("; %d mode(s), smallest probability %.3f; bound for p = %s: %d chains",
+                                row$modes, row$min_prob, format(waves$p), row$bound)))
+    if (!is.na(row$bound) && n >= row$bound) break
+    if (n >= waves$max_chains) {
+      warn_cond(sprintf(paste0("max_chains = %d chains were run before the chain-count bound ",
+                               "was met (last bound: %s chains for p = %s)."),
+                        waves$max_chains, if (is.na(row$bound)) "not estimated" else row$bound,
+                        format(waves$p)), "bnnmc_waves_incomplete")
+      break
+    }
+  }
+  list(res = res, elapsed = proc.time()[[3]] - t0, simd = simd,
+       wave_log = do.call(rbind, log))
 }
 
 # The finished fit of a started plan from its run (run_plans()'s or
