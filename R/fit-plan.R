@@ -72,9 +72,10 @@ print.bnn_plan <- function(x, ...) {
   cat(sprintf("<bnn_plan> %s: %s network, %s likelihood, prior %s\n", x$label,
               paste(x$model$spec$sizes, collapse = "-"), x$model$likelihood$family,
               format(x$model$prior)))
-  cat(sprintf("  sampler %s, %d chain(s), %s warm-up and %s sampling transitions (thin %d), seed %s\n",
-              x$sampler$method, x$chains, format(x$warmup, big.mark = ","),
+  cat(sprintf("  %d chain(s), %s warm-up and %s sampling transitions (thin %d), seed %s\n",
+              x$chains, format(x$warmup, big.mark = ","),
               format(x$iter * x$thin, big.mark = ","), as.integer(x$thin), format(x$seed)))
+  cat("  sampler:", format(x$sampler), "\n")
   cost <- x$cost %||% if (!x$started) plan_cost(x)
   if (!is.null(cost))
     cat(sprintf("  estimated time %s (%s gradients per chain)\n", format_duration(cost$total),
