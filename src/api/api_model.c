@@ -106,10 +106,10 @@ SEXP C_model_grad_loop(SEXP spec, SEXP theta, SEXP n_rep) {
   return Rf_ScalarReal(lp);
 }
 
-/* Select the kernels: TRUE = best the CPU supports, FALSE = portable C, or
+/* Select the SIMD level: TRUE = best the CPU supports, FALSE = portable C, or
  * a name ("generic", "avx2+fma", "avx512": that one or the best below it
  * that the CPU supports).  NULL only reports.  Returns the name of the
- * kernels in use. */
+ * SIMD level in use. */
 SEXP C_simd(SEXP enable) {
   if (!Rf_isNull(enable)) {
     int level;
@@ -130,7 +130,7 @@ SEXP C_simd(SEXP enable) {
 }
 
 /* Elementwise exp, log1p, tanh or sigmoid of a double vector with the
- * kernels in use (for testing their accuracy against R's). */
+ * SIMD level in use (for testing their accuracy against R's). */
 SEXP C_vmath(SEXP which, SEXP x) {
   if (!Rf_isString(which) || XLENGTH(which) != 1)
     Rf_error("'which' must be \"exp\", \"log1p\", \"tanh\" or \"sigmoid\"");

@@ -40,7 +40,7 @@ bnn_diag_ws *bnn_diag_ws_init(void *mem, int n_iter, int n_chain, int kappa);
 void bnn_diag_load(bnn_diag_ws *ws, const double *x);
 /* Number of ESS values capped at S * log10(S) since bnn_diag_ws_init(). */
 int bnn_diag_n_capped(const bnn_diag_ws *ws);
-/* Use the portable autocovariance kernel even if the CPU has AVX2/FMA (for
+/* Use the portable autocovariance routine even if the CPU has AVX2/FMA (for
  * testing both; results differ by rounding only). */
 void bnn_diag_no_simd(bnn_diag_ws *ws);
 

@@ -23,10 +23,10 @@ static void lags8_portable(const double *a, int n, int t, double *out) {
   }
 }
 
-/* BNNMC_PORTABLE_ONLY: no AVX2 kernels (inst/benchmarks/f32 compiles this
+/* BNNMC_PORTABLE_ONLY: no AVX2 routines (inst/benchmarks/f32 compiles this
  * file with `double` meaning `float`) */
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(BNNMC_PORTABLE_ONLY)
-#define BNN_HAVE_AVX2_KERNEL 1
+#define BNN_HAVE_AVX2_ROUTINES 1
 #include <immintrin.h>
 __attribute__((target("avx2,fma"))) static void lags8_avx2(const double *a, int n,
                                                            int t, double *out) {
@@ -65,7 +65,7 @@ __attribute__((target("avx2,fma"))) static void lags8_avx2(const double *a, int 
 #endif
 
 void bnn_acov_lags8(const double *a, int n, int t, double *out, int avx2) {
-#ifdef BNN_HAVE_AVX2_KERNEL
+#ifdef BNN_HAVE_AVX2_ROUTINES
   if (avx2) {
     lags8_avx2(a, n, t, out);
     return;

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 /* out[k] += sum_{i=0}^{n-1-t-k} a[i] a[i+t+k], k = 0..7 (lags >= n add 0).
- * avx2 (only if bnn_cpu_has_avx2_fma()): the AVX2/FMA kernel, about five
+ * avx2 (only if bnn_cpu_has_avx2_fma()): the AVX2/FMA routine, about five
  * times faster, equal up to rounding. */
 void bnn_acov_lags8(const double *a, int n, int t, double *out, int avx2);
 
@@ -20,7 +20,7 @@ void bnn_acov_lags8(const double *a, int n, int t, double *out, int avx2);
  * with bnn_fft_partners(). */
 typedef struct {
   int L, log2L;
-  int avx2;                /* AVX2 kernels (bnn_acov_fft_sum only) */
+  int avx2;                /* AVX2 routines (bnn_acov_fft_sum only) */
   const double *tw;        /* 2L */
   const double *tw3;       /* 2L, bnn_acov_fft_sum only */
   const uint32_t *partner; /* L, bnn_acov_fft_sum only */
@@ -35,7 +35,7 @@ void bnn_acov_fft_sum(const bnn_acov_fft *f, const double *yc, int n, int m,
 
 /* Centres the series a and b (b may be NULL) of n values by their means
  * and gives acov_a[t] = sum_i a_i a_{i+t} / n (and acov_b likewise),
- * t < n, from one complex transform each way (portable kernel only). */
+ * t < n, from one complex transform each way (portable routine only). */
 void bnn_acov_fft_pair(const bnn_acov_fft *f, const double *a, const double *b,
                        int n, double *acov_a, double *acov_b);
 #endif

@@ -9,10 +9,10 @@
 #include <stdint.h>
 #include "fft.h"
 
-/* BNNMC_PORTABLE_ONLY: no AVX2 kernels (inst/benchmarks/f32 compiles this
+/* BNNMC_PORTABLE_ONLY: no AVX2 routines (inst/benchmarks/f32 compiles this
  * file with `double` meaning `float`) */
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(BNNMC_PORTABLE_ONLY)
-#define BNN_HAVE_AVX2_KERNEL 1
+#define BNN_HAVE_AVX2_ROUTINES 1
 #include <immintrin.h>
 int bnn_cpu_has_avx2_fma(void) {
   __builtin_cpu_init();
@@ -95,7 +95,7 @@ void bnn_fft_bitrev(double *re, double *im, int L) {
     outi = xr_ * wi_ + xi_ * wr_;                                             \
   } while (0)
 
-#ifdef BNN_HAVE_AVX2_KERNEL
+#ifdef BNN_HAVE_AVX2_ROUTINES
 /* x * w for two interleaved complex numbers per vector */
 __attribute__((target("avx2,fma"))) static inline __m256d cmul2(__m256d x, __m256d w) {
   __m256d wr = _mm256_movedup_pd(w), wi = _mm256_permute_pd(w, 0xF);
@@ -146,7 +146,7 @@ void bnn_fft_dif_padded(double *z, int L, const double *tw, const double *tw3,
          z[2 * (k + hh + q) + 1]);
   }
   for (hh = L >> 3; hh >= 2; hh >>= 2) {
-#ifdef BNN_HAVE_AVX2_KERNEL
+#ifdef BNN_HAVE_AVX2_ROUTINES
     if (avx2 && hh >= 4) {
       dif_pair_avx2(z, L, hh, tw, tw3);
       continue;
@@ -192,7 +192,7 @@ void bnn_fft_dif_padded(double *z, int L, const double *tw, const double *tw3,
  * multiply-adds (GCC does, with -march=native, even under
  * -ffp-contract=off) and change the last bits of MCLMC's tuning. */
 
-#ifdef BNN_HAVE_AVX2_KERNEL
+#ifdef BNN_HAVE_AVX2_ROUTINES
 /* the forward DIT stages of half-length hh = 2 (two k per vector) and
  * hh >= 4 (four k per vector); b = q * w is rounded as
  * (fma(qr, wr, -(qi wi)), fma(qi, wr, qr wi)) */
@@ -242,7 +242,7 @@ void bnn_fft_dit(double *re, double *im, int L, const double *tw, int inverse,
   double sgn = inverse ? -1.0 : 1.0;
   for (int len = 2; len <= L; len <<= 1) {
     int half = len >> 1;
-#ifdef BNN_HAVE_AVX2_KERNEL
+#ifdef BNN_HAVE_AVX2_ROUTINES
     if (avx2 && !inverse && half >= 2) {
       if (half == 2) dit_stage2_avx2(re, im, L, tw);
       else dit_stage_avx2(re, im, L, half, tw);

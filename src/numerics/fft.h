@@ -8,7 +8,7 @@
  * bit-reversed order, the decimation-in-time transform bit-reversed order
  * to natural order; bnn_fft_bitrev() permutes explicitly where needed.
  *
- * The AVX2/FMA kernels (avx2 = 1, only if bnn_cpu_has_avx2_fma()) differ
+ * The AVX2/FMA routines (avx2 = 1, only if bnn_cpu_has_avx2_fma()) differ
  * from the portable ones by rounding; everything else is exactly
  * reproducible across machines. */
 #ifndef BNNMC_FFT_H
@@ -42,7 +42,7 @@ void bnn_fft_dif_padded(double *z, int L, const double *tw, const double *tw3,
 
 /* DIT transform of re + i im (split; bit-reversed order in, natural order
  * out): forward (exponent -1) or, with inverse = 1, unnormalised inverse
- * (exponent +1).  The AVX2 kernel is used for forward transforms only. */
+ * (exponent +1).  The AVX2 routine is used for forward transforms only. */
 void bnn_fft_dit(double *re, double *im, int L, const double *tw, int inverse,
                  int avx2);
 #endif

@@ -1,6 +1,6 @@
 /* The isotropic-normal log prior's data term and gradient, for the
  * minibatch target (minibatch.c), where it costs as much as the likelihood
- * of a small batch.  Included by the kernel files with KSUF defined.
+ * of a small batch.  Included by the SIMD files with KSUF defined.
  *
  * grad[i] -= (theta[i] / s[i]) / s[i], the same operations as the scalar
  * loop of bnn_model_logprior, so the gradient is the same bit for bit on

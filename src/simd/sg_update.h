@@ -1,8 +1,8 @@
 /* The position and momentum updates of the stochastic-gradient kernels
  * (sgld.c, sghmc.c): one table per instruction set, compiled from
- * sg_update_impl.h in the kernel files (simd_generic.c, simd_avx2.c,
+ * sg_update_impl.h in the SIMD files (simd_generic.c, simd_avx2.c,
  * simd_avx512.c) with their options, and selected together with the
- * network's kernels (bnn_simd_select, simd.h).  Each update is the
+ * network's SIMD routines (bnn_simd_select, simd.h).  Each update is the
  * same sequence of correctly rounded multiplies and adds whatever the
  * instruction set (no contraction), so the draws do not depend on it. */
 #ifndef BNNMC_SG_UPDATE_H
@@ -25,6 +25,6 @@ extern const bnn_sg_updates bnn_sg_updates_avx2;
 extern const bnn_sg_updates bnn_sg_updates_avx512;
 #endif
 
-/* the selected table (set with the network's kernels, simd.c) */
+/* the selected table (set with the network's SIMD level, simd.c) */
 const bnn_sg_updates *bnn_sg_kern(void);
 #endif

@@ -1,5 +1,5 @@
 /* The position and momentum updates of the stochastic-gradient kernels
- * (sgld.c, sghmc.c; their table is sg_update.h), included by the kernel
+ * (sgld.c, sghmc.c; their table is sg_update.h), included by the SIMD
  * files with KSUF defined so that they are vectorised for each instruction
  * set.  Floating-point contraction
  * is switched off for them: each update is the same sequence of correctly
@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 /* GCC: a pragma, not an optimize attribute, so that these functions keep
- * the kernel file's other options (O3, its target) and inline each other */
+ * the SIMD file's other options (O3, its target) and inline each other */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC push_options
 #pragma GCC optimize("fp-contract=off")

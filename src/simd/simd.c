@@ -14,7 +14,7 @@ const bnn_sg_updates *bnn_sg_kern(void) { return sg_selected; }
 void bnn_simd_select(int level) {
   selected = &bnn_simd_generic;
   sg_selected = &bnn_sg_updates_generic;
-#ifdef BNNMC_HAVE_AVX2_KERNELS
+#ifdef BNNMC_HAVE_AVX2_ROUTINES
   if (level >= 1) {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {

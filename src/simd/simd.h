@@ -1,4 +1,4 @@
-/* Hot kernels of the network: elementwise transcendental functions and the
+/* Hot routines of the network: elementwise transcendental functions and the
  * dense-layer products.  Three implementations: portable C
  * (simd_generic.c), AVX2+FMA (simd_avx2.c) and AVX-512 F/DQ/VL
  * (simd_avx512.c), the last two compiled with target pragmas on x86-64
@@ -56,9 +56,9 @@ typedef struct {
 
 extern const bnn_simd_table bnn_simd_generic;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define BNNMC_HAVE_AVX2_KERNELS 1
+#define BNNMC_HAVE_AVX2_ROUTINES 1
 extern const bnn_simd_table bnn_simd_avx2;
-#define BNNMC_HAVE_AVX512_KERNELS 1
+#define BNNMC_HAVE_AVX512_ROUTINES 1
 extern const bnn_simd_table bnn_simd_avx512;
 #endif
 

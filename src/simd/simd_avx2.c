@@ -1,10 +1,10 @@
-/* AVX2 + FMA kernels, compiled for that instruction set by a target pragma
+/* AVX2 + FMA routines, compiled for that instruction set by a target pragma
  * and used only when the CPU reports both (see simd.c). */
 #include <stddef.h>
 #include "simd.h"
 #include "sg_update.h"
 
-#ifdef BNNMC_HAVE_AVX2_KERNELS
+#ifdef BNNMC_HAVE_AVX2_ROUTINES
 #if defined(__clang__)
 #pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
 #else
@@ -422,7 +422,7 @@ static inline double hsum(__m256d v) {
  * them when the goldens were recorded.  Left to the compiler, whether
  * r += x * y is fused depends on its flags and on how it vectorises the
  * loop (e.g. fused under -O1 -fsanitize=undefined), which moved the last
- * bits of the CES golden with the AVX2 kernels. */
+ * bits of the CES golden with the AVX2 routines. */
 __attribute__((optimize("fp-contract=off")))
 static void grad_w_avx2(const double *a, int lda, const double *d, int ldd,
                         int m, int fin, int fout, double *gW, double *gb) {
@@ -517,5 +517,5 @@ const bnn_sg_updates bnn_sg_updates_avx2 = {
 #endif
 #else
 /* not x86-64: nothing to compile here */
-typedef int bnnmc_no_avx2_kernels;
+typedef int bnnmc_no_avx2_routines;
 #endif

@@ -1,8 +1,8 @@
-/* AVX-512 kernels (F, DQ, VL), compiled for that instruction set by a target
+/* AVX-512 routines (F, DQ, VL), compiled for that instruction set by a target
  * pragma and used only when the CPU and the operating system support it
  * (see simd.c).
  *
- * What differs from the AVX2 kernels:
+ * What differs from the AVX2 routines:
  *  - exp and tanh use a 16-entry table of 2^(j/16), looked up with one
  *    two-register permute, so the polynomial is of degree 7 on
  *    |r| <= ln2/32 instead of degree 13 on |r| <= ln2/2; scalef applies the
@@ -15,7 +15,7 @@
 #include "simd.h"
 #include "sg_update.h"
 
-#ifdef BNNMC_HAVE_AVX512_KERNELS
+#ifdef BNNMC_HAVE_AVX512_ROUTINES
 #if defined(__clang__)
 #pragma clang attribute push(__attribute__((target("avx512f,avx512dq,avx512vl,avx2,fma"))), apply_to = function)
 #else
@@ -386,5 +386,5 @@ const bnn_sg_updates bnn_sg_updates_avx512 = {
 #endif
 #else
 /* not x86-64: nothing to compile here */
-typedef int bnnmc_no_avx512_kernels;
+typedef int bnnmc_no_avx512_routines;
 #endif

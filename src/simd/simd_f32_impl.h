@@ -1,10 +1,10 @@
-/* Single-precision network kernels in plain C, included by each kernel file
+/* Single-precision network routines in plain C, included by each SIMD file
  * with its own KSUF suffix and target options (as vmath_impl.h): the
  * portable build compiles them for baseline x86-64 / any CPU, the AVX2 file
  * lets the compiler vectorise them at 8 float lanes, the AVX-512 file
  * replaces dense and grad_w by intrinsics at 16 lanes.
  *
- * Conventions are those of the double kernels (simd.h), with float
+ * Conventions are those of the double routines (simd.h), with float
  * activations, deltas and weights; grad_w sums the m rows of one chunk in
  * float and adds each sum to the double gradient (so rounding error grows
  * with the chunk, BNN_CHUNK rows, not with n). */
@@ -66,7 +66,7 @@ static void KSUF(grad_w_f32)(const float *a, int lda, const float *d, int ldd,
 #endif
 
 /* a[i] = relu(z[i]) = z[i] > 0 ? z[i] : 0 (NaN and -0 give +0, as the
- * double kernels); branch free, so it vectorises (a branch on the sign of
+ * double routines); branch free, so it vectorises (a branch on the sign of
  * z mispredicted half the time and cost 40% of a ReLU gradient) */
 static void KSUF(relu_f32)(const float *z, float *a, int n) {
   for (int i = 0; i < n; i++) {

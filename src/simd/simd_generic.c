@@ -1,4 +1,4 @@
-/* Portable kernels (plain C; what CRAN's -O2 builds everywhere). */
+/* Portable routines (plain C; what CRAN's -O2 builds everywhere). */
 #include <stddef.h>
 #include "simd.h"
 #include "sg_update.h"

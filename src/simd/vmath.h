@@ -1,4 +1,4 @@
-/* Elementwise exp, log1p, tanh and sigmoid through the selected kernel
+/* Elementwise exp, log1p, tanh and sigmoid through the selected SIMD level
  * table (simd.h); accurate to a few ulp (absolute error ~1e-16 for tanh). */
 #ifndef BNNMC_VMATH_H
 #define BNNMC_VMATH_H

@@ -1,5 +1,5 @@
 /* Elementwise exp, log1p, tanh and sigmoid written so compilers vectorise them
- * (no branches, no calls).  Included by the kernel files with KSUF defined
+ * (no branches, no calls).  Included by the SIMD files with KSUF defined
  * to name the copies.
  *
  * exp(x): x = k ln2 + r with |r| <= ln2/2; p = exp(r) - 1 by the Taylor
@@ -17,11 +17,11 @@
 /* Benchmark builds only (inst/benchmarks/f32, the single-precision replay
  * of MCLMC): exp and expm1 from the C library, because the bit
  * manipulations below assume IEEE double (a 52-bit mantissa, exponent bias
- * 1023).  Never defined in the package build, so the package's kernels are
+ * 1023).  Never defined in the package build, so the package's routines are
  * unchanged; vexp, vlog1p, vtanh and vsigmoid below are shared. */
-static inline double KSUF(exp_kernel)(double x) { return exp(x); }
-static inline double KSUF(expm1_kernel)(double x) { return expm1(x); }
-static inline double KSUF(log1p_kernel)(double x) { return log1p(x); }
+static inline double KSUF(exp_core)(double x) { return exp(x); }
+static inline double KSUF(expm1_core)(double x) { return expm1(x); }
+static inline double KSUF(log1p_core)(double x) { return log1p(x); }
 #else
 static inline void KSUF(exp_parts)(double x, double *s, double *p) {
   const double log2e = 1.4426950408889634074;
@@ -48,13 +48,13 @@ static inline void KSUF(exp_parts)(double x, double *s, double *p) {
   *s = one.d;
 }
 
-static inline double KSUF(exp_kernel)(double x) {
+static inline double KSUF(exp_core)(double x) {
   double s, p;
   KSUF(exp_parts)(x, &s, &p);
   return s + s * p;
 }
 
-static inline double KSUF(expm1_kernel)(double x) {
+static inline double KSUF(expm1_core)(double x) {
   double s, p;
   KSUF(exp_parts)(x, &s, &p);
   return s * p + (s - 1.0);
@@ -71,7 +71,7 @@ static inline double KSUF(expm1_kernel)(double x) {
  * is a normal number for every x > -1; -1 gives -Inf, x < -1 NaN, +Inf
  * itself, NaN propagates.  Measured: within 1 ulp of the C library's log1p
  * (test-gradient.R). */
-static inline double KSUF(log1p_kernel)(double x) {
+static inline double KSUF(log1p_core)(double x) {
   const double ln2_hi = 6.93147180369123816490e-01; /* trailing zero bits: k ln2_hi exact */
   const double ln2_lo = 1.90821492927058770002e-10;
   double u = 1.0 + x;
@@ -98,11 +98,11 @@ static inline double KSUF(log1p_kernel)(double x) {
 #endif /* BNNMC_VMATH_LIBM */
 
 static void KSUF(vexp)(const double *x, double *out, int n) {
-  for (int i = 0; i < n; i++) out[i] = KSUF(exp_kernel)(x[i]);
+  for (int i = 0; i < n; i++) out[i] = KSUF(exp_core)(x[i]);
 }
 
 static void KSUF(vlog1p)(const double *x, double *out, int n) {
-  for (int i = 0; i < n; i++) out[i] = KSUF(log1p_kernel)(x[i]);
+  for (int i = 0; i < n; i++) out[i] = KSUF(log1p_core)(x[i]);
 }
 
 /* tanh(x) = sign(x) (-e) / (2 + e), e = expm1(-2|x|) in (-1, 0]; 2|x| is
@@ -112,7 +112,7 @@ static void KSUF(vtanh)(const double *x, double *out, int n) {
     double xi = x[i];
     double ax2 = 2.0 * fabs(xi);
     ax2 = ax2 > 40.0 ? 40.0 : ax2;
-    double e = KSUF(expm1_kernel)(-ax2);
+    double e = KSUF(expm1_core)(-ax2);
     out[i] = copysign(-e / (2.0 + e), xi);
   }
 }
@@ -122,7 +122,7 @@ static void KSUF(vsigmoid)(const double *x, double *out, int n) {
   for (int i = 0; i < n; i++) {
     double xi = x[i];
     double ax = xi < 0 ? -xi : xi;
-    double e = KSUF(exp_kernel)(-ax);
+    double e = KSUF(exp_core)(-ax);
     double num = xi >= 0 ? 1.0 : e;
     out[i] = num / (1.0 + e);
   }
