@@ -67,7 +67,7 @@ elapsed       | numeric    | always   | seconds the fit took
 cost_estimate | numeric    | optional | the cost estimated before the chains ran (seconds)
 precision     | character  | optional | the network's arithmetic: \"double\" or \"single\"
 ensemble      | list       | optional | the deep ensemble that gave the chains' starts
-simd          | character  | optional | the SIMD compute kernels the chains ran on
+simd          | character  | optional | the SIMD level the chains ran at
 ces           | list       | optional | CES: the times, gradient counts, calibration run, emulator and its checks
 approx        | list       | optional | an approximation's own results (method, summary, ...)
 convergence   | list       | optional | the convergence verdict of bnn_convergence() made at the end of the fit
