@@ -375,18 +375,19 @@ static inline double student_ll(const bnn_model *m, double ls, double nu, int mr
  * column k at k * BNN_CHUNK; either way the rows are computed in double by
  * the same formulas. */
 typedef struct {
-  const double *o;   /* outputs in double, or NULL */
-  const float *of;   /* outputs in float (the single-precision pass), or NULL */
-  double *d;         /* deltas dll/do in double, or NULL */
-  float *df;         /* deltas in float, or NULL (neither: no gradient) */
+  int single;        /* 1: float (of, df), 0: double (o, d) */
+  const double *o;   /* outputs in double */
+  const float *of;   /* outputs in float */
+  double *d;         /* deltas dll/do in double, or NULL (no gradient) */
+  float *df;         /* deltas in float, or NULL */
   double *t0, *t1;   /* scratch of BNN_CHUNK doubles each (t1: float only) */
 } lik_io;
 
 static inline double lik_out(const lik_io *io, size_t j) {
-  return io->of ? (double)io->of[j] : io->o[j];
+  return io->single ? (double)io->of[j] : io->o[j];
 }
 static inline void lik_delta(const lik_io *io, size_t j, double v) {
-  if (io->df)
+  if (io->single)
     io->df[j] = (float)v;
   else
     io->d[j] = v;
@@ -397,11 +398,20 @@ static inline void lik_delta(const lik_io *io, size_t j, double v) {
  * single-precision pass was the C library's log1p), in double row by row
  * from the C library, as the double pass has always taken it */
 static inline void lik_log1p_all(const lik_io *io, int mrows) {
-  if (io->of) bnn_vlog1p(io->t0, io->t1, mrows);
+  if (io->single) bnn_vlog1p(io->t0, io->t1, mrows);
 }
 static inline double lik_log1p(const lik_io *io, int i) {
-  return io->of ? io->t1[i] : log1p(io->t0[i]);
+  return io->single ? io->t1[i] : log1p(io->t0[i]);
 }
+
+/* lik_switch is compiled into each of its two callers (lik_chunk and
+ * lik_chunk_f32), where io->single is a constant: each copy reads and
+ * writes its own type with no test of it per row */
+#if defined(__GNUC__)
+#define LIK_SWITCH_INLINE static inline __attribute__((always_inline))
+#else
+#define LIK_SWITCH_INLINE static inline
+#endif
 
 /* The one switch over the likelihoods: the log-likelihood of a chunk's
  * mrows rows from their outputs (io), y pointing at the chunk's first row
@@ -409,12 +419,12 @@ static inline double lik_log1p(const lik_io *io, int i) {
  * g_extra[j] accumulates the gradient of the likelihood's own parameter j
  * (log sigma, log phi, log nu; at most two).  nb: the negative binomial's
  * per-evaluation numbers, or NULL to compute them here (without tables). */
-static double lik_switch(bnn_model *m, const double *theta, const lik_io *io,
-                         const double *y, int mrows, double *g_extra,
-                         const negbin_consts *nb) {
+LIK_SWITCH_INLINE double lik_switch(bnn_model *m, const double *theta, const lik_io *io,
+                                    const double *y, int mrows, double *g_extra,
+                                    const negbin_consts *nb) {
   double ll = 0.0, di;
   double *t0 = io->t0;
-  int grad = io->d || io->df, i;
+  int grad = io->single ? io->df != NULL : io->d != NULL, i;
   switch (m->lik) {
   case BNN_LIK_HETERO: {
     double *prec = t0;
@@ -444,7 +454,7 @@ static double lik_switch(bnn_model *m, const double *theta, const lik_io *io,
     double ls = gauss_log_sd(m, theta);
     double prec = exp(-2.0 * ls);
     double ss;
-    if (io->of) {
+    if (io->single) {
       /* in float the sum of squares in four partial sums: one serial sum
        * of 120 rows was a fifth of a gradient of the symmetry paper's
        * 1-3-1 network, waiting on the latency of each addition.  Still
@@ -614,7 +624,7 @@ static double lik_switch(bnn_model *m, const double *theta, const lik_io *io,
 static double lik_chunk(bnn_model *m, const double *theta,
                         const double *o, const double *y, int mrows,
                         double *d, double *g_extra) {
-  lik_io io = {.o = o, .d = d, .t0 = m->out_tmp};
+  lik_io io = {.single = 0, .o = o, .d = d, .t0 = m->out_tmp};
   return lik_switch(m, theta, &io, y, mrows, g_extra, NULL);
 }
 /* The weighted likelihood (a separate path, so unweighted models run the
@@ -822,7 +832,7 @@ static void act_backward_f32(bnn_model *m, const float *z, const float *a,
 static double lik_chunk_f32(bnn_model *m, const double *theta, const float *z,
                             const double *y, int mrows, float *d, double *g_extra,
                             const negbin_consts *nb) {
-  lik_io io = {.of = z, .df = d, .t0 = m->f_tmp, .t1 = m->f_tmp + BNN_CHUNK};
+  lik_io io = {.single = 1, .of = z, .df = d, .t0 = m->f_tmp, .t1 = m->f_tmp + BNN_CHUNK};
   return lik_switch(m, theta, &io, y, mrows, g_extra, nb);
 }
 
