@@ -47,14 +47,79 @@ static double eval_stat(bnn_diag_ws *ws, int code, double prob) {
   }
 }
 
-/* Checks a double array with three dimensions; returns them in d. */
-static void draws_dims(SEXP x, const char *arg, int *d) {
+/* Checks that argument arg, x, is a double matrix (ndim 2) or a double
+ * array with three dimensions (ndim 3), laid out as `layout` says (e.g.
+ * "draw, observation"); returns its dimensions in d. */
+static void dims_of(SEXP x, const char *arg, int ndim, const char *layout, int *d) {
   if (TYPEOF(x) != REALSXP)
-    Rf_error("'%s' must be a double array [iteration, chain, variable]", arg);
+    Rf_error("'%s' must be a double %s [%s]", arg, ndim == 2 ? "matrix" : "array", layout);
   SEXP dim = Rf_getAttrib(x, R_DimSymbol);
-  if (TYPEOF(dim) != INTSXP || Rf_length(dim) != 3)
-    Rf_error("'%s' must be a 3-dimensional array", arg);
-  for (int k = 0; k < 3; k++) d[k] = INTEGER(dim)[k];
+  if (TYPEOF(dim) != INTSXP || Rf_length(dim) != ndim) {
+    if (ndim == 2) Rf_error("'%s' must be a matrix [%s]", arg, layout);
+    Rf_error("'%s' must be a %d-dimensional array", arg, ndim);
+  }
+  for (int k = 0; k < ndim; k++) d[k] = INTEGER(dim)[k];
+}
+
+/* item(ctx, i, t) for every i in [0, n), on nth OpenMP threads (t: the
+ * thread's number, which picks its workspace), in blocks of per_thread x
+ * nth items with R_CheckUserInterrupt() between blocks, outside the
+ * parallel region; a thread takes chunk items at a time.  The items write
+ * to places of their own, so the results do not depend on nth. */
+static void over_blocks(int n, int nth, int per_thread, int chunk,
+                        void (*item)(void *ctx, int i, int t), void *ctx) {
+  const int block = per_thread * nth;
+#ifndef _OPENMP
+  (void) chunk;
+#endif
+  for (int i0 = 0; i0 < n; i0 += block) {
+    R_CheckUserInterrupt();
+    int i1 = n - i0 < block ? n : i0 + block;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nth) schedule(dynamic, chunk) if (nth > 1)
+#endif
+    for (int i = i0; i < i1; i++) item(ctx, i, bnn_thread_num());
+  }
+}
+
+/* C_diag's work for one variable v: its statistics' columns of the result
+ * and, when asked for, its chain-wise R-hat and moments */
+typedef struct {
+  bnn_diag_ws **wss;
+  const double *x, *probs;
+  const int *codes;
+  int n_stat, n_prob, n_var, n_chain;
+  size_t per_var;
+  double *r, *cw, *within, *between, *slope;
+} diag_job;
+
+static void diag_var(void *ctx, int v, int t) {
+  const diag_job *j = ctx;
+  bnn_diag_ws *ws = j->wss[t];
+  int n_chain = j->n_chain;
+  bnn_diag_load(ws, j->x + j->per_var * v);
+  int col = 0;
+  for (int s = 0; s < j->n_stat; s++) {
+    int code = j->codes[s];
+    if (STATS[code].per_prob) {
+      for (int k = 0; k < j->n_prob; k++)
+        j->r[v + (size_t) j->n_var * col++] = na_of(eval_stat(ws, code, j->probs[k]));
+    } else {
+      j->r[v + (size_t) j->n_var * col++] = na_of(eval_stat(ws, code, 0.0));
+    }
+  }
+  if (j->cw) {
+    double *o = j->cw + (size_t) n_chain * v;
+    bnn_diag_chainwise_rhat(ws, o);
+    for (int c = 0; c < n_chain; c++) o[c] = na_of(o[c]);
+  }
+  if (j->within) {
+    double *o = j->slope + (size_t) n_chain * v;
+    bnn_diag_moments(ws, j->within + v, j->between + v, o);
+    j->within[v] = na_of(j->within[v]);
+    j->between[v] = na_of(j->between[v]);
+    for (int c = 0; c < n_chain; c++) o[c] = na_of(o[c]);
+  }
 }
 
 /* x: double array [iteration, chain, variable]; stats: character vector;
@@ -70,7 +135,7 @@ static void draws_dims(SEXP x, const char *arg, int *d) {
 SEXP C_diag(SEXP x, SEXP stats, SEXP probs, SEXP kappa, SEXP chainwise,
             SEXP moments, SEXP simd, SEXP threads) {
   int d[3];
-  draws_dims(x, "x", d);
+  dims_of(x, "x", 3, "iteration, chain, variable", d);
   int n_iter = d[0], n_chain = d[1], n_var = d[2];
   if (n_iter < 1) Rf_error("'x' must have at least one iteration");
   if (n_chain < 1) Rf_error("'x' must have at least one chain");
@@ -111,74 +176,36 @@ SEXP C_diag(SEXP x, SEXP stats, SEXP probs, SEXP kappa, SEXP chainwise,
     if (no_simd) bnn_diag_no_simd(wss[t]);
   }
 
-  SEXP out = PROTECT(Rf_allocVector(VECSXP, 6));
-  SEXP names = PROTECT(Rf_allocVector(STRSXP, 6));
   const char *nms[6] = {"stats", "chainwise", "within", "between", "slope", "n_capped"};
-  for (int k = 0; k < 6; k++) SET_STRING_ELT(names, k, Rf_mkChar(nms[k]));
-  Rf_setAttrib(out, R_NamesSymbol, names);
-  SEXP res = PROTECT(Rf_allocMatrix(REALSXP, n_var, n_col));
+  SEXP out = PROTECT(bnn_named_list(6, nms));
+  diag_job job = {.wss = wss, .x = REAL(x), .probs = REAL(probs), .codes = codes,
+                  .n_stat = n_stat, .n_prob = n_prob, .n_var = n_var, .n_chain = n_chain,
+                  .per_var = (size_t) n_iter * n_chain};
+  SEXP res = Rf_allocMatrix(REALSXP, n_var, n_col);
   SET_VECTOR_ELT(out, 0, res);
-  double *cw = NULL, *within = NULL, *between = NULL, *slope = NULL;
+  job.r = REAL(res);
   if (do_cw) {
-    SEXP m = PROTECT(Rf_allocMatrix(REALSXP, n_chain, n_var));
+    SEXP m = Rf_allocMatrix(REALSXP, n_chain, n_var);
     SET_VECTOR_ELT(out, 1, m);
-    cw = REAL(m);
-    UNPROTECT(1);
+    job.cw = REAL(m);
   }
   if (do_mom) {
-    SEXP w = PROTECT(Rf_allocVector(REALSXP, n_var));
+    SEXP w = Rf_allocVector(REALSXP, n_var);
     SET_VECTOR_ELT(out, 2, w);
-    SEXP b = PROTECT(Rf_allocVector(REALSXP, n_var));
+    SEXP b = Rf_allocVector(REALSXP, n_var);
     SET_VECTOR_ELT(out, 3, b);
-    SEXP sl = PROTECT(Rf_allocMatrix(REALSXP, n_chain, n_var));
+    SEXP sl = Rf_allocMatrix(REALSXP, n_chain, n_var);
     SET_VECTOR_ELT(out, 4, sl);
-    within = REAL(w);
-    between = REAL(b);
-    slope = REAL(sl);
-    UNPROTECT(3);
+    job.within = REAL(w);
+    job.between = REAL(b);
+    job.slope = REAL(sl);
   }
 
-  size_t per_var = (size_t) n_iter * n_chain;
-  double *r = REAL(res);
-  const double *xp = REAL(x), *pr = REAL(probs);
-  const int block = 8 * nth;
-  for (int v0 = 0; v0 < n_var; v0 += block) {
-    R_CheckUserInterrupt();
-    int v1 = n_var - v0 < block ? n_var : v0 + block;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) schedule(dynamic, 1) if (nth > 1)
-#endif
-    for (int v = v0; v < v1; v++) {
-      bnn_diag_ws *ws = wss[bnn_thread_num()];
-      bnn_diag_load(ws, xp + per_var * v);
-      int col = 0;
-      for (int s = 0; s < n_stat; s++) {
-        int code = codes[s];
-        if (STATS[code].per_prob) {
-          for (int k = 0; k < n_prob; k++)
-            r[v + (size_t) n_var * col++] = na_of(eval_stat(ws, code, pr[k]));
-        } else {
-          r[v + (size_t) n_var * col++] = na_of(eval_stat(ws, code, 0.0));
-        }
-      }
-      if (cw) {
-        double *o = cw + (size_t) n_chain * v;
-        bnn_diag_chainwise_rhat(ws, o);
-        for (int c = 0; c < n_chain; c++) o[c] = na_of(o[c]);
-      }
-      if (within) {
-        double *o = slope + (size_t) n_chain * v;
-        bnn_diag_moments(ws, within + v, between + v, o);
-        within[v] = na_of(within[v]);
-        between[v] = na_of(between[v]);
-        for (int c = 0; c < n_chain; c++) o[c] = na_of(o[c]);
-      }
-    }
-  }
+  over_blocks(n_var, nth, 8, 1, diag_var, &job);
   int n_capped = 0;
   for (int t = 0; t < nth; t++) n_capped += bnn_diag_n_capped(wss[t]);
   SET_VECTOR_ELT(out, 5, Rf_ScalarInteger(n_capped));
-  UNPROTECT(3);
+  UNPROTECT(1);
   return out;
 }
 
@@ -190,12 +217,22 @@ SEXP C_diag(SEXP x, SEXP stats, SEXP probs, SEXP kappa, SEXP chainwise,
  * (bnn_diag_relative_eff), NA where that is NaN (a single iteration).  ll is
  * read in place; R_CheckUserInterrupt() runs between blocks of
  * observations, outside the parallel region. */
+typedef struct {
+  bnn_diag_ws **wss;
+  const double *ll;
+  int S;
+  double *r;
+} reff_job;
+
+static void reff_obs(void *ctx, int i, int t) {
+  const reff_job *j = ctx;
+  j->r[i] = na_of(bnn_diag_relative_eff(j->wss[t], j->ll + (size_t) j->S * i));
+}
+
 SEXP C_relative_eff(SEXP ll, SEXP n_chain, SEXP threads) {
-  if (TYPEOF(ll) != REALSXP) Rf_error("'ll' must be a double matrix [draw, observation]");
-  SEXP dim = Rf_getAttrib(ll, R_DimSymbol);
-  if (TYPEOF(dim) != INTSXP || Rf_length(dim) != 2)
-    Rf_error("'ll' must be a matrix [draw, observation]");
-  int S = INTEGER(dim)[0], n_obs = INTEGER(dim)[1];
+  int d[2];
+  dims_of(ll, "ll", 2, "draw, observation", d);
+  int S = d[0], n_obs = d[1];
   int M = Rf_asInteger(n_chain);
   if (M == NA_INTEGER || M < 1) Rf_error("'n_chain' must be a whole number >= 1");
   if (S < 1 || S % M != 0)
@@ -208,20 +245,8 @@ SEXP C_relative_eff(SEXP ll, SEXP n_chain, SEXP threads) {
   for (int t = 0; t < nth; t++) wss[t] = bnn_diag_reff_ws_init(R_alloc(bytes, 1), n_iter, M);
 
   SEXP out = PROTECT(Rf_allocVector(REALSXP, n_obs));
-  double *r = REAL(out);
-  const double *lp = REAL(ll);
-  const int block = 64 * nth;
-  for (int i0 = 0; i0 < n_obs; i0 += block) {
-    R_CheckUserInterrupt();
-    int i1 = n_obs - i0 < block ? n_obs : i0 + block;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) schedule(dynamic, 4) if (nth > 1)
-#endif
-    for (int i = i0; i < i1; i++) {
-      bnn_diag_ws *ws = wss[bnn_thread_num()];
-      r[i] = na_of(bnn_diag_relative_eff(ws, lp + (size_t) S * i));
-    }
-  }
+  reff_job job = {.wss = wss, .ll = REAL(ll), .S = S, .r = REAL(out)};
+  over_blocks(n_obs, nth, 64, 4, reff_obs, &job);
   UNPROTECT(1);
   return out;
 }
@@ -230,9 +255,7 @@ SEXP C_relative_eff(SEXP ll, SEXP n_chain, SEXP threads) {
  * Returns the cumulative LPPD, a matrix [iteration, chain]. */
 SEXP C_cumulative_lppd(SEXP ll) {
   int d[3];
-  if (TYPEOF(ll) != REALSXP)
-    Rf_error("'loglik' must be a double array [iteration, chain, observation]");
-  draws_dims(ll, "loglik", d);
+  dims_of(ll, "loglik", 3, "iteration, chain, observation", d);
   if (d[0] < 1 || d[1] < 1 || d[2] < 1)
     Rf_error("'loglik' must have at least one iteration, chain and observation");
   SEXP out = PROTECT(Rf_allocMatrix(REALSXP, d[0], d[1]));
@@ -260,11 +283,9 @@ SEXP C_cumulative_lppd(SEXP ll) {
  * Returns an integer vector (one per chain): first iteration at which the
  * stopping rule fires, NA if never. */
 SEXP C_lppd_stop(SEXP lppd, SEXP eps, SEXP window) {
-  if (TYPEOF(lppd) != REALSXP) Rf_error("'cum_lppd' must be a double matrix [iteration, chain]");
-  SEXP dim = Rf_getAttrib(lppd, R_DimSymbol);
-  if (TYPEOF(dim) != INTSXP || Rf_length(dim) != 2)
-    Rf_error("'cum_lppd' must be a matrix [iteration, chain]");
-  int n_iter = INTEGER(dim)[0], n_chain = INTEGER(dim)[1];
+  int d[2];
+  dims_of(lppd, "cum_lppd", 2, "iteration, chain", d);
+  int n_iter = d[0], n_chain = d[1];
   double e = Rf_asReal(eps);
   if (!(e > 0) || !isfinite(e)) Rf_error("'epsilon' must be a positive number");
   int w = Rf_asInteger(window);
@@ -285,12 +306,36 @@ SEXP C_lppd_stop(SEXP lppd, SEXP eps, SEXP window) {
  * pointwise columns, without the weights.  r_eff: one relative efficiency
  * per observation.  Columns are spread over `threads` OpenMP threads; the
  * result does not depend on their number. */
+typedef struct {
+  bnn_psis_pair **wss;
+  double **cols;
+  const double *x, *r_eff;
+  int S, n_obs;
+  double *op, *lwp, *kp;   /* loo's result, or the log weights and k */
+} psis_job;
+
+static void psis_obs(void *ctx, int i, int t) {
+  const psis_job *j = ctx;
+  int S = j->S;
+  const double *xi = j->x + (size_t) S * i;
+  if (!j->op) {
+    j->kp[i] = na_of(bnn_psis(xi, S, j->r_eff[i], j->lwp + (size_t) S * i, j->wss[t]));
+    return;
+  }
+  double *lr = j->cols[t], *lw = j->cols[t] + S;
+  for (int s = 0; s < S; s++) lr[s] = -xi[s];
+  double k = bnn_psis(lr, S, j->r_eff[i], lw, j->wss[t]);
+  /* elpd_loo = log sum w_s p(y_i | theta_s), lpd = log mean p(y_i | theta_s) */
+  for (int s = 0; s < S; s++) lw[s] += xi[s];
+  j->op[i] = na_of(bnn_log_sum_exp(lw, S));
+  j->op[i + j->n_obs] = na_of(bnn_log_sum_exp(xi, S) - log((double) S));
+  j->op[i + 2 * (size_t) j->n_obs] = na_of(k);
+}
+
 SEXP C_psis(SEXP x, SEXP r_eff, SEXP loo, SEXP threads) {
-  if (TYPEOF(x) != REALSXP) Rf_error("'x' must be a double matrix [draw, observation]");
-  SEXP dim = Rf_getAttrib(x, R_DimSymbol);
-  if (TYPEOF(dim) != INTSXP || Rf_length(dim) != 2)
-    Rf_error("'x' must be a matrix [draw, observation]");
-  int S = INTEGER(dim)[0], n_obs = INTEGER(dim)[1];
+  int d[2];
+  dims_of(x, "x", 2, "draw, observation", d);
+  int S = d[0], n_obs = d[1];
   if (S < 2) Rf_error("'x' must have at least 2 draws");
   if (TYPEOF(r_eff) != REALSXP || Rf_length(r_eff) != n_obs)
     Rf_error("'r_eff' must be a double vector with one value per observation (%d)", n_obs);
@@ -304,48 +349,23 @@ SEXP C_psis(SEXP x, SEXP r_eff, SEXP loo, SEXP threads) {
     /* loo: a column's log ratios and log weights; else the result's own */
     cols[t] = is_loo ? (double *) R_alloc(2 * (size_t) S, sizeof(double)) : NULL;
   }
-  SEXP out, lw_m = R_NilValue, k_v = R_NilValue;
+  psis_job job = {.wss = wss, .cols = cols, .x = REAL(x), .r_eff = REAL(r_eff), .S = S,
+                  .n_obs = n_obs};
+  SEXP out;
   if (is_loo) {
     out = PROTECT(Rf_allocMatrix(REALSXP, n_obs, 3));
+    job.op = REAL(out);
   } else {
-    out = PROTECT(Rf_allocVector(VECSXP, 2));
-    lw_m = Rf_allocMatrix(REALSXP, S, n_obs);
+    const char *nms[2] = {"log_weights", "pareto_k"};
+    out = PROTECT(bnn_named_list(2, nms));
+    SEXP lw_m = Rf_allocMatrix(REALSXP, S, n_obs);
     SET_VECTOR_ELT(out, 0, lw_m);
-    k_v = Rf_allocVector(REALSXP, n_obs);
+    SEXP k_v = Rf_allocVector(REALSXP, n_obs);
     SET_VECTOR_ELT(out, 1, k_v);
-    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 2));
-    SET_STRING_ELT(nm, 0, Rf_mkChar("log_weights"));
-    SET_STRING_ELT(nm, 1, Rf_mkChar("pareto_k"));
-    Rf_setAttrib(out, R_NamesSymbol, nm);
-    UNPROTECT(1);
+    job.lwp = REAL(lw_m);
+    job.kp = REAL(k_v);
   }
-  const double *xp = REAL(x), *re = REAL(r_eff);
-  double *op = is_loo ? REAL(out) : NULL;
-  double *lwp = is_loo ? NULL : REAL(lw_m), *kp = is_loo ? NULL : REAL(k_v);
-  const int block = 64 * nth;
-  for (int i0 = 0; i0 < n_obs; i0 += block) {
-    R_CheckUserInterrupt();
-    int i1 = n_obs - i0 < block ? n_obs : i0 + block;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nth) schedule(dynamic, 4) if (nth > 1)
-#endif
-    for (int i = i0; i < i1; i++) {
-      int t = bnn_thread_num();
-      const double *xi = xp + (size_t) S * i;
-      if (!is_loo) {
-        kp[i] = na_of(bnn_psis(xi, S, re[i], lwp + (size_t) S * i, wss[t]));
-        continue;
-      }
-      double *lr = cols[t], *lw = cols[t] + S;
-      for (int s = 0; s < S; s++) lr[s] = -xi[s];
-      double k = bnn_psis(lr, S, re[i], lw, wss[t]);
-      /* elpd_loo = log sum w_s p(y_i | theta_s), lpd = log mean p(y_i | theta_s) */
-      for (int s = 0; s < S; s++) lw[s] += xi[s];
-      op[i] = na_of(bnn_log_sum_exp(lw, S));
-      op[i + n_obs] = na_of(bnn_log_sum_exp(xi, S) - log((double) S));
-      op[i + 2 * (size_t) n_obs] = na_of(k);
-    }
-  }
+  over_blocks(n_obs, nth, 64, 4, psis_obs, &job);
   UNPROTECT(1);
   return out;
 }

@@ -191,8 +191,7 @@ double bnn_act_apply1(int act, double x) {
 
 /* The homoscedastic Gaussian's log sd (sampled or fixed), and its
  * log-likelihood of mrows rows from their sum of squared residuals ss
- * (adding the gradient in log sd to *g_extra when sigma is sampled): one
- * formula for lik_chunk and the single-precision pass. */
+ * (adding the gradient in log sd to *g_extra when sigma is sampled). */
 static inline double gauss_log_sd(const bnn_model *m, const double *theta) {
   return m->lik == BNN_LIK_GAUSS ? theta[m->n_net] : log(m->sigma_fixed);
 }
@@ -220,9 +219,9 @@ static inline double log_add_exp(double a, double b) {
   return a > b ? a + log1p(exp(b - a)) : b + log1p(exp(a - b));
 }
 
-/* Rows of the count and Student-t likelihoods, one formula for lik_chunk
- * (double) and lik_chunk_f32 (the single-precision pass): each returns the
- * row's log density and writes its output gradient to *d unless d is NULL.
+/* Rows of the count and Student-t likelihoods (lik_switch's cases): each
+ * returns the row's log density and writes its output gradient to *d
+ * unless d is NULL.
  * The transcendental parts come in as arguments (exp from bnn_vexp, log1p
  * from the C library in double, from bnn_vlog1p in single precision). */
 
@@ -262,6 +261,48 @@ static inline double negbin_lgd(double yi, double phi, double u, double lg_phi,
     if (grad) *dgd = digamma_pos(yi + phi) - dg_phi;
   }
   return lgd;
+}
+
+/* The negative binomial's numbers that are one per evaluation (phi is the
+ * same for every row): lgamma(phi), digamma(phi) (when grad) and, with
+ * table and phi < 1e15, the small counts' lgamma and digamma differences as
+ * tables, lgd[y] and dgd[y] for y < NEGBIN_SMALL, built by negbin_lgd's
+ * recurrence in its order of multiplications and additions, so that a row
+ * reads the very numbers negbin_lgd would compute for it (without a loop
+ * over k < y and a log per row).  The single-precision pass builds the
+ * tables once per evaluation; the double pass (per chunk, or per row when
+ * weighted) goes without them. */
+typedef struct {
+  double u, phi, lg_phi, dg_phi;
+  int table;
+  double lgd[NEGBIN_SMALL], dgd[NEGBIN_SMALL];
+} negbin_consts;
+
+static void negbin_consts_set(negbin_consts *nb, double u, int grad, int table) {
+  nb->u = u;
+  nb->phi = exp(u);
+  nb->lg_phi = lgamma(nb->phi);
+  nb->dg_phi = grad ? digamma_pos(nb->phi) : 0.0;
+  nb->table = table && nb->phi < 1e15;
+  if (!nb->table) return;
+  double pr = 1.0, dg = 0.0;
+  for (int k = 0; k < NEGBIN_SMALL; k++) {
+    nb->lgd[k] = log(pr);
+    nb->dgd[k] = dg;
+    pr *= nb->phi + k;
+    if (grad) dg += 1.0 / (nb->phi + k);
+  }
+}
+
+/* The lgamma and digamma differences of a row with count yi (negbin_lgd):
+ * from the tables of nb when it has them, else by negbin_lgd */
+static inline double negbin_row_lgd(const negbin_consts *nb, double yi, int grad, double *dgd) {
+  if (nb->table && yi >= 0.0 && yi < NEGBIN_SMALL) {
+    int k = (int)yi;   /* negbin_lgd's trip count */
+    *dgd = grad ? nb->dgd[k] : 0.0;
+    return nb->lgd[k];
+  }
+  return negbin_lgd(yi, nb->phi, nb->u, nb->lg_phi, nb->dg_phi, grad, dgd);
 }
 
 /* The negative binomial in r = mu / phi, so that a large phi (the Poisson
@@ -326,36 +367,84 @@ static inline double student_ll(const bnn_model *m, double ls, double nu, int mr
   return ll;
 }
 
-/* Log-likelihood of rows [r0, r0 + m) from outputs o (BNN_CHUNK x n_out);
- * when d is not NULL, d <- dll/do and g_extra[j] accumulates the gradient
- * of the likelihood's own parameter j (log sigma, log phi, log nu; at most
- * two). */
-static double lik_chunk(bnn_model *m, const double *theta,
-                        const double *o, const double *y, int mrows,
-                        double *d, double *g_extra) {
-  double ll = 0.0;
-  int i;
+/* A chunk's network outputs and their deltas as the likelihoods read and
+ * write them: in double (the double pass, and the single-precision pass's
+ * weighted rows) or in float (the single-precision pass, which reads its
+ * float outputs and writes float deltas straight, with no pass converting
+ * the chunk to double and back).  Outputs and deltas are BNN_CHUNK x n_out,
+ * column k at k * BNN_CHUNK; either way the rows are computed in double by
+ * the same formulas. */
+typedef struct {
+  int single;        /* 1: float (of, df), 0: double (o, d) */
+  const double *o;   /* outputs in double */
+  const float *of;   /* outputs in float */
+  double *d;         /* deltas dll/do in double, or NULL (no gradient) */
+  float *df;         /* deltas in float, or NULL */
+  double *t0, *t1;   /* scratch of BNN_CHUNK doubles each (t1: float only) */
+} lik_io;
+
+static inline double lik_out(const lik_io *io, size_t j) {
+  return io->single ? (double)io->of[j] : io->o[j];
+}
+static inline void lik_delta(const lik_io *io, size_t j, double v) {
+  if (io->single)
+    io->df[j] = (float)v;
+  else
+    io->d[j] = v;
+}
+
+/* log1p of the scratch t0's rows: in float all at once into t1 by
+ * bnn_vlog1p (within an ulp of the C library's; what the rows cost in the
+ * single-precision pass was the C library's log1p), in double row by row
+ * from the C library, as the double pass has always taken it */
+static inline void lik_log1p_all(const lik_io *io, int mrows) {
+  if (io->single) bnn_vlog1p(io->t0, io->t1, mrows);
+}
+static inline double lik_log1p(const lik_io *io, int i) {
+  return io->single ? io->t1[i] : log1p(io->t0[i]);
+}
+
+/* lik_switch is compiled into each of its two callers (lik_chunk and
+ * lik_chunk_f32), where io->single is a constant: each copy reads and
+ * writes its own type with no test of it per row */
+#if defined(__GNUC__)
+#define LIK_SWITCH_INLINE static inline __attribute__((always_inline))
+#else
+#define LIK_SWITCH_INLINE static inline
+#endif
+
+/* The one switch over the likelihoods: the log-likelihood of a chunk's
+ * mrows rows from their outputs (io), y pointing at the chunk's first row
+ * of the response's first column; with deltas in io, they get dll/do and
+ * g_extra[j] accumulates the gradient of the likelihood's own parameter j
+ * (log sigma, log phi, log nu; at most two).  nb: the negative binomial's
+ * per-evaluation numbers, or NULL to compute them here (without tables). */
+LIK_SWITCH_INLINE double lik_switch(bnn_model *m, const double *theta, const lik_io *io,
+                                    const double *y, int mrows, double *g_extra,
+                                    const negbin_consts *nb) {
+  double ll = 0.0, di;
+  double *t0 = io->t0;
+  int grad = io->single ? io->df != NULL : io->d != NULL, i;
   switch (m->lik) {
   case BNN_LIK_HETERO: {
-    const double *mu = o, *lsd = o + BNN_CHUNK;
-    double *prec = m->out_tmp;
+    double *prec = t0;
     for (i = 0; i < mrows; i++) {
-      double ls = lsd[i];
+      double ls = lik_out(io, i + BNN_CHUNK);
       ls = ls < LOG_SD_MIN ? LOG_SD_MIN : (ls > LOG_SD_MAX ? LOG_SD_MAX : ls);
       prec[i] = -2.0 * ls;
     }
     bnn_vexp(prec, prec, mrows);
     for (i = 0; i < mrows; i++) {
-      double ls = lsd[i];
+      double lsd = lik_out(io, i + BNN_CHUNK), ls = lsd;
       int clipped = !(ls > LOG_SD_MIN && ls < LOG_SD_MAX);
       ls = ls < LOG_SD_MIN ? LOG_SD_MIN : (ls > LOG_SD_MAX ? LOG_SD_MAX : ls);
-      if (lsd[i] != lsd[i]) ls = lsd[i]; /* keep NaN visible */
-      double r = y[i] - mu[i];
+      if (lsd != lsd) ls = lsd; /* keep NaN visible */
+      double r = y[i] - lik_out(io, i);
       double r2p = r * r * prec[i];
       ll += -HALF_LOG_2PI - ls - 0.5 * r2p;
-      if (d) {
-        d[i] = r * prec[i];
-        d[i + BNN_CHUNK] = clipped ? 0.0 : (r2p - 1.0);
+      if (grad) {
+        lik_delta(io, i, r * prec[i]);
+        lik_delta(io, i + BNN_CHUNK, clipped ? 0.0 : (r2p - 1.0));
       }
     }
     break;
@@ -364,42 +453,78 @@ static double lik_chunk(bnn_model *m, const double *theta,
   case BNN_LIK_GAUSS_FIXED: {
     double ls = gauss_log_sd(m, theta);
     double prec = exp(-2.0 * ls);
-    double ss = 0.0;
-    for (i = 0; i < mrows; i++) {
-      double r = y[i] - o[i];
-      ss += r * r;
-      if (d) d[i] = r * prec;
+    double ss;
+    if (io->single) {
+      /* in float the sum of squares in four partial sums: one serial sum
+       * of 120 rows was a fifth of a gradient of the symmetry paper's
+       * 1-3-1 network, waiting on the latency of each addition.  Still
+       * accumulated in double. */
+      const float *z = io->of;
+      float *d = io->df;
+      double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+      for (i = 0; i + 4 <= mrows; i += 4) {
+        double e0 = y[i] - (double)z[i], e1 = y[i + 1] - (double)z[i + 1];
+        double e2 = y[i + 2] - (double)z[i + 2], e3 = y[i + 3] - (double)z[i + 3];
+        s0 += e0 * e0;
+        s1 += e1 * e1;
+        s2 += e2 * e2;
+        s3 += e3 * e3;
+        if (d) {
+          d[i] = (float)(e0 * prec);
+          d[i + 1] = (float)(e1 * prec);
+          d[i + 2] = (float)(e2 * prec);
+          d[i + 3] = (float)(e3 * prec);
+        }
+      }
+      for (; i < mrows; i++) {
+        double e = y[i] - (double)z[i];
+        s0 += e * e;
+        if (d) d[i] = (float)(e * prec);
+      }
+      ss = (s0 + s1) + (s2 + s3);
+    } else {
+      const double *o = io->o;
+      double *d = io->d;
+      ss = 0.0;
+      for (i = 0; i < mrows; i++) {
+        double r = y[i] - o[i];
+        ss += r * r;
+        if (d) d[i] = r * prec;
+      }
     }
     ll = gauss_ll(m, mrows, ls, prec, ss, g_extra);
     break;
   }
   case BNN_LIK_BERNOULLI:
     for (i = 0; i < mrows; i++) {
-      double eta = o[i];
+      double eta = lik_out(io, i);
       /* log(1 + exp(eta)) computed stably */
       double sp = eta > 0 ? eta + log1p(exp(-eta)) : log1p(exp(eta));
       ll += y[i] * eta - sp;
-      if (d) {
+      if (grad) {
         double s = eta >= 0 ? 1.0 / (1.0 + exp(-eta))
                             : exp(eta) / (1.0 + exp(eta));
-        d[i] = y[i] - s;
+        lik_delta(io, i, y[i] - s);
       }
     }
     break;
   case BNN_LIK_CATEGORICAL: {
     int K = bnn_model_n_out(m);
     for (i = 0; i < mrows; i++) {
-      double mx = o[i];
-      for (int k = 1; k < K; k++)
-        if (o[i + k * BNN_CHUNK] > mx) mx = o[i + k * BNN_CHUNK];
+      double mx = lik_out(io, i);
+      for (int k = 1; k < K; k++) {
+        double ok = lik_out(io, i + (size_t)k * BNN_CHUNK);
+        if (ok > mx) mx = ok;
+      }
       double se = 0.0;
-      for (int k = 0; k < K; k++) se += exp(o[i + k * BNN_CHUNK] - mx);
+      for (int k = 0; k < K; k++) se += exp(lik_out(io, i + (size_t)k * BNN_CHUNK) - mx);
       double lse = mx + log(se);
       int yi = (int)y[i];
-      ll += o[i + yi * BNN_CHUNK] - lse;
-      if (d) {
+      ll += lik_out(io, i + (size_t)yi * BNN_CHUNK) - lse;
+      if (grad) {
         for (int k = 0; k < K; k++)
-          d[i + k * BNN_CHUNK] = (k == yi ? 1.0 : 0.0) - exp(o[i + k * BNN_CHUNK] - lse);
+          lik_delta(io, i + (size_t)k * BNN_CHUNK,
+                    (k == yi ? 1.0 : 0.0) - exp(lik_out(io, i + (size_t)k * BNN_CHUNK) - lse));
       }
     }
     break;
@@ -408,27 +533,34 @@ static double lik_chunk(bnn_model *m, const double *theta,
     /* y points at row r0 of the count column; the offset and
      * lgamma(count + 1) are m->n and 2 m->n further on */
     const double *off = y + m->n, *lfact = y + 2 * (size_t)m->n;
-    double *mu = m->out_tmp;
-    for (i = 0; i < mrows; i++) mu[i] = o[i] + off[i];
+    double *mu = t0;
+    for (i = 0; i < mrows; i++) mu[i] = lik_out(io, i) + off[i];
     bnn_vexp(mu, mu, mrows);
-    for (i = 0; i < mrows; i++)
-      ll += poisson_row(o[i] + off[i], y[i], mu[i], lfact[i], d ? d + i : NULL);
+    for (i = 0; i < mrows; i++) {
+      ll += poisson_row(lik_out(io, i) + off[i], y[i], mu[i], lfact[i], grad ? &di : NULL);
+      if (grad) lik_delta(io, i, di);
+    }
     break;
   }
   case BNN_LIK_NEGBIN: {
     const double *off = y + m->n, *lfact = y + 2 * (size_t)m->n;
-    double u = theta[m->n_net], phi = exp(u);
-    double lg_phi = lgamma(phi), dg_phi = g_extra ? digamma_pos(phi) : 0.0;
-    double ge = 0.0;
-    double *rr = m->out_tmp;
-    for (i = 0; i < mrows; i++) rr[i] = o[i] + off[i] - u;
+    negbin_consts own;
+    if (!nb) {
+      negbin_consts_set(&own, theta[m->n_net], g_extra != NULL, 0);
+      nb = &own;
+    }
+    double u = nb->u, phi = nb->phi, ge = 0.0, gi;
+    double *rr = t0;   /* r = mu / phi */
+    for (i = 0; i < mrows; i++) rr[i] = lik_out(io, i) + off[i] - u;
     bnn_vexp(rr, rr, mrows);
+    lik_log1p_all(io, mrows);
     for (i = 0; i < mrows; i++) {
-      double yi = y[i], dgd, gi, q, c;
-      double lgd = negbin_lgd(yi, phi, u, lg_phi, dg_phi, g_extra != NULL, &dgd);
+      double yi = y[i], dgd, q, c;
+      double lgd = negbin_row_lgd(nb, yi, g_extra != NULL, &dgd);
       negbin_qc(rr[i], yi, phi, &q, &c);
-      ll += negbin_row(o[i] + off[i], yi, lfact[i], q, c, log1p(rr[i]), phi, u, lgd, dgd,
-                       d ? d + i : NULL, g_extra ? &gi : NULL);
+      ll += negbin_row(lik_out(io, i) + off[i], yi, lfact[i], q, c, lik_log1p(io, i), phi, u,
+                       lgd, dgd, grad ? &di : NULL, g_extra ? &gi : NULL);
+      if (grad) lik_delta(io, i, di);
       if (g_extra) ge += gi;
     }
     if (g_extra) g_extra[0] += phi * ge;
@@ -439,23 +571,31 @@ static double lik_chunk(bnn_model *m, const double *theta,
     double nu = m->nu_fixed > 0 ? m->nu_fixed : exp(theta[m->n_net + 1]);
     double inv = exp(-2.0 * ls) / nu;             /* 1 / (nu sigma^2) */
     double s1 = 0.0, s2 = 0.0;
+    double *z = t0;
     for (i = 0; i < mrows; i++) {
-      double r = y[i] - o[i];
-      double z = r * r * inv;
-      s1 += log1p(z);
-      s2 += student_row(r, z, nu, inv, d ? d + i : NULL);
+      double r = y[i] - lik_out(io, i);
+      z[i] = r * r * inv;
+    }
+    lik_log1p_all(io, mrows);
+    for (i = 0; i < mrows; i++) {
+      s1 += lik_log1p(io, i);
+      s2 += student_row(y[i] - lik_out(io, i), z[i], nu, inv, grad ? &di : NULL);
+      if (grad) lik_delta(io, i, di);
     }
     ll = student_ll(m, ls, nu, mrows, s1, s2, g_extra);
     break;
   }
   case BNN_LIK_BINOMIAL: {
     const double *tr = y + m->n, *off = y + 2 * (size_t)m->n, *lch = y + 3 * (size_t)m->n;
-    double *e = m->out_tmp;                      /* exp(-|eta|), one exp per row */
-    for (i = 0; i < mrows; i++) e[i] = -fabs(o[i] + off[i]);
+    double *e = t0;                              /* exp(-|eta|), one exp per row */
+    for (i = 0; i < mrows; i++) e[i] = -fabs(lik_out(io, i) + off[i]);
     bnn_vexp(e, e, mrows);
-    for (i = 0; i < mrows; i++)
-      ll += binom_row(o[i] + off[i], e[i], log1p(e[i]), y[i], tr[i], lch[i],
-                      d ? d + i : NULL);
+    lik_log1p_all(io, mrows);
+    for (i = 0; i < mrows; i++) {
+      ll += binom_row(lik_out(io, i) + off[i], e[i], lik_log1p(io, i), y[i], tr[i], lch[i],
+                      grad ? &di : NULL);
+      if (grad) lik_delta(io, i, di);
+    }
     break;
   }
   case BNN_LIK_MGAUSS: {
@@ -463,11 +603,11 @@ static double lik_chunk(bnn_model *m, const double *theta,
     int K = bnn_model_n_out(m);
     double ls = log(m->sigma_fixed), prec = exp(-2.0 * ls), ss = 0.0;
     for (int k = 0; k < K; k++) {
-      const double *yk = y + (size_t)k * m->n, *ok = o + (size_t)k * BNN_CHUNK;
+      const double *yk = y + (size_t)k * m->n;
       for (i = 0; i < mrows; i++) {
-        double r = yk[i] - ok[i];
+        double r = yk[i] - lik_out(io, i + (size_t)k * BNN_CHUNK);
         ss += r * r;
-        if (d) d[i + k * BNN_CHUNK] = r * prec;
+        if (grad) lik_delta(io, i + (size_t)k * BNN_CHUNK, r * prec);
       }
     }
     ll = -(double)mrows * K * (HALF_LOG_2PI + ls) - 0.5 * ss * prec;
@@ -479,6 +619,14 @@ static double lik_chunk(bnn_model *m, const double *theta,
   return ll;
 }
 
+/* Log-likelihood of rows [r0, r0 + m) from outputs o (BNN_CHUNK x n_out)
+ * in double; d (or NULL) and g_extra as lik_switch.  Scratch: m->out_tmp. */
+static double lik_chunk(bnn_model *m, const double *theta,
+                        const double *o, const double *y, int mrows,
+                        double *d, double *g_extra) {
+  lik_io io = {.single = 0, .o = o, .d = d, .t0 = m->out_tmp};
+  return lik_switch(m, theta, &io, y, mrows, g_extra, NULL);
+}
 /* The weighted likelihood (a separate path, so unweighted models run the
  * code above unchanged): row i contributes w_i * log p(y_i | theta), and its
  * output gradients are scaled by w_i.  Rows go one at a time through
@@ -677,133 +825,23 @@ static void act_backward_f32(bnn_model *m, const float *z, const float *a,
   }
 }
 
-/* The negative binomial's numbers that are one per evaluation (phi is the
- * same for every row): lgamma(phi), digamma(phi) and, when phi < 1e15, the
- * small counts' lgamma and digamma differences as tables, lgd[y] and dgd[y]
- * for y < NEGBIN_SMALL, built by negbin_lgd's recurrence in its order of
- * multiplications and additions, so that a row reads the very numbers
- * negbin_lgd would compute for it (without a loop over k < y and a log per
- * row). */
-typedef struct {
-  double u, phi, lg_phi, dg_phi;
-  int table;
-  double lgd[NEGBIN_SMALL], dgd[NEGBIN_SMALL];
-} negbin_consts;
-
-static void negbin_consts_set(negbin_consts *nb, double u, int grad) {
-  nb->u = u;
-  nb->phi = exp(u);
-  nb->lg_phi = lgamma(nb->phi);
-  nb->dg_phi = grad ? digamma_pos(nb->phi) : 0.0;
-  nb->table = nb->phi < 1e15;
-  if (!nb->table) return;
-  double pr = 1.0, dg = 0.0;
-  for (int k = 0; k < NEGBIN_SMALL; k++) {
-    nb->lgd[k] = log(pr);
-    nb->dgd[k] = dg;
-    pr *= nb->phi + k;
-    if (grad) dg += 1.0 / (nb->phi + k);
-  }
-}
-
-/* lik_chunk for the Poisson, negative binomial, Student-t and binomial
- * likelihoods, unweighted, in the single-precision pass: the outputs z read
- * straight from float, the deltas written straight to float (d, or NULL),
- * and the rows computed in double by the double path's row functions, with
- * log1p vectorised (bnn_vlog1p, within an ulp of the C library's) and the
- * negative binomial's small counts from the tables of nb (NULL for the
- * others).  What the rows cost in lik_chunk was not the conversions of the
- * outputs and deltas but the C library's log1p and the negative binomial's
- * product and log per row.  Scratch: m->f_tmp, two chunks of doubles. */
+/* lik_switch in the single-precision pass, unweighted: the outputs z read
+ * straight from float, the deltas written straight to float (d, or NULL);
+ * nb: the negative binomial's numbers with their tables (NULL for the other
+ * likelihoods).  Scratch: m->f_tmp, two chunks of doubles. */
 static double lik_chunk_f32(bnn_model *m, const double *theta, const float *z,
                             const double *y, int mrows, float *d, double *g_extra,
                             const negbin_consts *nb) {
-  double *t0 = m->f_tmp, *t1 = m->f_tmp + BNN_CHUNK;
-  double ll = 0.0, di;
-  int i;
-  switch (m->lik) {
-  case BNN_LIK_POISSON: {
-    const double *off = y + m->n, *lfact = y + 2 * (size_t)m->n;
-    for (i = 0; i < mrows; i++) t0[i] = (double)z[i] + off[i];
-    bnn_vexp(t0, t0, mrows);
-    for (i = 0; i < mrows; i++) {
-      ll += poisson_row((double)z[i] + off[i], y[i], t0[i], lfact[i], d ? &di : NULL);
-      if (d) d[i] = (float)di;
-    }
-    break;
-  }
-  case BNN_LIK_NEGBIN: {
-    const double *off = y + m->n, *lfact = y + 2 * (size_t)m->n;
-    double u = nb->u, phi = nb->phi, ge = 0.0, gi;
-    for (i = 0; i < mrows; i++) t0[i] = (double)z[i] + off[i] - u;
-    bnn_vexp(t0, t0, mrows);     /* r = mu / phi */
-    bnn_vlog1p(t0, t1, mrows);
-    for (i = 0; i < mrows; i++) {
-      double yi = y[i], q, c, lgd, dgd;
-      negbin_qc(t0[i], yi, phi, &q, &c);
-      if (nb->table && yi >= 0.0 && yi < NEGBIN_SMALL) {
-        int k = (int)yi;   /* negbin_lgd's trip count */
-        lgd = nb->lgd[k];
-        dgd = g_extra ? nb->dgd[k] : 0.0;
-      } else {
-        lgd = negbin_lgd(yi, phi, u, nb->lg_phi, nb->dg_phi, g_extra != NULL, &dgd);
-      }
-      ll += negbin_row((double)z[i] + off[i], yi, lfact[i], q, c, t1[i], phi, u, lgd, dgd,
-                       d ? &di : NULL, g_extra ? &gi : NULL);
-      if (d) d[i] = (float)di;
-      if (g_extra) ge += gi;
-    }
-    if (g_extra) g_extra[0] += phi * ge;
-    break;
-  }
-  case BNN_LIK_STUDENT: {
-    double ls = theta[m->n_net];
-    double nu = m->nu_fixed > 0 ? m->nu_fixed : exp(theta[m->n_net + 1]);
-    double inv = exp(-2.0 * ls) / nu;             /* 1 / (nu sigma^2) */
-    double s1 = 0.0, s2 = 0.0;
-    for (i = 0; i < mrows; i++) {
-      double r = y[i] - (double)z[i];
-      t0[i] = r * r * inv;
-    }
-    bnn_vlog1p(t0, t1, mrows);
-    for (i = 0; i < mrows; i++) {
-      s1 += t1[i];
-      s2 += student_row(y[i] - (double)z[i], t0[i], nu, inv, d ? &di : NULL);
-      if (d) d[i] = (float)di;
-    }
-    ll = student_ll(m, ls, nu, mrows, s1, s2, g_extra);
-    break;
-  }
-  case BNN_LIK_BINOMIAL: {
-    const double *tr = y + m->n, *off = y + 2 * (size_t)m->n, *lch = y + 3 * (size_t)m->n;
-    for (i = 0; i < mrows; i++) t0[i] = -fabs((double)z[i] + off[i]);
-    bnn_vexp(t0, t0, mrows);     /* exp(-|eta|) */
-    bnn_vlog1p(t0, t1, mrows);
-    for (i = 0; i < mrows; i++) {
-      ll += binom_row((double)z[i] + off[i], t0[i], t1[i], y[i], tr[i], lch[i],
-                      d ? &di : NULL);
-      if (d) d[i] = (float)di;
-    }
-    break;
-  }
-  default:
-    ll = NAN;
-  }
-  return ll;
-}
-
-static inline int lik_has_f32(int lik) {
-  return lik == BNN_LIK_POISSON || lik == BNN_LIK_NEGBIN || lik == BNN_LIK_STUDENT ||
-         lik == BNN_LIK_BINOMIAL;
+  lik_io io = {.single = 1, .of = z, .df = d, .t0 = m->f_tmp, .t1 = m->f_tmp + BNN_CHUNK};
+  return lik_switch(m, theta, &io, y, mrows, g_extra, nb);
 }
 
 /* loglik_rows() with the network in float: X's rows come from the float
- * copy, or are converted per chunk (minibatch models); the Gaussian's and
- * (unweighted) the count and Student-t likelihoods read the float outputs
- * and write float deltas themselves, the others' outputs come back to
- * double for lik_chunk (the double code), whose output deltas go to float
- * for the backward pass; grad_w_f32 adds each chunk's float sums to the
- * double gradient. */
+ * copy, or are converted per chunk (minibatch models); the likelihood
+ * (lik_chunk_f32, unweighted) reads the float outputs and writes float
+ * deltas itself, the weighted rows' outputs come back to double for
+ * lik_chunk_weighted, whose output deltas go to float for the backward
+ * pass; grad_w_f32 adds each chunk's float sums to the double gradient. */
 static double loglik_rows_f32(bnn_model *m, const double *theta, double *grad,
                               int row_begin, int row_end, int weighted) {
   const bnn_simd_table *K = bnn_simd();
@@ -812,9 +850,8 @@ static double loglik_rows_f32(bnn_model *m, const double *theta, double *grad,
   for (int i = 0; i < m->n_net; i++) th[i] = (float)theta[i];
   double ll = 0.0, g_extra[2] = {0.0, 0.0};
   if (grad) memset(grad, 0, sizeof(double) * (size_t)m->dim);
-  int own_lik = !weighted && lik_has_f32(m->lik);
   negbin_consts nb;
-  if (own_lik && m->lik == BNN_LIK_NEGBIN) negbin_consts_set(&nb, theta[m->n_net], grad != NULL);
+  if (!weighted && m->lik == BNN_LIK_NEGBIN) negbin_consts_set(&nb, theta[m->n_net], grad != NULL, 1);
   for (int r0 = row_begin; r0 < row_end; r0 += BNN_CHUNK) {
     int mrows = row_end - r0 < BNN_CHUNK ? row_end - r0 : BNN_CHUNK;
     const float *xin = m->f_X ? m->f_X + r0 : m->f_x;
@@ -845,44 +882,13 @@ static double loglik_rows_f32(bnn_model *m, const double *theta, double *grad,
       off += BNN_CHUNK * fout;
     }
     float *dcur = m->f_d, *dnext = m->f_d2;
-    if (!weighted && (m->lik == BNN_LIK_GAUSS || m->lik == BNN_LIK_GAUSS_FIXED)) {
-      /* lik_chunk's Gaussian case read straight from the float outputs,
-       * its deltas written straight to float (no passes converting the
-       * chunk to double and back), and the sum of squares in four partial
-       * sums: one serial sum of 120 rows was a fifth of a gradient of
-       * the symmetry paper's 1-3-1 network, waiting on the latency of
-       * each addition.  Still accumulated in double. */
-      double ls = gauss_log_sd(m, theta);
-      double prec = exp(-2.0 * ls);
-      double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-      const double *y = m->y + r0;
-      int i = 0;
-      for (; i + 4 <= mrows; i += 4) {
-        double e0 = y[i] - (double)z[i], e1 = y[i + 1] - (double)z[i + 1];
-        double e2 = y[i + 2] - (double)z[i + 2], e3 = y[i + 3] - (double)z[i + 3];
-        s0 += e0 * e0;
-        s1 += e1 * e1;
-        s2 += e2 * e2;
-        s3 += e3 * e3;
-        if (grad) {
-          dcur[i] = (float)(e0 * prec);
-          dcur[i + 1] = (float)(e1 * prec);
-          dcur[i + 2] = (float)(e2 * prec);
-          dcur[i + 3] = (float)(e3 * prec);
-        }
-      }
-      for (; i < mrows; i++) {
-        double e = y[i] - (double)z[i];
-        s0 += e * e;
-        if (grad) dcur[i] = (float)(e * prec);
-      }
-      ll += gauss_ll(m, mrows, ls, prec, (s0 + s1) + (s2 + s3), grad ? g_extra : NULL);
-      if (!grad) continue;
-    } else if (own_lik) {
+    if (!weighted) {
       ll += lik_chunk_f32(m, theta, z, m->y + r0, mrows, grad ? dcur : NULL,
                           grad ? g_extra : NULL, m->lik == BNN_LIK_NEGBIN ? &nb : NULL);
       if (!grad) continue;
     } else {
+      /* weighted rows go one at a time through the double code
+       * (lik_chunk_weighted): the outputs to double, the deltas back */
       double *o = m->z;   /* BNN_CHUNK x n_out doubles */
       for (int k = 0; k < nout; k++)
         for (int i = 0; i < mrows; i++)
