@@ -128,7 +128,7 @@ static void diag_var(void *ctx, int v, int t) {
  * Returns list(stats = [variable, column] matrix, chainwise = [chain,
  * variable] matrix or NULL, within, between (vectors) and slope ([chain,
  * variable]) or NULL, n_capped = number of capped ESS values).  simd: FALSE
- * forces the portable autocovariance kernel.  threads: number of OpenMP
+ * forces the portable autocovariance routine.  threads: number of OpenMP
  * threads over variables (each with its own workspace; results do not
  * depend on it); R_CheckUserInterrupt() runs between blocks of variables,
  * outside the parallel region. */

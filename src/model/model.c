@@ -786,7 +786,7 @@ static double loglik_rows(bnn_model *m, const double *theta, double *grad,
 /* ------------------------------------------------- single precision -- */
 
 /* a[i] = act(z[i]) in float: tanh, relu and identity natively, the other
- * activations through the double kernel (converted both ways) */
+ * activations through the double routine (converted both ways) */
 static void act_forward_f32(bnn_model *m, const float *z, float *a, int n) {
   const bnn_simd_table *K = bnn_simd();
   int i;
@@ -946,7 +946,7 @@ double bnn_model_logprior(const bnn_model *m, const double *theta, double *grad)
   const double *s = m->prior_scale, *c = m->prior_logc;
   int i, n = m->n_net;
   if (m->prior == BNN_PRIOR_NORMAL) {
-    /* u = theta / s and the gradient by the SIMD kernel, a block at a
+    /* u = theta / s and the gradient by the SIMD routine, a block at a
      * time, then the log density from u in the serial order it always had */
     double ub[256];
     const bnn_simd_table *K = bnn_simd();
