@@ -39,6 +39,17 @@
 #' efficiencies (`r_eff`) are computed per chain, as loo recommends, so
 #' poorly mixing chains lower them instead of being ignored.
 #'
+#' @section Many observations:
+#' PSIS, the relative efficiencies and every pointwise value belong to one
+#' observation, so `loo()` and `waic()` compute them a block of
+#' observations at a time and put loo's objects of the blocks together:
+#' the same result as from the whole `[draw, observation]` log-likelihood
+#' matrix, in the memory of a block (2,000 draws of a million observations
+#' would be 16 GB).  Moment matching recomputes the observations it
+#' improves and needs no more.  Only `save_psis = TRUE`, which keeps the
+#' importance weights of every draw and observation, computes the whole
+#' matrix.
+#'
 #' @section Stacked fits:
 #' When the default's check stacks two models (the network and the linear
 #' model, or the heteroscedastic and the homoscedastic network; see

@@ -115,7 +115,12 @@ softmax3 <- function(eta) {
 #'   class); it is what [loo.bnnfit()] uses.  For the training data of a
 #'   fit with `weights`, each column is multiplied by its observation's
 #'   weight (as in rstanarm); with `na.action = na.exclude` the rows dropped
-#'   for missing values are columns of `NA`.
+#'   for missing values are columns of `NA`.  A matrix above
+#'   `getOption("bnnmc.max_memory")` (4 GB: 2,000 draws of 250,000 rows) is
+#'   refused with its size; summaries of it need no such matrix:
+#'   [bnn_metrics()] gives the LPPD of new data (per observation with
+#'   `pointwise = TRUE`) and [loo.bnnfit()] PSIS-LOO and WAIC of the training
+#'   data, each a block of rows at a time.
 #' * `predictive_error()`: `y - posterior_predict()` (regression and binary
 #'   responses).
 #'
