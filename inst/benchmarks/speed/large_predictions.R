@@ -14,7 +14,8 @@
 #
 # Peak memory: the maximum resident set size of the process
 # (/usr/bin/time -v) minus that of the same process which only loads the
-# fit and the data (call "none"), in MB.
+# fit and the data (call "none"; for loo() and waic() "none_train", which
+# also makes the fit with `rows` training rows), in MB.
 #
 #   Rscript inst/benchmarks/speed/large_predictions.R [label] [full] [calls]
 # `label` (default "after") names the build measured; the rows of other
@@ -43,7 +44,7 @@ if (length(args) && args[1] == "measure") {
   rows <- as.numeric(args[3])
   fit <- readRDS(fit_file)
   nd <- data_of(rows)
-  if (call %in% c("loo", "waic")) {
+  if (call %in% c("loo", "waic", "none_train")) {
     # the fit with `rows` training rows (the design and response as
     # bnn_fit() keeps them)
     fit <- bnnmc:::bnnfit_with(fit, X = bnnmc:::new_design(fit, nd),
@@ -51,7 +52,7 @@ if (length(args) && args[1] == "measure") {
     rm(nd)
   }
   f <- switch(call,
-    none = function() NULL,
+    none = , none_train = function() NULL,
     predict = function() predict(fit, nd),
     interval = function() predict(fit, nd, type = "interval"),
     metrics = function() bnn_metrics(fit, nd),
@@ -101,9 +102,11 @@ if (full && length(args) > 2L) sizes <- 1e6
 rows <- list()
 for (n in sizes) {
   base <- measure("none", n)
+  if (any(c("loo", "waic") %in% calls)) base_train <- measure("none_train", n)
   for (cl in calls) {
     m <- measure(cl, n)
-    m$rss_mb <- round(m$rss_mb - base$rss_mb, 1)
+    b <- if (cl %in% c("loo", "waic")) base_train else base
+    m$rss_mb <- round(m$rss_mb - b$rss_mb, 1)
     names(m)[names(m) == "rss_mb"] <- "peak_rss_mb"
     cat(sprintf("%-8s %-9s %8.0f rows: %7.2f s, peak RSS +%8.1f MB %s\n",
                 label, cl, n, m$seconds, m$peak_rss_mb,
