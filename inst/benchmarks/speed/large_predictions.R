@@ -129,8 +129,9 @@ res <- res[order(res$rows, match(res$call, c("predict", "interval", "metrics", "
 # the ratios after / before of the same call and rows, where both were measured
 if (all(c("before", "after") %in% res$label)) {
   key <- paste(res$call, res$rows)
-  b <- res[res$label == "before", ]
-  a <- res[res$label == "after", ]
+  # (only where both ran to the end)
+  b <- res[res$label == "before" & res$status == "ok", ]
+  a <- res[res$label == "after" & res$status == "ok", ]
   both <- intersect(paste(b$call, b$rows), paste(a$call, a$rows))
   for (k in both) {
     rb <- b[paste(b$call, b$rows) == k, ]
