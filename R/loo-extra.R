@@ -195,7 +195,11 @@ kfold.bnnfit <- function(x, K = 10, folds = NULL, save_fits = FALSE, ...) {
   elpd <- numeric(n)
   for (k in seq_len(K)) elpd[folds == k] <- res[[k]]$elpd
   # in-sample LPPD for p_kfold, as loo and rstanarm
-  lpd <- apply(pointwise_loglik_unweighted(x), 2L, log_mean_exp)
+  # (a block of training rows at a time: loglik_block())
+  ls <- loglik_setup(x)
+  lpd <- numeric(ls$n)
+  for (idx in loglik_row_blocks(x, ls)) lpd[idx] <- apply(loglik_block(x, ls, idx), 2L, log_mean_exp)
+  names(lpd) <- ls$names
   pw <- cbind(elpd_kfold = elpd, p_kfold = lpd - elpd, kfoldic = -2 * elpd)
   est <- cbind(Estimate = colSums(pw), SE = sqrt(n * apply(pw, 2L, stats::var)))
   out <- list(estimates = est, pointwise = pw, fold = folds,

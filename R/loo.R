@@ -39,6 +39,17 @@
 #' efficiencies (`r_eff`) are computed per chain, as loo recommends, so
 #' poorly mixing chains lower them instead of being ignored.
 #'
+#' @section Many observations:
+#' PSIS, the relative efficiencies and every pointwise value belong to one
+#' observation, so `loo()` and `waic()` compute them a block of
+#' observations at a time and put loo's objects of the blocks together:
+#' the same result as from the whole `[draw, observation]` log-likelihood
+#' matrix, in the memory of a block (2,000 draws of a million observations
+#' would be 16 GB).  Moment matching recomputes the observations it
+#' improves and needs no more.  Only `save_psis = TRUE`, which keeps the
+#' importance weights of every draw and observation, computes the whole
+#' matrix.
+#'
 #' @section Stacked fits:
 #' When the default's check stacks two models (the network and the linear
 #' model, or the heteroscedastic and the homoscedastic network; see
@@ -158,15 +169,20 @@ loo.bnnfit <- function(x, ..., r_eff = NULL, cores = getOption("mc.cores", 1),
 # object, matched = whether moment matching was tried).  dots: arguments
 # for loo::loo() (is_method).  loo's own Pareto k warnings are left out;
 # the caller gives k_pointer()'s.
+# Without save_psis the pointwise log-likelihood is never held whole: PSIS,
+# the relative efficiencies and loo's pointwise values are each computed
+# observation by observation, so loo_blocks() computes them a block of
+# observations at a time, the same numbers; moment matching needs no PSIS
+# object either (it recomputes the points it improves).
 loo_one <- function(x, dots, r_eff, cores, save_psis, moment_match) {
-  ll <- pointwise_loglik(x)
-  if (is.null(r_eff)) r_eff <- fit_relative_eff(x, ll)
-  keep_psis <- save_psis || !isFALSE(moment_match)
-  out <- muffle_pareto_k(if (is.null(dots$is_method))
-    loo::loo(ll, r_eff = r_eff, save_psis = keep_psis, cores = cores) else
-      loo::loo(ll, r_eff = r_eff, save_psis = keep_psis, cores = cores,
-               is_method = dots$is_method))
-  rm(ll)
+  out <- muffle_pareto_k(if (save_psis) {
+    ll <- pointwise_loglik(x)
+    if (is.null(r_eff)) r_eff <- fit_relative_eff(x, ll)
+    if (is.null(dots$is_method))
+      loo::loo(ll, r_eff = r_eff, save_psis = TRUE, cores = cores) else
+        loo::loo(ll, r_eff = r_eff, save_psis = TRUE, cores = cores,
+                 is_method = dots$is_method)
+  } else loo_blocks(x, r_eff, cores, dots$is_method))
   if (identical(moment_match, "auto")) {
     n_high <- sum(out$diagnostics$pareto_k > (out$diagnostics$k_threshold %||% 0.7),
                   na.rm = TRUE)
@@ -178,6 +194,87 @@ loo_one <- function(x, dots, r_eff, cores, save_psis, moment_match) {
   if (isTRUE(moment_match)) out <- moment_match_or_keep(x, out, cores)
   if (!save_psis) out$psis_object <- NULL
   list(loo = out, matched = isTRUE(moment_match))
+}
+
+# loo::loo() of the pointwise log-likelihood of x's training data
+# (pointwise_loglik(x)), with r_eff (fit_relative_eff() of it when NULL),
+# computed on blocks of observations (loglik_row_blocks(), of 8 times the
+# prediction blocks' bytes: bnnmc.block_bytes) and put together by
+# bind_loo_blocks(): the same object, without the [draw, observation]
+# matrix of all observations.  loo's warnings are given once each.
+loo_blocks <- function(x, r_eff = NULL, cores = getOption("mc.cores", 1), is_method = NULL,
+                       bytes = 8 * pred_block_bytes()) {
+  ls <- loglik_setup(x)
+  if (!is.null(r_eff) && !all(is.na(r_eff))) {
+    # loo's own checks of r_eff, on all observations rather than a block's
+    if (length(r_eff) != ls$n)
+      stop("'r_eff' must have one value per observation.", call. = FALSE)
+    if (anyNA(r_eff)) stop("Can't mix NA and not NA values in 'r_eff'.", call. = FALSE)
+  }
+  parts <- list()
+  warns <- character(0)
+  for (idx in loglik_row_blocks(x, ls, bytes)) {
+    ll <- loglik_block(x, ls, idx, x$weights)
+    colnames(ll) <- ls$names[idx]
+    re <- if (is.null(r_eff)) fit_relative_eff(x, ll) else r_eff[idx]
+    parts[[length(parts) + 1L]] <- withCallingHandlers(
+      if (is.null(is_method)) loo::loo(ll, r_eff = re, save_psis = FALSE, cores = cores) else
+        loo::loo(ll, r_eff = re, save_psis = FALSE, cores = cores, is_method = is_method),
+      warning = function(w) {
+        warns <<- union(warns, conditionMessage(w))
+        invokeRestart("muffleWarning")
+      })
+  }
+  for (msg in warns) warning(msg, call. = FALSE)
+  bind_loo_blocks(parts, c(ls$S, ls$n))
+}
+
+# waic() of the pointwise log-likelihood of x's training data, a block of
+# observations at a time (as loo_blocks()), with loo's warning about large
+# p_waic counted over all observations, as loo::waic() gives it.
+waic_blocks <- function(x, bytes = 8 * pred_block_bytes()) {
+  ls <- loglik_setup(x)
+  parts <- list()
+  for (idx in loglik_row_blocks(x, ls, bytes)) {
+    ll <- loglik_block(x, ls, idx, x$weights)
+    colnames(ll) <- ls$names[idx]
+    parts[[length(parts) + 1L]] <- withCallingHandlers(loo::waic(ll), warning = function(w) {
+      if (grepl("p_waic estimates greater than 0.4", conditionMessage(w), fixed = TRUE))
+        invokeRestart("muffleWarning")
+    })
+  }
+  out <- bind_loo_blocks(parts, c(ls$S, ls$n))
+  bad <- out$pointwise[, "p_waic"] > 0.4
+  if (any(bad))
+    warning(paste0("\n", sum(bad), " (", format(round(100 * mean(bad), 1), nsmall = 1),
+                   "%) p_waic estimates greater than 0.4. We recommend trying loo instead."),
+            call. = FALSE)
+  out
+}
+
+# loo's object (psis_loo or waic) of all observations from the objects of
+# consecutive blocks of them: their pointwise rows and diagnostics put
+# together, the estimates of all observations as loo computes them (its
+# table_of_estimates(): column sums and sqrt(n) times the columns' sd, by
+# matrixStats), and the dims [draws, observations].
+bind_loo_blocks <- function(parts, dims) {
+  out <- parts[[1L]]
+  if (length(parts) > 1L) {
+    out$pointwise <- do.call(rbind, lapply(parts, `[[`, "pointwise"))
+    if (!is.null(out$diagnostics))
+      out$diagnostics <- lapply(stats::setNames(nm = names(out$diagnostics)), function(d)
+        do.call(c, lapply(parts, function(p) p$diagnostics[[d]])))
+  }
+  pw <- out$pointwise
+  pw <- pw[, !colnames(pw) %in% c("mcse_elpd_loo", "influence_pareto_k"), drop = FALSE]
+  est <- cbind(Estimate = matrixStats::colSums2(pw),
+               SE = sqrt(nrow(pw) * matrixStats::colVars(pw)))
+  rownames(est) <- colnames(pw)
+  out$estimates <- est
+  old <- c(rownames(est), paste0("se_", rownames(est)))
+  for (k in seq_along(old)) out[[old[k]]] <- est[[k]]
+  attr(out, "dims") <- dims
+  out
 }
 
 # The PSIS-LOO or WAIC (`what`) of a stack of models from each model's
@@ -322,8 +419,8 @@ waic.bnnfit <- function(x, ...) {
   check_loo_dots(dots, "waic", character(0))
   # a stack of two models: each model's WAIC mixed with the weights, as loo()
   if (!is.null(x$mixture))
-    return(stacked_elpd_object(lapply(mixture_components(x), function(f)
-      loo::waic(pointwise_loglik(f))), x$mixture$weights, "waic"))
-  loo::waic(pointwise_loglik(x))
+    return(stacked_elpd_object(lapply(mixture_components(x), waic_blocks),
+                               x$mixture$weights, "waic"))
+  waic_blocks(x)
 }
 

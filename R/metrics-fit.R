@@ -137,18 +137,29 @@ fit_metrics_gaussian <- function(object, newdata, ndraws, yc, ys, y, levels,
   n <- nrow(ps$X)
   S <- ps_ndraws(ps)
   if (length(y) != n) stop("'y' must have one value per row of 'newdata'.", call. = FALSE)
-  pw <- data.frame(mean = numeric(n), lpd = numeric(n), pit = numeric(n))
-  lo <- hi <- matrix(NA_real_, n, length(all_levels))
+  # (plain vectors filled in place: a data frame's column would be copied
+  # whole at every block)
+  pw <- list(mean = numeric(n), lpd = numeric(n), pit = numeric(n))
+  # of each row and level, whether y is inside the interval and its width:
+  # the terms of .bnn_coverage_from_bounds()'s column means, kept instead
+  # of both bounds (a logical and a double per value rather than two doubles)
+  inside <- matrix(NA, n, length(all_levels))
+  width <- matrix(NA_real_, n, length(all_levels))
   for (idx in row_blocks(n, S, 3L)) {
     pp <- block_params(object, ps, idx)
     g <- .bnn_check_gauss((pp$mu - yc) / ys, pp$sd / ys, y[idx])
     rm(pp)
     parts <- .bnn_gauss_parts(g, all_levels)
-    for (v in names(pw)) pw[[v]][idx] <- parts$pw[[v]]
-    lo[idx, ] <- parts$lo
-    hi[idx, ] <- parts$hi
+    pw$mean[idx] <- parts$pw$mean
+    pw$lpd[idx] <- parts$pw$lpd
+    pw$pit[idx] <- parts$pw$pit
+    inside[idx, ] <- parts$lo <= y[idx] & y[idx] <= parts$hi
+    width[idx, ] <- parts$hi - parts$lo
   }
-  cov_all <- .bnn_coverage_from_bounds(lo, hi, y, all_levels, y_scale)
+  cov_all <- data.frame(nominal = all_levels, coverage = colMeans(inside),
+                        width = colMeans(width) * y_scale)
+  rm(inside, width)
+  pw <- as.data.frame(pw)
   .bnn_metrics_gauss_table(pw, cov_all, as.double(y), levels, cal_levels, cal_weights,
                            y_scale, S, pointwise)
 }

@@ -57,11 +57,26 @@ fit_psis_elpd <- function(x, loglik = NULL) {
   # model's check (complete_plan(), R/fit-plan.R: the same draws and
   # arithmetic, the same values), at the training points the verdict used
   # (all of them on at most 500 rows)
-  ll <- loglik$pointwise %||% pointwise_loglik(x)
-  pw <- psis_loo_pointwise(ll, fit_relative_eff(x, ll))
-  e <- pw[, "elpd_loo"]
+  if (!is.null(loglik$pointwise)) {
+    ll <- loglik$pointwise
+    pw <- psis_loo_pointwise(ll, fit_relative_eff(x, ll))
+    e <- pw[, "elpd_loo"]
+    k <- pw[, "pareto_k"]
+  } else {
+    # PSIS and the relative efficiencies are per observation: a block of
+    # training rows at a time (loglik_block()), the same numbers without
+    # the [draw, observation] matrix of all rows
+    ls <- loglik_setup(x)
+    e <- k <- numeric(ls$n)
+    for (idx in loglik_row_blocks(x, ls, 8 * pred_block_bytes())) {
+      ll <- loglik_block(x, ls, idx, x$weights)
+      pw <- psis_loo_pointwise(ll, fit_relative_eff(x, ll))
+      e[idx] <- pw[, "elpd_loo"]
+      k[idx] <- pw[, "pareto_k"]
+    }
+  }
   if (anyNA(e)) stop("PSIS-LOO failed for some observations.", call. = FALSE)
   list(elpd = sum(e), se = sqrt(length(e) * stats::var(e)),
-       k_high = sum(pw[, "pareto_k"] > 0.7, na.rm = TRUE), pointwise = unname(e),
+       k_high = sum(k > 0.7, na.rm = TRUE), pointwise = unname(e),
        points = length(e))
 }

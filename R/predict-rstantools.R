@@ -115,7 +115,12 @@ softmax3 <- function(eta) {
 #'   class); it is what [loo.bnnfit()] uses.  For the training data of a
 #'   fit with `weights`, each column is multiplied by its observation's
 #'   weight (as in rstanarm); with `na.action = na.exclude` the rows dropped
-#'   for missing values are columns of `NA`.
+#'   for missing values are columns of `NA`.  A matrix above
+#'   `getOption("bnnmc.max_memory")` (4 GB: 2,000 draws of 250,000 rows) is
+#'   refused with its size; summaries of it need no such matrix:
+#'   [bnn_metrics()] gives the LPPD of new data (per observation with
+#'   `pointwise = TRUE`) and [loo.bnnfit()] PSIS-LOO and WAIC of the training
+#'   data, each a block of rows at a time.
 #' * `predictive_error()`: `y - posterior_predict()` (regression and binary
 #'   responses).
 #'
@@ -257,26 +262,50 @@ pointwise_loglik <- function(object, newdata = NULL, ndraws = NULL) {
 # newdata, ndraws) when the caller has it (regression).
 pointwise_loglik_unweighted <- function(object, newdata = NULL, ndraws = NULL, pp = NULL,
                                         w = NULL) {
-  y <- response_values(object, newdata)
   if (!is.null(pp)) {
+    y <- response_values(object, newdata)
     out <- if (!is.null(pp$family)) family_log_density(pp, y) else
       stats::dnorm(matrix(y, nrow(pp$mu), ncol(pp$mu), byrow = TRUE), pp$mu, pp$sd, log = TRUE)
     if (!is.null(w)) out <- sweep(out, 2L, w, "*")
     dimnames(out) <- list(NULL, obs_names(object, newdata))
     return(out)
   }
-  ps <- pred_setup(object, newdata, ndraws)
-  n <- nrow(ps$X)
-  S <- ps_ndraws(ps)
-  check_result_size(as.double(S) * n, "The pointwise log-likelihood")
-  out <- matrix(NA_real_, S, n, dimnames = list(NULL, rownames(ps$X)))
-  for (idx in row_blocks(n, S, if (is_classification(object)) n_classes(object) else 3L)) {
-    yb <- if (is.matrix(y)) y[idx, , drop = FALSE] else y[idx]   # binomial: successes, failures
-    ll <- block_loglik(object, ps, idx, yb)
-    if (!is.null(w)) ll <- ll * rep(w[idx], each = S)
-    out[, idx] <- ll
-  }
+  ls <- loglik_setup(object, newdata, ndraws)
+  check_result_size(as.double(ls$S) * ls$n, "The pointwise log-likelihood",
+                    hint = paste0("Summaries of it are computed a block of rows at a time: ",
+                                  "bnn_metrics(fit, newdata) (the LPPD; per observation with ",
+                                  "pointwise = TRUE), and loo(fit) and waic(fit) for the ",
+                                  "training data."))
+  out <- matrix(NA_real_, ls$S, ls$n, dimnames = list(NULL, ls$names))
+  for (idx in loglik_row_blocks(object, ls))
+    out[, idx] <- loglik_block(object, ls, idx, w)
   out
+}
+
+# What every block of a pointwise log-likelihood shares: the responses `y`
+# (response_values()'s coding), the pred_setup() `ps`, the number of rows
+# `n` and of draws `S`, and the rows' names.
+loglik_setup <- function(object, newdata = NULL, ndraws = NULL) {
+  y <- response_values(object, newdata)
+  ps <- pred_setup(object, newdata, ndraws)
+  list(ps = ps, y = y, n = nrow(ps$X), S = ps_ndraws(ps), names = rownames(ps$X))
+}
+
+# The row blocks of a loglik_setup() `ls`, of about `bytes` of [draw, row]
+# values each (row_blocks()).
+loglik_row_blocks <- function(object, ls, bytes = pred_block_bytes())
+  row_blocks(ls$n, ls$S, if (is_classification(object)) n_classes(object) else 3L,
+             bytes = bytes)
+
+# log p(y_i | theta_s) [draw, row] of the rows idx of a loglik_setup() `ls`,
+# times the weights `w` of its rows when given: the columns idx of the
+# whole matrix, the same values.
+loglik_block <- function(object, ls, idx, w = NULL) {
+  y <- ls$y
+  yb <- if (is.matrix(y)) y[idx, , drop = FALSE] else y[idx]   # binomial: successes, failures
+  ll <- block_loglik(object, ls$ps, idx, yb)
+  if (!is.null(w)) ll <- ll * rep(w[idx], each = ls$S)
+  ll
 }
 
 # log p(y_i | theta_s) [draw, row] of the rows `idx` of a pred_setup(), with

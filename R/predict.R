@@ -63,14 +63,15 @@ pred_block_bytes <- function() {
   b
 }
 
-# The row blocks of an n-row prediction with S draws and K outputs per row.
+# The row blocks of an n-row prediction with S draws and K outputs per row,
+# each about `bytes` of [draw, row] values.
 # Blocks are whole multiples of the C core's chunk of rows (BNN_CHUNK in
 # model.h), so that every row goes through the same SIMD code path as when
 # all rows are computed at once: the results are identical, not just equal
 # to rounding.
-row_blocks <- function(n, S, K = 1L, chunk = 256L) {
+row_blocks <- function(n, S, K = 1L, chunk = 256L, bytes = pred_block_bytes()) {
   if (n == 0L) return(list(integer(0)))
-  size <- floor(pred_block_bytes() / (8 * max(1, S) * max(1, K)))
+  size <- floor(bytes / (8 * max(1, S) * max(1, K)))
   size <- chunk * max(1L, floor(size / chunk))
   starts <- seq(1L, n, by = size)
   lapply(starts, function(a) a:min(n, a + size - 1L))
@@ -78,16 +79,19 @@ row_blocks <- function(n, S, K = 1L, chunk = 256L) {
 
 # Refuse a result of n_values doubles above getOption("bnnmc.max_memory"),
 # before computing it, as fits are refused (check_model_size()).
-check_result_size <- function(n_values, what) {
+# `hint`: a sentence on what computes the caller's summary without the
+# whole result (e.g. bnn_metrics() for the LPPD of many rows).
+check_result_size <- function(n_values, what, hint = NULL) {
   bytes <- 8 * as.double(n_values)
   lim <- max_memory()
   if (bytes > lim)
     stop(sprintf(paste0("%s would hold %s values (about %s of memory), above the limit of %s. ",
-                        "Use fewer draws (ndraws = ) or fewer rows of newdata at a time, ",
+                        "%sUse fewer draws (ndraws = ) or fewer rows of newdata at a time, ",
                         "or raise the limit with options(bnnmc.max_memory = <bytes>) ",
                         "(see ?bnn_model_size)."),
                  what, format(n_values, big.mark = ",", scientific = FALSE),
-                 format_bytes(bytes), format_bytes(lim)), call. = FALSE)
+                 format_bytes(bytes), format_bytes(lim),
+                 if (is.null(hint)) "" else paste0(hint, " ")), call. = FALSE)
   invisible(bytes)
 }
 
