@@ -11,7 +11,7 @@
 # coverage_t2_jobs/ in the working directory), so an interrupted run resumes and
 # a larger --sets adds training sets.  Writes <out>/coverage_t2.csv (one row per
 # method configuration and per method family's best configuration, beside
-# the paper's values), <out>/coverage_t2_mcp.csv (MCP against the level) and
+# the paper's values), <out>/coverage_t2_mcp.csv.gz (MCP against the level; gzip keeps the installed package small) and
 # <out>/coverage_t2_points.csv.gz (PICP per set and CCP per test point at 0.95).
 #
 # Budget actually run (a 2-core machine shared with other jobs; the paper
@@ -202,7 +202,7 @@ utils::write.csv(res, out_file, row.names = FALSE)
 cur <- bnn_mcp_curve(st)
 utils::write.csv(data.frame(method = rep(colnames(cur), each = nrow(cur)),
                             level = rep(st$levels, ncol(cur)), mcp = as.vector(cur)),
-                 sub("\\.csv$", "_mcp.csv", out_file), row.names = FALSE)
+                 gzfile(sub("\\.csv$", "_mcp.csv.gz", out_file)), row.names = FALSE)
 li <- which(abs(st$levels - 0.95) < 1e-9)
 pts <- do.call(rbind, lapply(seq_along(st$methods), function(k) {
   I <- matrix(st$inside[, k, li, ], nrow = st$n_sets)
