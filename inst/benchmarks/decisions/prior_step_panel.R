@@ -22,7 +22,7 @@
 #     Rscript inst/benchmarks/decisions/prior_step_panel.R [groups] [seed]
 # groups: comma-separated of mcycle,uci,friedman,panel (default all); seed:
 # the fits' seed (default 1, and the panel's own seeds on its sets);
-# another seed writes prior_step_panel_seed<seed>.csv.
+# another seed writes prior_step_panel_seed<seed>.csv.gz.
 
 suppressPackageStartupMessages({
   library(bnnmc)
@@ -32,6 +32,7 @@ options(bnnmc.threads = 1L, mc.cores = 1L)
 dir <- file.path("inst", "benchmarks", "decisions")
 source(file.path(dir, "panel_defs.R"))
 source(file.path("inst", "benchmarks", "speed", "default_sets.R"))
+source(file.path(dir, "prior_panel_sets.R"))                 # sets, references
 panel <- panel_definitions(dir)                       # sets, fit_lm(), fit_gam()
 refs <- panel_definitions(dir, "adequacy_panel.R")    # reference_rmse()
 uci_dir <- Sys.getenv("BNNMC_DATA_DIR", "/work/shared/data/uci")
@@ -39,9 +40,8 @@ args <- commandArgs(trailingOnly = TRUE)
 groups <- bench_list_arg(args, 1L, c("mcycle", "uci", "friedman", "panel"))
 candidates <- c("default", "previous_default")
 fit_seed <- if (length(args) >= 2L) as.integer(args[2L]) else 1L
-out_csv <- file.path(dir, if (fit_seed == 1L) "prior_step_panel.csv" else
-                       sprintf("prior_step_panel_seed%d.csv", fit_seed))
-has_bart <- requireNamespace("dbarts", quietly = TRUE)
+out_csv <- file.path(dir, if (fit_seed == 1L) "prior_step_panel.csv.gz" else
+                       sprintf("prior_step_panel_seed%d.csv.gz", fit_seed))  # gzip: keeps the installed package small
 
 rmse <- function(y, m) sqrt(mean((y - m)^2))
 
@@ -66,7 +66,7 @@ add <- function(x, run = "partial") {
               "adequacy_fired", "prior_kept")], row.names = FALSE, digits = 4)
   res <- do.call(rbind, rows)
   res$run <- run
-  utils::write.csv(res, out_csv, row.names = FALSE)
+  utils::write.csv(res, gzfile(out_csv), row.names = FALSE)
 }
 
 run_set <- function(set, group, split, train, test, seed, bart = FALSE) {
@@ -98,60 +98,13 @@ run_set <- function(set, group, split, train, test, seed, bart = FALSE) {
     add(r)
   }
   # the references on the same rows
-  ref <- refs$reference_rmse(train, test)
-  for (r in c("lm", "gam")) {
-    t0 <- proc.time()[[3]]
-    s <- tryCatch(suppressWarnings(panel[[paste0("fit_", r)]](train, test)),
-                  error = function(e) NULL)
-    add(if (is.null(s)) row_of(set, group, split, seed, train, test, r, NA_real_) else
-          row_of(set, group, split, seed, train, test, r, s$rmse, s$lpd, s$cov90,
-                 proc.time()[[3]] - t0))
-  }
-  for (r in c("loess", "smooth_spline")) if (is.finite(ref[[r]]))
-    add(row_of(set, group, split, seed, train, test, r, ref[[r]]))
-  if (bart && has_bart) {
-    b <- bart_test_draws(train, test)
-    set.seed(1)
-    pp <- bart_predictive(b)
-    lo <- apply(pp, 2, stats::quantile, 0.05)
-    hi <- apply(pp, 2, stats::quantile, 0.95)
-    add(row_of(set, group, split, seed, train, test, "BART", rmse(test$y, colMeans(b$mu)),
-               b$lppd, mean(test$y >= lo & test$y <= hi), b$seconds))
-  }
+  rr <- reference_rows(train, test, panel, refs, bart)
+  for (i in seq_len(NROW(rr)))
+    add(row_of(set, group, split, seed, train, test, rr$method[i], rr$rmse[i], rr$lppd[i],
+               rr$cov90[i], rr$seconds[i]))
 }
 
-# Friedman's function: 10 U(0, 1) inputs, x6..x10 unused, noise sd 1
-friedman <- function(n, seed) bench_friedman(n, p = 10, seed = seed)
-
-if ("mcycle" %in% groups) {
-  mc <- transform(MASS::mcycle, y = accel, accel = NULL)
-  for (k in 1:10) {
-    s <- bnn_split(mc, "mile", seed = k)
-    run_set("mcycle", "mcycle", paste("mile", k), s$train, s$test, fit_seed)
-  }
-}
-if ("uci" %in% groups) {
-  bench <- default_bench_sets(uci_dir)
-  for (nm in c("yacht", "energy", "concrete", "airfoil")) {
-    sp <- default_bench_split(bench[[nm]]())
-    run_set(nm, "uci", "benchmark", sp$train, sp$test, fit_seed)
-  }
-}
-if ("friedman" %in% groups) {
-  if (!has_bart) message("dbarts is not installed: Friedman without BART")
-  for (k in 1:2) {
-    d <- friedman(3000, k)
-    run_set("friedman", "friedman", paste("seed", k), d[1:1000, ], d[1001:3000, ], fit_seed,
-            bart = TRUE)
-  }
-}
-if ("panel" %in% groups) {
-  for (nm in names(panel$sets)) {
-    sp <- panel$panel_split(nm, 1L)
-    run_set(nm, "panel", "panel 1", sp$train, sp$test,
-            if (fit_seed == 1L) sp$seed else fit_seed)
-  }
-}
+prior_panel_sets(groups, fit_seed, run_set, panel, uci_dir)
 
 res <- do.call(rbind, rows)
 res$run <- "complete"
