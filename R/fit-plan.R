@@ -20,8 +20,8 @@
 # fit_plans() does the three steps for a list of plans, holding back each
 # fit's warnings on its own; fit_engine.default() (below) is the same for
 # one plan.  The chains' starts (make_inits()) and the reports of a
-# finished fit (report_failures(), check_short_run()) are here too.  The default's choices (R/fit-choice.R) are steps on
-# the finished fits.
+# finished fit (report_failures(), check_short_run()) are here too.  The
+# default's choices (R/fit-choice.R) are steps on the finished fits.
 
 # The plan of one fit.  model: prepare_model()'s list (or a variant of it,
 # model_variant()); sampler, warmup, iter, thin: the run resolved; the rest
@@ -47,11 +47,7 @@ new_bnn_plan <- function(model, sampler, chains, warmup, iter, thin, init, seed,
             class = "bnn_plan")
 }
 
-# Whether the plan's starts come from a deep ensemble trained for it, and
-# that ensemble's settings.
-plan_trains_ensemble <- function(plan) {
-  identical(plan$init, "ensemble") && !inherits(plan$init, "bnn_ensemble")
-}
+# The settings of the deep ensemble a plan trains for its starts.
 plan_ensemble_opt <- function(plan) {
   plan$ensemble %||% sampler_ensemble_preset(plan$sampler, plan$model$likelihood)
 }
@@ -106,7 +102,7 @@ plan_start <- function(plan) {
     ens <- train_ensemble(plan$model, n_gen, plan_ensemble_opt(plan), plan$valid_data, NULL,
                           plan$seed, plan$progress %||% interactive())
   }
-  if (!is.null(plan$valid_data) && !plan_trains_ensemble(plan))
+  if (!is.null(plan$valid_data) && !identical(init, "ensemble"))
     warn_cond(paste0("'valid_data' is only used for the early stopping of a deep ensemble ",
                      "trained here (init = \"ensemble\", sampler = \"dei\" or \"mile\"); ",
                      "it is ignored by this fit. Evaluate held-out data with ",
@@ -130,11 +126,27 @@ plan_start <- function(plan) {
   plan
 }
 
-# Chain k of a started plan, reporting to the progress display `prog`.
-plan_chain <- function(plan, k, prog) {
-  run_chain(plan$model$spec, plan$inits[[k]], plan$seed, plan$ids[k], plan$sampler,
-            plan$warmup, plan$iter, plan$thin, progress = prog, fit_shape = TRUE,
-            lr = if (!is.null(plan$ens)) plan$ens$optimizer$lr)
+# What the chains of a started plan need, and nothing else: the network's
+# specification (with its data), the starts and the run.  This is what a
+# parallel plan sends to its workers (not the model frame, the data frame
+# or the model's source, nor the ensemble).
+plan_chain_part <- function(plan) {
+  list(spec = plan$model$spec, inits = plan$inits, seed = plan$seed, ids = plan$ids,
+       sampler = plan$sampler, warmup = plan$warmup, iter = plan$iter, thin = plan$thin,
+       lr = if (!is.null(plan$ens)) plan$ens$optimizer$lr)
+}
+
+# The function of dispatch_chains() for the chains of `parts`
+# (plan_chain_part()'s): job j is chain at[j] of part part[j], reporting
+# to `prog` as chain j.  Made here so that its environment holds only
+# these.
+chain_runner <- function(parts, part, at, offs, prog) {
+  function(j) {
+    p <- parts[[part[j]]]
+    pr <- if (!is.null(prog)) function(chain, done, total) prog(chain + offs[part[j]], done, total)
+    run_chain(p$spec, p$inits[[at[j]]], p$seed, p$ids[at[j]], p$sampler, p$warmup, p$iter,
+              p$thin, progress = pr, fit_shape = TRUE, lr = p$lr)
+  }
 }
 
 # The chains at positions `pos` of the started plans `plans` (a list; pos
@@ -154,11 +166,8 @@ run_plans <- function(plans, pos = lapply(plans, function(p) seq_len(p$chains)))
   part <- rep(seq_along(plans), n)
   at <- unlist(pos, use.names = FALSE)
   t0 <- proc.time()[[3]]
-  out <- dispatch_chains(seq_along(part), function(j) {
-    i <- part[j]
-    pr <- if (!is.null(prog)) function(chain, done, total) prog(chain + offs[i], done, total)
-    plan_chain(plans[[i]], at[j], pr)
-  })
+  out <- dispatch_chains(seq_along(part),
+                         chain_runner(lapply(plans, plan_chain_part), part, at, offs, prog))
   elapsed <- proc.time()[[3]] - t0
   lapply(seq_along(plans), function(i)
     list(res = out[offs[i] + seq_len(n[i])], elapsed = elapsed, simd = attr(out, "simd")))
