@@ -99,8 +99,10 @@ plan_start <- function(plan) {
   if (inherits(init, "bnn_ensemble")) {
     ens <- init
   } else if (identical(init, "ensemble")) {
-    ens <- train_ensemble(plan$model, n_gen, plan_ensemble_opt(plan), plan$valid_data, NULL,
-                          plan$seed, plan$progress %||% interactive())
+    # on large data the default's ensemble is trained on the subsample its
+    # chains tune on (R/run-warm-subsample.R)
+    ens <- train_ensemble(plan_warm_model(plan), n_gen, plan_ensemble_opt(plan),
+                          plan$valid_data, NULL, plan$seed, plan$progress %||% interactive())
   }
   if (!is.null(plan$valid_data) && !identical(init, "ensemble"))
     warn_cond(paste0("'valid_data' is only used for the early stopping of a deep ensemble ",
@@ -116,6 +118,7 @@ plan_start <- function(plan) {
                           plan$given_init)
   plan$sampler <- prep$sampler
   plan$inits <- prep$inits
+  plan$warm_rows <- plan_warm_rows(plan)
   plan$ids <- ids
   plan$ens <- ens
   plan$cost <- cost
@@ -133,7 +136,27 @@ plan_start <- function(plan) {
 plan_chain_part <- function(plan) {
   list(spec = plan$model$spec, inits = plan$inits, seed = plan$seed, ids = plan$ids,
        sampler = plan$sampler, warmup = plan$warmup, iter = plan$iter, thin = plan$thin,
-       lr = if (!is.null(plan$ens)) plan$ens$optimizer$lr)
+       lr = if (!is.null(plan$ens)) plan$ens$optimizer$lr, warm_rows = plan$warm_rows)
+}
+
+# The rows of the subsample the plan's chains tune on (the default on large
+# data, R/run-warm-subsample.R), or NULL; the same for a plan whatever
+# runs it, from its seed.
+plan_warm_rows <- function(plan) {
+  m <- plan$sampler$warm_rows
+  n <- NROW(plan$model$spec$X)
+  if (is.null(m) || m >= n) return(NULL)
+  warm_subsample_rows(n, m, plan$seed)
+}
+
+# The plan's model, on the subsample its chains tune on when there is one
+# (for its deep ensemble).
+plan_warm_model <- function(plan) {
+  rows <- plan$warm_rows %||% plan_warm_rows(plan)
+  if (is.null(rows)) return(plan$model)
+  m <- plan$model
+  m$spec <- spec_rows(m$spec, rows)
+  m
 }
 
 # The function of dispatch_chains() for the chains of `parts`
@@ -144,6 +167,10 @@ chain_runner <- function(parts, part, at, offs, prog) {
   function(j) {
     p <- parts[[part[j]]]
     pr <- if (!is.null(prog)) function(chain, done, total) prog(chain + offs[part[j]], done, total)
+    if (!is.null(p$warm_rows))
+      return(run_chain_warm_subsample(p$spec, p$warm_rows, p$inits[[at[j]]], p$seed,
+                                      p$ids[at[j]], p$sampler, progress = pr, fit_shape = TRUE,
+                                      lr = p$lr))
     run_chain(p$spec, p$inits[[at[j]]], p$seed, p$ids[at[j]], p$sampler, p$warmup, p$iter,
               p$thin, progress = pr, fit_shape = TRUE, lr = p$lr)
   }

@@ -200,6 +200,10 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
                          per_par = bytes_per_parameter(sampler_draws_sampler(sampler),
                                                        chains, run$n_keep))
   check_sampler_model(sampler, model$prior)
+  # the default sampler on large data: its warm-up on a subsample of the
+  # rows and a shorter sampling (R/run-warm-subsample.R)
+  if (default_run)
+    run <- default_run_for_rows(run, NROW(model$spec$X), given, model$likelihood$family)
   model$spec <- spec_set_precision(model$spec, precision)
   check_float_range(model$spec, precision)
   if (!given[["init"]]) init <- sampler_protocol_default(sampler, "init", init)

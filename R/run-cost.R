@@ -78,7 +78,9 @@ fit_cost <- function(spec, sampler, chains, warmup, iter, init, ensemble_opt = N
   g <- chain_gradients(sampler, warmup, iter, n_obs)
   ens <- 0
   if (!is.null(ensemble_opt))
-    ens <- n_members * (ensemble_opt$epochs %||% 1000) * time_epoch(spec, ensemble_opt, t_g)
+    ens <- n_members * (ensemble_opt$epochs %||% 1000) * time_epoch(spec, ensemble_opt, t_g) *
+      # trained on the subsample the chains tune on (R/run-warm-subsample.R)
+      min(1, (sampler$warm_rows %||% n_obs) / n_obs)
   w <- chain_workers(chains)
   # the sampler's own work per chain, on the same share of a core
   own <- chain_sampler_seconds(sampler, warmup, iter, length(theta)) / attr(t_g, "share")

@@ -338,8 +338,13 @@ mclmc_chain_result <- function(res, info, stages, warmup) {
 format.bnn_mclmc <- function(x, ...) {
   tun <- switch(x$tuning, mile = "MILE", blackjax = "BlackJAX",
                 naive = "naive (MILE's code, BlackJAX's targets)", x$tuning)
-  sprintf("MCLMC (%s integrator, %s tuning %s, %d sampling steps thinned by %d%s%s%s)",
-          x$integrator, tun, paste(x$n_tune, collapse = "/"), x$n_samples, x$thin,
+  sprintf("MCLMC (%s integrator, %s tuning %s%s, %d sampling steps thinned by %d%s%s%s)",
+          x$integrator, tun, paste(x$n_tune, collapse = "/"),
+          if (!is.null(x$warm_rows))
+            sprintf(" (on a subsample of %s rows but for the last %s steps)",
+                    format(x$warm_rows, big.mark = ","),
+                    format(mclmc_warm_split(x)[["full"]], big.mark = ",")) else "",
+          x$n_samples, x$thin,
           if (x$diag_precond) ", diagonal preconditioning" else "",
           if (identical(x$safeguard, "blackjax"))
             ", BlackJAX 1.2.2 safeguard: chains can fail" else "",
@@ -431,6 +436,22 @@ chain_sampler_seconds.bnn_mclmc <- function(sampler, warmup, iter, dim) {
 # (settings made before the option existed have none: the polar method).
 mclmc_ziggurat <- function(settings) identical(settings$normal, "ziggurat")
 
+# The default's warm-up on a subsample of the rows (`warm_rows`, set on
+# large data, R/run-warm-subsample.R): of the tuning's steps, those on the
+# subsample (`sub`: stage 1, stage 2 but for its last .warm_full_stage2
+# steps, and stage 3 when .warm_stage3_sub) and those on all rows (`full`:
+# the last `stage2_full` steps of stage 2, which adapt the step size to
+# all rows, and stage 3 unless .warm_stage3_sub).
+.warm_full_stage2 <- 500L
+.warm_stage3_sub <- FALSE
+mclmc_warm_split <- function(sampler) {
+  nt <- as.integer(sampler$n_tune)
+  n2_full <- min(nt[2L], .warm_full_stage2)
+  s3 <- if (.warm_stage3_sub) c(sub = nt[3L], full = 0L) else c(sub = 0L, full = nt[3L])
+  c(sub = nt[1L] + nt[2L] - n2_full + s3[["sub"]], full = n2_full + s3[["full"]],
+    stage2_full = n2_full, stage3_sub = s3[["sub"]])
+}
+
 # Steps of a chain: tuning (with the preconditioning steps) and sampling.
 mclmc_chain_steps <- function(sampler) {
   nt <- as.double(sampler$n_tune)
@@ -440,5 +461,12 @@ mclmc_chain_steps <- function(sampler) {
 
 chain_gradients.bnn_mclmc <- function(sampler, warmup, iter, n_obs) {
   k <- if (identical(sampler$integrator, "leapfrog")) 1 else 2
-  list(n = 1 + k * mclmc_chain_steps(sampler), exact = TRUE)
+  steps <- mclmc_chain_steps(sampler)
+  m <- sampler$warm_rows
+  if (!is.null(m) && !is.null(n_obs) && m < n_obs) {
+    # the warm-up on a subsample (R/run-warm-subsample.R): its steps' gradients
+    # cost m / n_obs of a full one each
+    steps <- steps - mclmc_warm_split(sampler)[["sub"]] * (1 - m / n_obs)
+  }
+  list(n = 1 + k * steps, exact = TRUE)
 }
