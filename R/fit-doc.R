@@ -177,17 +177,18 @@
 #'   each row's likelihood weighted by the number of rows over the
 #'   subsample's, so that the subsample's posterior is about as
 #'   concentrated as the full data's.  The deep ensemble is trained on it
-#'   and each chain runs tuning stage 1 and stage 2 but for its last 500
-#'   steps there; the chain then goes on from where it stands on all rows
-#'   (the last 500 steps of stage 2 adapt the step size again, stage 3
-#'   tunes L) and samples on all rows: the draws are of the whole data's
+#'   and each chain runs its tuning there (stages 1 and 3, and stage 2 but
+#'   for its last 500 steps); the chain then goes on from where it stands
+#'   on all rows (the last 500 steps of stage 2 adapt the step size to all
+#'   rows) and samples on all rows: the draws are of the whole data's
 #'   posterior.  The sampling keeps 200 draws per chain (2,000 steps, every
 #'   10th kept) instead of 500: on such data the chains agree closely (the
 #'   verdict's Monte Carlo error of the predictions stays well below its
 #'   threshold).  `print(fit)` shows the subsample's size with the
 #'   sampler.  On Friedman's function the test log density was that of the
-#'   default on all rows (within 0.001 nats per point at 4,000 and 16,000
-#'   rows) at a fraction of its time
+#'   default on all rows (within 0.002 nats per point at 4,000 and 16,000
+#'   rows) in a quarter of its time at 16,000 rows; at 100,000 rows the
+#'   default took about 2 minutes on one core
 #'   (`inst/benchmarks/speed/large_default.R`, `vignette("benchmarks")`).
 #'   Give `iter` or `thin` to keep the sampling you ask for, `sampler` to
 #'   run a sampler as given, or set `options(bnnmc.warm_subsample = FALSE)`

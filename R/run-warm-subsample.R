@@ -4,16 +4,17 @@
 # steps are tuning.  On more than .warm_subsample_from rows the default
 # sampler (MILE on the default's budget, `sampler` not given) therefore
 # tunes on a subsample: its deep ensemble is trained on `m` rows
-# (warm_subsample_size()) and each chain runs tuning stage 1 and all but
-# the last .warm_full_stage2 steps of stage 2 there, each row's likelihood
-# weighted by n / m so that the subsample's posterior is about as
-# concentrated as the full data's and the step size and L tuned on it fit
-# the full posterior.  The chain then goes on from where it stands, on all
-# rows: the last steps of stage 2 adapt the step size again, stage 3 tunes
-# L, and the sampling is on all rows (so the draws are of the full
-# posterior; the subsample only decides where the chain starts and its
-# first step size and L).  On large data the sampling keeps
-# .warm_sampling_steps steps (every 10th kept) instead of 5,000: the
+# (warm_subsample_size()) and each chain runs its tuning there but for the
+# last .warm_full_stage2 steps of stage 2 (mclmc_warm_split(),
+# R/sampler-mclmc.R: stage 1, most of stage 2, and stage 3, which tunes L),
+# each row's likelihood weighted by n / m so that the subsample's
+# posterior is about as concentrated as the full data's and the step size
+# and L tuned on it fit the full posterior.  The chain then goes on from
+# where it stands, on all rows: the last steps of stage 2 adapt the step
+# size to all rows, and the sampling is on all rows (so the draws are of
+# the full posterior; the subsample only decides where the chain starts
+# sampling and with which step size and L).  On large data the sampling
+# keeps .warm_sampling_steps steps (every 10th kept) instead of 5,000: the
 # chains agree closely there (the verdict's Monte Carlo error of the
 # predictions stays far below its threshold).  Measured in
 # inst/benchmarks/speed/large_default.R and vignette("benchmarks").

@@ -443,7 +443,7 @@ mclmc_ziggurat <- function(settings) identical(settings$normal, "ziggurat")
 # the last `stage2_full` steps of stage 2, which adapt the step size to
 # all rows, and stage 3 unless .warm_stage3_sub).
 .warm_full_stage2 <- 500L
-.warm_stage3_sub <- FALSE
+.warm_stage3_sub <- TRUE
 mclmc_warm_split <- function(sampler) {
   nt <- as.integer(sampler$n_tune)
   n2_full <- min(nt[2L], .warm_full_stage2)

@@ -3,19 +3,20 @@
 # function (10 uniform inputs of which 5 enter, noise sd 1; bench_friedman()
 # of default_sets.R), training rows as given, 2,000 test rows (seed 1001).
 #   default:     bnn_fit(y ~ ., data = train, seed = 1): on more than 2,000
-#                rows the deep ensemble and all but the last 2,500 tuning
+#                rows the deep ensemble and all but the last 500 tuning
 #                steps on a subsample of an eighth of the rows (2,000 to
-#                8,000), then the rest of the tuning and 2,000 sampling
-#                steps on all rows (R/run-warm-subsample.R);
-#   stage3_sub:  the default with tuning stage 3 (L) also on the subsample
-#                (only the last 500 steps of stage 2 and the sampling on all
-#                rows), the variant weighed against it;
+#                8,000), then those 500 steps (stage 2's last, adapting the
+#                step size) and 2,000 sampling steps on all rows
+#                (R/run-warm-subsample.R);
+#   stage3_full: the variant weighed against it, with tuning stage 3 (L,
+#                2,000 steps) on all rows too;
 #   all_rows:    the same call with options(bnnmc.warm_subsample = FALSE):
 #                the default of earlier versions (tuning and 5,000 sampling
 #                steps on all rows);
 #   stochtree:   stochtree::bart() with its defaults (on CRAN; BART with
-#                grow-from-root warm starts), predictive density from its
-#                test draws and sigma^2 draws;
+#                grow-from-root warm starts) and random_seed = 1 (rows of
+#                runs before the seed was set differ run to run), predictive
+#                density from its test draws and sigma^2 draws;
 #   dbarts:      dbarts::bart(), 4 chains x (500 + 2,000), as
 #                default_vs_bart.R (bart_test_draws()).
 # Per fit: wall seconds, test log predictive density per point, 90%
@@ -55,7 +56,7 @@ draw_scores <- function(mu, sigma, y) {
   c(lppd = mean(apply(ll, 2, lme)), cov90 = mean(y >= q[1, ] & y <= q[2, ]),
     rmse = sqrt(mean((colMeans(mu) - y)^2)))
 }
-run_bnn <- function(train, test, all_rows, stage3_sub = FALSE) {
+run_bnn <- function(train, test, all_rows, stage3_sub = TRUE) {
   old <- options(bnnmc.warm_subsample = !all_rows)
   old3 <- set_bnnmc_constant(".warm_stage3_sub", stage3_sub)
   on.exit({
@@ -76,7 +77,8 @@ run_stochtree <- function(train, test) {
   x <- as.matrix(train[, setdiff(names(train), "y")])
   xt <- as.matrix(test[, setdiff(names(test), "y")])
   t0 <- proc.time()[["elapsed"]]
-  b <- stochtree::bart(X_train = x, y_train = train$y, X_test = xt)
+  b <- stochtree::bart(X_train = x, y_train = train$y, X_test = xt,
+                       general_params = list(random_seed = 1L))
   secs <- proc.time()[["elapsed"]] - t0
   s <- draw_scores(t(b$y_hat_test), sqrt(b$sigma2_global_samples), test$y)
   c(seconds = secs, s)
@@ -94,13 +96,13 @@ for (n in rows) {
     l1 <- load1()
     r <- switch(meth,
                 default = run_bnn(train, test, FALSE),
-                stage3_sub = run_bnn(train, test, FALSE, TRUE),
+                stage3_full = run_bnn(train, test, FALSE, FALSE),
                 all_rows = run_bnn(train, test, TRUE),
                 stochtree = run_stochtree(train, test),
                 dbarts = run_dbarts(train, test),
                 stop("unknown method ", meth))
     row <- data.frame(date = format(Sys.Date()), label = label, rows = n, method = meth,
-                      cores = if (meth %in% c("default", "stage3_sub", "all_rows")) cores else 1L,
+                      cores = if (meth %in% c("default", "stage3_full", "all_rows")) cores else 1L,
                       seconds = r[["seconds"]], lppd = r[["lppd"]], cov90 = r[["cov90"]],
                       rmse = r[["rmse"]],
                       mc_error = if ("mc_error" %in% names(r)) r[["mc_error"]] else NA_real_,
