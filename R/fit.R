@@ -38,7 +38,8 @@
 #'   given by name or object and for a factor response ([bnn_default]).
 #'   [prior_summary()] shows the prior of a fit.
 #' @param sampler `NULL` (the default: MILE on a shorter budget in single
-#'   precision, [bnn_default]), or `"mile"`, `"nuts"`, `"hmc"`, `"dei"`,
+#'   precision, tuned mostly on a subsample of the rows above 2,000 rows of
+#'   a continuous response, [bnn_default]), or `"mile"`, `"nuts"`, `"hmc"`, `"dei"`,
 #'   `"rwm"`, `"pcn"`, `"mclmc"`, `"sgld"`, `"psgld"`, `"sghmc"`, `"ces"`, or
 #'   a settings object ([bnn_mile()], [bnn_dei()], [bnn_nuts()],
 #'   [bnn_mclmc()], [bnn_sgld()], [bnn_ces()], ...).  `"dei"` (DEI-MCMC) and
@@ -51,8 +52,8 @@
 #'   `warmup = 0` adapts nothing.
 #' @param iter The number of draws kept per chain (as cmdstanr's
 #'   `iter_sampling`), for every sampler.  `NULL` (not given) takes the
-#'   sampler's default: 1000, but 500 for the default sampler
-#'   ([bnn_default]).  From 2 to 99 draws per chain give a warning; one draw
+#'   sampler's default: 1000, but 500 for the default sampler (200 above
+#'   2,000 rows of a continuous response; [bnn_default]).  From 2 to 99 draws per chain give a warning; one draw
 #'   per chain from many chains is the design of [bnn_modes()] and
 #'   [bnn_waves()].
 #' @param thin Transitions behind each kept draw (`NULL`: 1; 10 for MCLMC,
