@@ -20,7 +20,13 @@
 # Workers load bnnmc from their own library paths; multisession workers get
 # the caller's .libPaths(), for other plans the package must be installed
 # where the workers look (see ?bnnmc-parallel).
-dispatch_chains <- function(ids, fun) {
+#
+# `keep` (an environment, or NULL): each chain's result is put in
+# keep$res[[j]] as soon as it is here (a finished chain run in this session,
+# or a future's value), and a parallel run sets keep$collect() to fetch the
+# values of futures that have finished but were not yet waited for: what
+# an interrupt keeps (R/run-interrupt.R).
+dispatch_chains <- function(ids, fun, keep = NULL) {
   prog <- .progress_env$pending
   .progress_env$pending <- NULL
   use_future <- requireNamespace("future.apply", quietly = TRUE) &&
@@ -56,11 +62,15 @@ dispatch_chains <- function(ids, fun) {
         res <- lapply(b, fun)
         if (!is.null(prog)) prog$flush()
         list(res = res, simd = used)
-      }, kern)
+      }, kern, keep)
       structure(unlist(lapply(out, `[[`, "res"), recursive = FALSE, use.names = FALSE),
                 simd = unique(vapply(out, `[[`, "", "simd")))
     } else {
-      structure(lapply(ids, fun), simd = kern_here)
+      structure(lapply(ids, function(j) {
+        r <- fun(j)
+        if (!is.null(keep)) keep$res[j] <- list(r)
+        r
+      }), simd = kern_here)
     }
   }
   # Render the progress with the user's progressr handlers (progressr::handlers())
@@ -127,9 +137,25 @@ chain_batches <- function(ids, workers) {
 # handle on its futures), the values in order.  If the wait ends early -- the
 # user interrupts (Ctrl-C), a chain fails, a time limit is reached -- the
 # futures still running are cancelled, so that their chains do not go on
-# running in the workers after bnn_fit() has returned.
-future_batches <- function(batches, fun, kern) {
+# running in the workers after bnn_fit() has returned.  `keep`: as in
+# dispatch_chains(), each batch's chain results go to keep$res as its value
+# arrives, and keep$collect() fetches those of the futures that have
+# finished but were not yet waited for.
+future_batches <- function(batches, fun, kern, keep = NULL) {
   fs <- vector("list", length(batches))
+  got <- logical(length(batches))
+  put <- function(i, v) {
+    got[i] <<- TRUE
+    if (!is.null(keep) && is.list(v) && length(v$res) == length(batches[[i]]))
+      keep$res[batches[[i]]] <- v$res
+  }
+  if (!is.null(keep)) keep$collect <- function() {
+    for (i in which(!got)) {
+      f <- fs[[i]]
+      if (inherits(f, "Future") && isTRUE(tryCatch(future::resolved(f), error = function(e) FALSE)))
+        put(i, tryCatch(future::value(f), error = function(e) NULL))
+    }
+  }
   finished <- FALSE
   on.exit(if (!finished) cancel_futures(fs), add = TRUE)
   for (i in seq_along(batches)) {
@@ -149,6 +175,7 @@ future_batches <- function(batches, fun, kern) {
       why <<- c(why, sub("\\. .*", "", conditionMessage(e)))
       NULL
     }))
+    put(i, out[[i]])
     if (length(lost)) break
   }
   if (length(lost)) {
