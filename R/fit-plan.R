@@ -126,7 +126,8 @@ plan_start <- function(plan) {
   plan$cost <- cost
   plan$phases <- stats::setNames(c(plan$warmup, plan$iter),
                                  c(sampler_units(plan$sampler)$phase, "sampling"))
-  plan$render <- isTRUE(plan$progress %||% interactive())
+  plan$lines <- progress_lines(plan$progress, cost)
+  plan$render <- !plan$lines && isTRUE(plan$progress %||% interactive())
   plan$started <- TRUE
   plan
 }
@@ -169,7 +170,7 @@ run_plans <- function(plans, pos = lapply(plans, function(p) seq_len(p$chains)),
   offs <- c(0L, cumsum(n))[seq_along(plans)]
   p1 <- plans[[1L]]
   prog <- make_progress(!isFALSE(p1$progress), sum(n), p1$warmup + p1$iter,
-                        phases = p1$phases, render = p1$render)
+                        phases = p1$phases, render = p1$render, lines = isTRUE(p1$lines))
   part <- rep(seq_along(plans), n)
   at <- unlist(pos, use.names = FALSE)
   t0 <- proc.time()[[3]]
@@ -233,7 +234,7 @@ run_plan_waves <- function(plan) {
       }
     }
     log[[w]] <- row
-    if (plan$render)
+    if (plan$render || isTRUE(plan$lines))
       message(sprintf("wave %d: %d chains run%s", w, n,
                       if (is.na(row$bound)) (if (nzchar(row$note)) paste0("; ", row$note) else "") else
                         sprintf("; %d mode(s), smallest probability %.3f; bound for p = %s: %d chains",

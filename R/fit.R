@@ -74,6 +74,12 @@
 #' @param valid_data Validation data for the ensemble's early stopping (as MILE's protocol).
 #' @param progress A progress bar through \pkg{progressr}: `NULL` (default) in
 #'   interactive sessions, `TRUE` always, `FALSE` (as `refresh = 0`) never.
+#'   Where the session is not interactive (Rscript, batch jobs) progress is
+#'   one message line every 30 seconds instead
+#'   (`options(bnnmc.progress_interval = seconds)`), e.g.
+#'   `bnn_fit: 2/4 chains done; chain 3 sampling; about 1m20s left
+#'   (elapsed 2m05s)`: with `TRUE`, and with `NULL` when the fit's cost
+#'   estimate is above a minute (so short fits print none).
 #' @param weights Observation weights, as in [stats::lm()]: each log-likelihood
 #'   term is multiplied by its weight, as in rstanarm and brms.
 #' @param chain_id Ids of the chains this call runs (as rstan's `chain_id`),

@@ -77,7 +77,13 @@ dispatch_chains <- function(ids, fun, keep = NULL) {
   # when asked to, unless the user already reports progress globally
   # (handlers(global = TRUE)); otherwise the signals reach whatever handlers
   # the user set up around the call (with_progress()), or nothing.
-  if (is.null(prog) || !prog$render || isTRUE(progressr::handlers(global = NA))) run() else
+  # In lines (a session that is not interactive: make_progress()), the
+  # progress goes to progress_line_handler() alone.
+  if (is.null(prog) || !(prog$render || prog$lines) || isTRUE(progressr::handlers(global = NA)))
+    run() else if (prog$lines)
+      progressr::with_progress(run(), handlers = progress_line_handler(prog$n_chains),
+                               enable = TRUE,
+                               delay_terminal = FALSE) else
     progressr::with_progress(run(), enable = TRUE)
 }
 

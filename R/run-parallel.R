@@ -78,11 +78,18 @@
 #' @section Progress:
 #' With `progress = TRUE` (the default in interactive sessions) progress is
 #' reported through \pkg{progressr}, per chain and phase (warm-up,
-#' sampling), and the updates are relayed from the workers as they arrive
-#' for plans that support it (multisession, cluster).  The display follows
+#' sampling), with the time left, and the updates are relayed from the
+#' workers as they arrive for plans that support it (multisession,
+#' multicore, cluster).  In a session that is not interactive (Rscript, a
+#' batch job) progress is one message line every 30 seconds
+#' (`options(bnnmc.progress_interval = seconds)`) with the chains done, the
+#' chain running and its phase, the time left and the time elapsed: with
+#' `progress = TRUE`, and by default (`NULL`) for a fit whose cost
+#' estimate is above a minute.  The bar follows
 #' [progressr::handlers()], e.g. `progressr::handlers("cli")`; if progress
 #' reporting is enabled globally (`progressr::handlers(global = TRUE)`),
-#' bnnmc uses that.  Without progressr nothing is shown.
+#' bnnmc uses that (also instead of the lines).  Without progressr nothing
+#' is shown.
 #'
 #' @template reproducibility
 #' @name bnnmc-parallel
