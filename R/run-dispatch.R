@@ -36,6 +36,7 @@ dispatch_chains <- function(ids, fun, keep = NULL) {
   # R process with its own options and its own selection)
   kern <- simd_option()
   kern_here <- apply_simd(kern)
+  if (!is.null(keep)) keep$simd <- kern_here
   # options(mc.cores = n), as rstan, rstanarm and brms read it: with the
   # default (sequential) plan, the chains run on n cores for this call
   # (forked workers where the platform has them, R sessions otherwise);

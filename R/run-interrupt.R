@@ -15,14 +15,16 @@
 
 # The watch of one fit_plans() run over `plans`: run_plans() fills `res`
 # (one slot per chain of the run, NULL until it has finished), `plans`,
-# `pos` and `t0`; a parallel run sets `collect`, which fetches the values
-# of futures that have finished but were not yet waited for.
+# `pos` and `t0`, dispatch_chains() `simd` (the SIMD level of this session);
+# a parallel run sets `collect`, which fetches the values of futures that
+# have finished but were not yet waited for.
 new_interrupt_watch <- function(plans) {
   w <- new.env(parent = emptyenv())
   w$all_plans <- plans
   w$plans <- NULL
   w$res <- list()
   w$collect <- NULL
+  w$simd <- NULL
   w$t0 <- NA_real_
   w
 }
@@ -35,6 +37,17 @@ interrupt_keep <- function(watch) {
     .interrupt_env$stored <- NULL
     msg <- interrupt_store(watch)
     message(msg)
+  }, error = function(e) NULL, interrupt = function(e) NULL)
+  invisible(NULL)
+}
+
+# The calling handler of an interrupt in a fit that keeps nothing (`what`,
+# e.g. "the CES pipeline"): what an earlier interrupt kept is dropped, and
+# one message says so.
+interrupt_keep_nothing <- function(what) {
+  tryCatch({
+    .interrupt_env$stored <- NULL
+    message(sprintf("bnn_fit() interrupted: %s keeps no finished chains; nothing can be returned (bnn_interrupted() returns NULL).", what))
   }, error = function(e) NULL, interrupt = function(e) NULL)
   invisible(NULL)
 }
@@ -60,7 +73,7 @@ interrupt_store <- function(watch) {
     return(sprintf("bnn_fit() interrupted before any of its %d chain%s had finished: %s.",
                    asked, if (asked > 1L) "s" else "", nothing))
   .interrupt_env$stored <- list(plan = watch$plans[[1L]], kept = watch$pos[[1L]][done],
-                                res = watch$res[done], asked = asked,
+                                res = watch$res[done], asked = asked, simd = watch$simd,
                                 elapsed = proc.time()[[3]] - watch$t0)
   sprintf("bnn_fit() interrupted: %d of %d chains had finished; bnn_interrupted() returns a fit of %s.",
           length(done), asked, if (length(done) > 1L) sprintf("those %d chains", length(done)) else
@@ -86,8 +99,8 @@ interrupt_store <- function(watch) {
 #' [bnnmc-parallel]).  A fit of one model keeps its chains: the default
 #' model's checks on small and mid-sized data (up to 2,000 rows), which fit
 #' two models ([bnn_default]), the refit with a wider prior, fits in waves
-#' ([bnn_waves()]) and the CES pipeline keep nothing, and the message says
-#' so.
+#' ([bnn_waves()]) and the CES pipeline ([bnn_ces()]) keep nothing, and
+#' the message says so.
 #'
 #' @return A `bnnfit` of the finished chains, or `NULL` (with a message)
 #'   when no interrupted fit is kept.
@@ -109,7 +122,7 @@ bnn_interrupted <- function() {
   plan$ids <- plan$ids[st$kept]
   plan$chains <- length(st$kept)
   done <- complete_plan(plan, list(res = st$res, elapsed = st$elapsed,
-                                   simd = attr(st$res, "simd") %||% simd_option()))
+                                   simd = st$simd))
   fit <- bnnfit_with(done$fit, partial = list(chains = length(st$kept), asked = st$asked))
   warn_cond(sprintf(paste0("This fit is partial: %d of the %d chains asked for had finished when ",
                            "bnn_fit() was interrupted."), length(st$kept), st$asked),

@@ -58,19 +58,34 @@ interrupt_child <- function(fit_call, after = 1L, after_s = NULL) {
   p$get_result()
 }
 
+# The data of the NUTS fits below, and such a fit with `chains` chains of
+# `warmup` + 300 transitions (on options(mc.cores = mc_cores) if given), as
+# a function for interrupt_child() (its data in its environment).
+keep_data <- function() {
+  set.seed(1)
+  d <- data.frame(x = rnorm(150), x2 = rnorm(150))
+  d$y <- sin(d$x) + rnorm(150, sd = 0.3)
+  d
+}
+
+nuts_call <- function(chains, warmup, mc_cores = NULL) {
+  f <- function() {
+    if (!is.null(mc_cores)) options(mc.cores = mc_cores)
+    bnn_fit(y ~ ., data = d, hidden = c(8, 8), chains = chains, sampler = "nuts",
+            warmup = warmup, iter = 300, seed = 11, progress = FALSE)
+  }
+  environment(f) <- list2env(list(d = keep_data(), chains = chains, warmup = warmup,
+                                  mc_cores = mc_cores), parent = globalenv())
+  f
+}
+
 test_that("a fit interrupted after a chain finished keeps it for bnn_interrupted()", {
   skip_on_cran()
   skip_on_os("windows")
   skip_if_not_installed("callr")
-  set.seed(1)
-  d <- data.frame(x = rnorm(150), x2 = rnorm(150))
-  d$y <- sin(d$x) + rnorm(150, sd = 0.3)
   # three chains of about 1.5-3 s each, one after another; the interrupt
   # comes in the second
-  call <- function() bnn_fit(y ~ ., data = d, hidden = c(8, 8), chains = 3, sampler = "nuts",
-                             warmup = 400, iter = 300, seed = 11, progress = FALSE)
-  environment(call) <- list2env(list(d = d), parent = globalenv())
-  res <- interrupt_child(call, after = 1L)
+  res <- interrupt_child(nuts_call(3, 400), after = 1L)
   # the interrupt still ended the call ...
   expect_identical(res$r, "interrupted")
   # ... after one message that says what was kept
@@ -85,24 +100,17 @@ test_that("a fit interrupted after a chain finished keeps it for bnn_interrupted
   # assembled as a finished fit is: its verdict, and chain 1's draws are
   # those of the same fit run with one chain
   expect_false(is.null(fit$convergence))
-  ref <- suppressWarnings(bnn_fit(y ~ ., data = d, hidden = c(8, 8), chains = 1,
-                                  sampler = "nuts", warmup = 400, iter = 300, seed = 11,
-                                  progress = FALSE))
+  ref <- suppressWarnings(nuts_call(1, 400)())
   expect_identical(unname(fit$draws), unname(ref$draws))
   expect_identical(fit$chain_status, ref$chain_status)
+  expect_identical(fit$simd, ref$simd)
 })
 
 test_that("an interrupt before any chain finished says nothing can be returned", {
   skip_on_cran()
   skip_on_os("windows")
   skip_if_not_installed("callr")
-  set.seed(1)
-  d <- data.frame(x = rnorm(150), x2 = rnorm(150))
-  d$y <- sin(d$x) + rnorm(150, sd = 0.3)
-  call <- function() bnn_fit(y ~ ., data = d, hidden = c(8, 8), chains = 2, sampler = "nuts",
-                             warmup = 50000, iter = 1000, seed = 11, progress = FALSE)
-  environment(call) <- list2env(list(d = d), parent = globalenv())
-  res <- interrupt_child(call, after_s = 4)
+  res <- interrupt_child(nuts_call(2, 50000), after_s = 4)
   expect_identical(res$r, "interrupted")
   expect_true(any(grepl("interrupted before any of its 2 chains had finished: nothing can be returned",
                         res$msgs, fixed = TRUE)), label = paste(res$msgs, collapse = " | "))
@@ -134,27 +142,16 @@ test_that("under options(mc.cores = 2) the chains whose futures had returned are
   skip_if_not_installed("callr")
   skip_if_not_installed("future")
   skip_if_not_installed("future.apply")
-  set.seed(1)
-  d <- data.frame(x = rnorm(150), x2 = rnorm(150))
-  d$y <- sin(d$x) + rnorm(150, sd = 0.3)
   # four chains on two forked workers (one future each); the trace counts
   # the chains finished in the workers (forks carry it)
-  call <- function() {
-    options(mc.cores = 2L)
-    bnn_fit(y ~ ., data = d, hidden = c(8, 8), chains = 4, sampler = "nuts", warmup = 400,
-            iter = 300, seed = 11, progress = FALSE)
-  }
-  environment(call) <- list2env(list(d = d), parent = globalenv())
-  res <- interrupt_child(call, after = 1L)
+  res <- interrupt_child(nuts_call(4, 400, mc_cores = 2L), after = 1L)
   expect_identical(res$r, "interrupted")
   k <- res$fit$chains
   expect_true(is.numeric(k) && k >= 1L && k < 4L, label = paste(res$msgs, collapse = " | "))
   expect_true(any(grepl(sprintf("bnn_fit() interrupted: %d of 4 chains had finished", k),
                         res$msgs, fixed = TRUE)), label = paste(res$msgs, collapse = " | "))
   # the kept chains are those of the whole fit with their ids
-  ref <- suppressWarnings(bnn_fit(y ~ ., data = d, hidden = c(8, 8), chains = 4,
-                                  sampler = "nuts", warmup = 400, iter = 300, seed = 11,
-                                  progress = FALSE))
+  ref <- suppressWarnings(nuts_call(4, 400)())
   ids <- if (is.null(res$fit$chain_id)) seq_len(k) else res$fit$chain_id
   expect_identical(unname(res$fit$draws), unname(ref$draws[, ids, , drop = FALSE]))
 })
