@@ -79,7 +79,8 @@
 #'   (`options(bnnmc.progress_interval = seconds)`), e.g.
 #'   `bnn_fit: 2/4 chains done; chain 3 sampling; about 1m20s left
 #'   (elapsed 2m05s)`: with `TRUE`, and with `NULL` when the fit's cost
-#'   estimate is above a minute (so short fits print none).
+#'   estimate is above a minute (so short fits print none), unless
+#'   handlers are chosen with [progressr::handlers()] ([bnnmc-parallel]).
 #' @param weights Observation weights, as in [stats::lm()]: each log-likelihood
 #'   term is multiplied by its weight, as in rstanarm and brms.
 #' @param chain_id Ids of the chains this call runs (as rstan's `chain_id`),

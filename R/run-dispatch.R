@@ -79,12 +79,12 @@ dispatch_chains <- function(ids, fun, keep = NULL) {
   # (handlers(global = TRUE)); otherwise the signals reach whatever handlers
   # the user set up around the call (with_progress()), or nothing.
   # In lines (a session that is not interactive: make_progress()), the
-  # progress goes to progress_line_handler() alone.
+  # progress goes to progress_line_handler(), unless the user has chosen
+  # handlers (progressr::handlers(...), which sets options(progressr.handlers)).
   if (is.null(prog) || !(prog$render || prog$lines) || isTRUE(progressr::handlers(global = NA)))
-    run() else if (prog$lines)
+    run() else if (prog$lines && is.null(getOption("progressr.handlers")))
       progressr::with_progress(run(), handlers = progress_line_handler(prog$n_chains),
-                               enable = TRUE,
-                               delay_terminal = FALSE) else
+                               enable = TRUE, delay_terminal = FALSE) else
     progressr::with_progress(run(), enable = TRUE)
 }
 

@@ -88,8 +88,9 @@
 #' estimate is above a minute.  The bar follows
 #' [progressr::handlers()], e.g. `progressr::handlers("cli")`; if progress
 #' reporting is enabled globally (`progressr::handlers(global = TRUE)`),
-#' bnnmc uses that (also instead of the lines).  Without progressr nothing
-#' is shown.
+#' bnnmc uses that.  Handlers chosen with [progressr::handlers()] (or
+#' global reporting) are used instead of the lines too.  Without progressr
+#' nothing is shown.
 #'
 #' @template reproducibility
 #' @name bnnmc-parallel

@@ -76,6 +76,11 @@ test_that("Rscript with progress = TRUE writes progress lines, one per interval"
   # at most one line per interval
   few <- child_messages(progress_fit_call(TRUE), list(bnnmc.progress_interval = 3600))
   expect_length(grep("^bnn_fit: ", few), 0L)
+  # handlers the user chose are used instead
+  mine <- child_messages(progress_fit_call(TRUE),
+                         list(bnnmc.progress_interval = 0,
+                              progressr.handlers = list(progressr::handler_void())))
+  expect_length(grep("^bnn_fit: ", mine), 0L)
   # progress = FALSE and a short fit with progress = NULL: no lines
   for (pr in list(FALSE, NULL)) {
     m <- child_messages(progress_fit_call(pr), list(bnnmc.progress_interval = 0))
