@@ -47,7 +47,8 @@ interrupt_keep <- function(watch) {
 interrupt_keep_nothing <- function(what) {
   tryCatch({
     .interrupt_env$stored <- NULL
-    message(sprintf("bnn_fit() interrupted: %s keeps no finished chains; nothing can be returned (bnn_interrupted() returns NULL).", what))
+    message(sprintf(paste0("bnn_fit() interrupted: %s keeps no finished chains; nothing can ",
+                           "be returned (bnn_interrupted() returns NULL)."), what))
   }, error = function(e) NULL, interrupt = function(e) NULL)
   invisible(NULL)
 }
@@ -75,9 +76,9 @@ interrupt_store <- function(watch) {
   .interrupt_env$stored <- list(plan = watch$plans[[1L]], kept = watch$pos[[1L]][done],
                                 res = watch$res[done], asked = asked, simd = watch$simd,
                                 elapsed = proc.time()[[3]] - watch$t0)
-  sprintf("bnn_fit() interrupted: %d of %d chains had finished; bnn_interrupted() returns a fit of %s.",
-          length(done), asked, if (length(done) > 1L) sprintf("those %d chains", length(done)) else
-            "that chain")
+  sprintf(paste0("bnn_fit() interrupted: %d of %d chains had finished; bnn_interrupted() ",
+                 "returns a fit of %s."), length(done), asked,
+          if (length(done) > 1L) sprintf("those %d chains", length(done)) else "that chain")
 }
 
 #' The finished chains of an interrupted fit

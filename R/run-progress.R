@@ -114,8 +114,8 @@ progress_lines <- function(progress, cost, session_interactive = interactive()) 
 progress_interval <- function() {
   s <- getOption("bnnmc.progress_interval", 30)
   if (!is.numeric(s) || length(s) != 1L || is.na(s) || s < 0)
-    stop(sprintf("options(bnnmc.progress_interval) must be a number of seconds of at least 0, not %s.",
-                 paste(format(s), collapse = " ")), call. = FALSE)
+    stop(sprintf(paste0("options(bnnmc.progress_interval) must be a number of seconds of at ",
+                        "least 0, not %s."), paste(format(s), collapse = " ")), call. = FALSE)
   as.double(s)
 }
 

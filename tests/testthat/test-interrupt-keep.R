@@ -89,8 +89,9 @@ test_that("a fit interrupted after a chain finished keeps it for bnn_interrupted
   # the interrupt still ended the call ...
   expect_identical(res$r, "interrupted")
   # ... after one message that says what was kept
-  expect_true(any(grepl("bnn_fit() interrupted: 1 of 3 chains had finished; bnn_interrupted() returns a fit of that chain.",
-                        res$msgs, fixed = TRUE)), label = paste(res$msgs, collapse = " | "))
+  said <- paste0("bnn_fit() interrupted: 1 of 3 chains had finished; bnn_interrupted() ",
+                 "returns a fit of that chain.")
+  expect_true(any(grepl(said, res$msgs, fixed = TRUE)), label = paste(res$msgs, collapse = " | "))
   fit <- res$fit
   expect_s3_class(fit, "bnnfit")
   expect_identical(fit$chains, 1L)
@@ -112,8 +113,8 @@ test_that("an interrupt before any chain finished says nothing can be returned",
   skip_if_not_installed("callr")
   res <- interrupt_child(nuts_call(2, 50000), after_s = 4)
   expect_identical(res$r, "interrupted")
-  expect_true(any(grepl("interrupted before any of its 2 chains had finished: nothing can be returned",
-                        res$msgs, fixed = TRUE)), label = paste(res$msgs, collapse = " | "))
+  said <- "interrupted before any of its 2 chains had finished: nothing can be returned"
+  expect_true(any(grepl(said, res$msgs, fixed = TRUE)), label = paste(res$msgs, collapse = " | "))
   expect_null(res$fit)
   expect_true(any(grepl("no interrupted fit is kept", res$kept_msgs)))
 })

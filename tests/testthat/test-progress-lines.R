@@ -59,7 +59,8 @@ progress_fit_call <- function(progress, chains = 3) {
   f
 }
 
-line_re <- "^bnn_fit: [0-9]/3 chains done; .*(about [0-9hms]+ left|estimating time left) \\(elapsed [0-9hms]+\\)\n?$"
+line_re <- paste0("^bnn_fit: [0-9]/3 chains done; .*(about [0-9hms]+ left|estimating time left) ",
+                  "\\(elapsed [0-9hms]+\\)\n?$")
 
 test_that("Rscript with progress = TRUE writes progress lines, one per interval", {
   skip_on_cran()
