@@ -12,6 +12,8 @@
 #'
 #' @inheritParams bnn_fit
 #' @param members Number of networks.
+#' @param progress A progress bar through \pkg{progressr}: `NULL` (default) in
+#'   interactive sessions, `TRUE` always, `FALSE` never.
 #' @param optimizer A [bnn_optimizer()] or [bnn_optimizer_preset()].
 #' @param valid_data Optional data frame for early stopping (needed when the
 #'   optimizer has a `patience`; without it, patience is ignored).

@@ -18,8 +18,14 @@ even_index <- function(n, J) unique(round(seq(1, n, length.out = J)))
 
 # The CES pipeline behind bnn_fit(sampler = bnn_ces()) (its fit_engine()).
 # model: prepare_model()'s list; the rest are bnn_fit()'s checked arguments
-# (those in `...`, such as `ensemble`, do not apply to CES).
-fit_engine.bnn_ces <- function(model, ces, chains, warmup, iter, thin, init, seed, progress,
+# (those in `...`, such as `ensemble`, do not apply to CES).  An interrupt
+# keeps nothing of it, and says so (R/run-interrupt.R).
+fit_engine.bnn_ces <- function(...) {
+  withCallingHandlers(ces_engine(...),
+                      interrupt = function(cnd) interrupt_keep_nothing("the CES pipeline"))
+}
+
+ces_engine <- function(model, ces, chains, warmup, iter, thin, init, seed, progress,
                                call, given_init = FALSE, precision = "double", ...) {
   spec <- model$spec
   lik <- model$likelihood

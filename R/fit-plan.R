@@ -31,19 +31,24 @@
 # keep the verdict's pointwise log-likelihood for the default's PSIS-LOO
 # choice (returned beside the fit by complete_plan(), not in it);
 # `estimate_cost`: time a gradient to estimate the fit's cost; `optional`:
-# a plan whose failure gives no fit rather than an error (fit_plans()).
+# a plan whose failure gives no fit rather than an error (fit_plans());
+# `keep_interrupted`: the plan is a whole fit, whose finished chains an
+# interrupt keeps for bnn_interrupted() (FALSE for a plan of the default's
+# checks, one of several models: R/run-interrupt.R).
 new_bnn_plan <- function(model, sampler, chains, warmup, iter, thin, init, seed, progress, call,
                          given_init = FALSE, waves = NULL,
                          chain_id = NULL, ensemble = NULL, valid_data = NULL,
                          precision = "double", verdict = TRUE, keep_loglik = FALSE,
-                         estimate_cost = TRUE, label = "network", optional = FALSE) {
+                         estimate_cost = TRUE, label = "network", optional = FALSE,
+                         keep_interrupted = TRUE) {
   structure(list(model = model, sampler = sampler, chains = as.integer(chains),
                  warmup = warmup, iter = iter, thin = thin, init = init, seed = seed,
                  progress = progress, call = call, given_init = given_init,
                  waves = waves, chain_id = chain_id,
                  ensemble = ensemble, valid_data = valid_data, precision = precision,
                  verdict = verdict, keep_loglik = keep_loglik, estimate_cost = estimate_cost,
-                 label = label, optional = optional, started = FALSE),
+                 label = label, optional = optional, keep_interrupted = keep_interrupted,
+                 started = FALSE),
             class = "bnn_plan")
 }
 
@@ -124,7 +129,8 @@ plan_start <- function(plan) {
   plan$cost <- cost
   plan$phases <- stats::setNames(c(plan$warmup, plan$iter),
                                  c(sampler_units(plan$sampler)$phase, "sampling"))
-  plan$render <- isTRUE(plan$progress %||% interactive())
+  plan$lines <- progress_lines(plan$progress, cost)
+  plan$render <- !plan$lines && isTRUE(plan$progress %||% interactive())
   plan$started <- TRUE
   plan
 }
@@ -183,18 +189,27 @@ chain_runner <- function(parts, part, at, offs, prog) {
 # is chain k plus the chains of the plans before it there; the first plan
 # sets the steps per chain).  Returns per plan list(res, elapsed, simd):
 # its chains' results, the run's elapsed seconds (shared), the SIMD
-# levels.
-run_plans <- function(plans, pos = lapply(plans, function(p) seq_len(p$chains))) {
+# levels.  `watch` (new_interrupt_watch(), R/run-interrupt.R) records the
+# run and each chain's result as it finishes, for an interrupt.
+run_plans <- function(plans, pos = lapply(plans, function(p) seq_len(p$chains)),
+                      watch = NULL) {
   n <- lengths(pos)
   offs <- c(0L, cumsum(n))[seq_along(plans)]
   p1 <- plans[[1L]]
   prog <- make_progress(!isFALSE(p1$progress), sum(n), p1$warmup + p1$iter,
-                        phases = p1$phases, render = p1$render)
+                        phases = p1$phases, render = p1$render, lines = isTRUE(p1$lines))
   part <- rep(seq_along(plans), n)
   at <- unlist(pos, use.names = FALSE)
   t0 <- proc.time()[[3]]
+  if (!is.null(watch)) {
+    watch$plans <- plans
+    watch$pos <- pos
+    watch$res <- vector("list", length(part))
+    watch$t0 <- t0
+  }
   out <- dispatch_chains(seq_along(part),
-                         chain_runner(lapply(plans, plan_chain_part), part, at, offs, prog))
+                         chain_runner(lapply(plans, plan_chain_part), part, at, offs, prog),
+                         keep = watch)
   elapsed <- proc.time()[[3]] - t0
   lapply(seq_along(plans), function(i)
     list(res = out[offs[i] + seq_len(n[i])], elapsed = elapsed, simd = attr(out, "simd")))
@@ -246,7 +261,7 @@ run_plan_waves <- function(plan) {
       }
     }
     log[[w]] <- row
-    if (plan$render)
+    if (plan$render || isTRUE(plan$lines))
       message(sprintf("wave %d: %d chains run%s", w, n,
                       if (is.na(row$bound)) (if (nzchar(row$note)) paste0("; ", row$note) else "") else
                         sprintf("; %d mode(s), smallest probability %.3f; bound for p = %s: %d chains",
@@ -296,8 +311,16 @@ complete_plan <- function(plan, run) {
 # start and completion held back (the caller signals those of the fits it
 # returns); the run's own warnings, if any, go with the last plan.  A plan
 # marked `optional` (the default's heteroscedastic network) that fails to
-# start or complete is NULL instead of an error.
+# start or complete is NULL instead of an error.  An interrupt keeps the
+# chains that had finished, when the plans are one whole fit
+# (interrupt_keep(), R/run-interrupt.R), and goes on.
 fit_plans <- function(plans) {
+  watch <- new_interrupt_watch(plans)
+  withCallingHandlers(fit_plans_watched(plans, watch),
+                      interrupt = function(cnd) interrupt_keep(watch))
+}
+
+fit_plans_watched <- function(plans, watch) {
   optional <- vapply(plans, function(p) isTRUE(p$optional), NA)
   held <- function(f, opt) {
     if (!opt) return(catch_warnings(f))
@@ -314,7 +337,8 @@ fit_plans <- function(plans) {
   if (any(waves) && length(go) > 1L)
     stop("a fit in waves cannot share its run with another fit.", call. = FALSE)
   # the chains of optional plans alone may fail without an error
-  run <- held(function() if (any(waves)) list(run_plan_waves(go[[1L]])) else run_plans(go),
+  run <- held(function() if (any(waves)) list(run_plan_waves(go[[1L]])) else
+    run_plans(go, watch = watch),
               all(optional[ok]))
   if (is.null(run)) return(out)
   last <- max(ok)

@@ -11,7 +11,9 @@
 #' on a 16-16 tanh network with 4 chains; `sampler = "nuts"` is NUTS with
 #' Stan's defaults, as in rstanarm and brms.  An interrupt (Ctrl-C) ends the
 #' fit at once, and under a parallel plan cancels its chains still running
-#' in the workers where the backend allows it.  [bnn_default] describes
+#' in the workers where the backend allows it; the chains that had
+#' finished are kept, as a message says, and [bnn_interrupted()] returns
+#' them as a fit (a fit of one model only: see there).  [bnn_default] describes
 #' the defaults, their evidence and the default model's check.
 #'
 #' @param formula A model formula, e.g. `y ~ .`, expanded as by
@@ -73,6 +75,13 @@
 #' @param valid_data Validation data for the ensemble's early stopping (as MILE's protocol).
 #' @param progress A progress bar through \pkg{progressr}: `NULL` (default) in
 #'   interactive sessions, `TRUE` always, `FALSE` (as `refresh = 0`) never.
+#'   Where the session is not interactive (Rscript, batch jobs) progress is
+#'   one message line every 30 seconds instead
+#'   (`options(bnnmc.progress_interval = seconds)`), e.g.
+#'   `bnn_fit: 2/4 chains done; chain 3 sampling; about 1m20s left
+#'   (elapsed 2m05s)`: with `TRUE`, and with `NULL` when the fit's cost
+#'   estimate is above a minute (so short fits print none), unless
+#'   handlers are chosen with [progressr::handlers()] ([bnnmc-parallel]).
 #' @param weights Observation weights, as in [stats::lm()]: each log-likelihood
 #'   term is multiplied by its weight, as in rstanarm and brms.
 #' @param chain_id Ids of the chains this call runs (as rstan's `chain_id`),
@@ -230,11 +239,14 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
                  precision = precision)))
   # the default model: one plan per model it fits (R/fit-plan.R), the
   # choices between them steps on the finished fits (R/fit-choice.R)
-  plan_of <- function(m, ch = chains, r = run, label = "network", keep = check || lcheck, ...)
+  plan_of <- function(m, ch = chains, r = run, label = "network", keep = check || lcheck,
+                      whole = !(check || lcheck), ...)
     new_bnn_plan(m, r$sampler, ch, r$warmup, r$iter, r$thin, init, seed, progress, call,
                  given[["init"]], waves = waves,
                  chain_id = chain_id, ensemble = ensemble, valid_data = valid_data,
-                 precision = precision, keep_loglik = keep, label = label, ...)
+                 precision = precision, keep_loglik = keep, label = label,
+                 # an interrupt keeps the chains of a fit of one model only
+                 keep_interrupted = whole, ...)
   # another model on the same data, in the fit's precision
   variant <- function(...) {
     m <- model_variant(model, ...)
@@ -273,6 +285,7 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
                         lrun$sampler, chains, lrun$warmup, lrun$iter, lrun$thin, "random", seed,
                         FALSE, call, FALSE, precision = precision,
                         verdict = FALSE, estimate_cost = FALSE, label = "linear",
+                        keep_interrupted = FALSE,
                         optional = TRUE)
     pair <- fit_plan_pair(plan_of(model), lin, together = FALSE)
     choose_default_model(pair$a, pair$b, c(network = pair$seconds[["a"]],
@@ -287,7 +300,7 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
     t0 <- proc.time()[["elapsed"]]
     wide <- fit_plans(list(wider = plan_of(variant(prior = widened_prior(model$prior)),
                                            label = "wider prior", keep = FALSE,
-                                           optional = TRUE)))$wider
+                                           optional = TRUE, whole = FALSE)))$wider
     def <- choose_wider_prior(def, wide, proc.time()[["elapsed"]] - t0)
   }
   for (cnd in def$warnings) warning(cnd)

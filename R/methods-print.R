@@ -22,6 +22,9 @@ print.bnnfit <- function(x, digits = 3, ...) {
   cat(sprintf(" chains:       %d x %d draws (warm-up %d %s, thin %d)%s\n", x$chains,
               dim(x$draws)[1], x$warmup, warmup_unit(x$sampler), x$thin,
               if (all(ok)) "" else sprintf(", %d failed", sum(!ok))))
+  if (!is.null(x$partial))
+    cat(sprintf(" partial:      %d of the %d chains asked for (the fit was interrupted)\n",
+                x$partial$chains, x$partial$asked))
   ids <- x$chain_id
   if (!is.null(ids) && !identical(as.integer(ids), seq_len(x$chains)))
     cat(sprintf(" chain ids:    %s\n", format_ids(ids)))

@@ -20,7 +20,13 @@
 # Workers load bnnmc from their own library paths; multisession workers get
 # the caller's .libPaths(), for other plans the package must be installed
 # where the workers look (see ?bnnmc-parallel).
-dispatch_chains <- function(ids, fun) {
+#
+# `keep` (an environment, or NULL): each chain's result is put in
+# keep$res[[j]] as soon as it is here (a finished chain run in this session,
+# or a future's value), and a parallel run sets keep$collect() to fetch the
+# values of futures that have finished but were not yet waited for: what
+# an interrupt keeps (R/run-interrupt.R).
+dispatch_chains <- function(ids, fun, keep = NULL) {
   prog <- .progress_env$pending
   .progress_env$pending <- NULL
   use_future <- requireNamespace("future.apply", quietly = TRUE) &&
@@ -30,6 +36,7 @@ dispatch_chains <- function(ids, fun) {
   # R process with its own options and its own selection)
   kern <- simd_option()
   kern_here <- apply_simd(kern)
+  if (!is.null(keep)) keep$simd <- kern_here
   # options(mc.cores = n), as rstan, rstanarm and brms read it: with the
   # default (sequential) plan, the chains run on n cores for this call
   # (forked workers where the platform has them, R sessions otherwise);
@@ -56,18 +63,28 @@ dispatch_chains <- function(ids, fun) {
         res <- lapply(b, fun)
         if (!is.null(prog)) prog$flush()
         list(res = res, simd = used)
-      }, kern)
+      }, kern, keep)
       structure(unlist(lapply(out, `[[`, "res"), recursive = FALSE, use.names = FALSE),
                 simd = unique(vapply(out, `[[`, "", "simd")))
     } else {
-      structure(lapply(ids, fun), simd = kern_here)
+      structure(lapply(ids, function(j) {
+        r <- fun(j)
+        if (!is.null(keep)) keep$res[j] <- list(r)
+        r
+      }), simd = kern_here)
     }
   }
   # Render the progress with the user's progressr handlers (progressr::handlers())
   # when asked to, unless the user already reports progress globally
   # (handlers(global = TRUE)); otherwise the signals reach whatever handlers
   # the user set up around the call (with_progress()), or nothing.
-  if (is.null(prog) || !prog$render || isTRUE(progressr::handlers(global = NA))) run() else
+  # In lines (a session that is not interactive: make_progress()), the
+  # progress goes to progress_line_handler(), unless the user has chosen
+  # handlers (progressr::handlers(...), which sets options(progressr.handlers)).
+  if (is.null(prog) || !(prog$render || prog$lines) || isTRUE(progressr::handlers(global = NA)))
+    run() else if (prog$lines && is.null(getOption("progressr.handlers")))
+      progressr::with_progress(run(), handlers = progress_line_handler(prog$n_chains),
+                               enable = TRUE, delay_terminal = FALSE) else
     progressr::with_progress(run(), enable = TRUE)
 }
 
@@ -127,9 +144,25 @@ chain_batches <- function(ids, workers) {
 # handle on its futures), the values in order.  If the wait ends early -- the
 # user interrupts (Ctrl-C), a chain fails, a time limit is reached -- the
 # futures still running are cancelled, so that their chains do not go on
-# running in the workers after bnn_fit() has returned.
-future_batches <- function(batches, fun, kern) {
+# running in the workers after bnn_fit() has returned.  `keep`: as in
+# dispatch_chains(), each batch's chain results go to keep$res as its value
+# arrives, and keep$collect() fetches those of the futures that have
+# finished but were not yet waited for.
+future_batches <- function(batches, fun, kern, keep = NULL) {
   fs <- vector("list", length(batches))
+  got <- logical(length(batches))
+  put <- function(i, v) {
+    got[i] <<- TRUE
+    if (!is.null(keep) && is.list(v) && length(v$res) == length(batches[[i]]))
+      keep$res[batches[[i]]] <- v$res
+  }
+  if (!is.null(keep)) keep$collect <- function() {
+    for (i in which(!got)) {
+      f <- fs[[i]]
+      if (inherits(f, "Future") && isTRUE(tryCatch(future::resolved(f), error = function(e) FALSE)))
+        put(i, tryCatch(future::value(f), error = function(e) NULL))
+    }
+  }
   finished <- FALSE
   on.exit(if (!finished) cancel_futures(fs), add = TRUE)
   for (i in seq_along(batches)) {
@@ -149,6 +182,7 @@ future_batches <- function(batches, fun, kern) {
       why <<- c(why, sub("\\. .*", "", conditionMessage(e)))
       NULL
     }))
+    put(i, out[[i]])
     if (length(lost)) break
   }
   if (length(lost)) {

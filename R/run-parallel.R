@@ -57,7 +57,15 @@
 #'
 #' @section Interrupting a fit:
 #' An interrupt (Ctrl-C), an error in a chain or a time limit ends
-#' [bnn_fit()] at once, also under a parallel plan, and the chains still
+#' [bnn_fit()] at once, also under a parallel plan.  An interrupt first
+#' keeps the chains that had finished and says so in one message
+#' ("bnn_fit() interrupted: 2 of 4 chains had finished; bnn_interrupted()
+#' returns a fit of those 2 chains."); [bnn_interrupted()] returns them as
+#' a fit.  Run one after another, every finished chain is kept; under
+#' `options(mc.cores)` or a parallel plan, those whose futures had returned
+#' their value.  The default model's checks on up to 2,000 rows fit two
+#' models and keep nothing, nor do fits in waves; the message says so.
+#' The interrupt still goes on, so a script stops.  The chains still
 #' running in the workers are stopped: with \pkg{future} 1.40 or later
 #' through `future::cancel()`, which interrupts the workers of multisession,
 #' cluster, callr and mirai plans; with older versions of \pkg{future} the
@@ -70,11 +78,19 @@
 #' @section Progress:
 #' With `progress = TRUE` (the default in interactive sessions) progress is
 #' reported through \pkg{progressr}, per chain and phase (warm-up,
-#' sampling), and the updates are relayed from the workers as they arrive
-#' for plans that support it (multisession, cluster).  The display follows
+#' sampling), with the time left, and the updates are relayed from the
+#' workers as they arrive for plans that support it (multisession,
+#' multicore, cluster).  In a session that is not interactive (Rscript, a
+#' batch job) progress is one message line every 30 seconds
+#' (`options(bnnmc.progress_interval = seconds)`) with the chains done, the
+#' chain running and its phase, the time left and the time elapsed: with
+#' `progress = TRUE`, and by default (`NULL`) for a fit whose cost
+#' estimate is above a minute.  The bar follows
 #' [progressr::handlers()], e.g. `progressr::handlers("cli")`; if progress
 #' reporting is enabled globally (`progressr::handlers(global = TRUE)`),
-#' bnnmc uses that.  Without progressr nothing is shown.
+#' bnnmc uses that.  Handlers chosen with [progressr::handlers()] (or
+#' global reporting) are used instead of the lines too.  Without progressr
+#' nothing is shown.
 #'
 #' @template reproducibility
 #' @name bnnmc-parallel

@@ -65,6 +65,7 @@ call          | any        | always   | the call that made the fit
 inits         | list       | optional | the chains' starting points (unconstrained scale)
 elapsed       | numeric    | always   | seconds the fit took
 cost_estimate | numeric    | optional | the cost estimated before the chains ran (seconds)
+partial       | list       | optional | bnn_interrupted(): the chains that had finished when the fit was interrupted (chains) and those asked for (asked)
 precision     | character  | optional | the network's arithmetic: \"double\" or \"single\"
 ensemble      | list       | optional | the deep ensemble that gave the chains' starts
 simd          | character  | optional | the SIMD level the chains ran at

@@ -89,3 +89,30 @@ test_that("under load the CPU time per gradient and the single/double ratio stay
   expect_lt(spread(ratio), 4)
   expect_lt(spread(cpu), 4)
 })
+
+test_that("a long fit's estimate takes the core share measured over a second, not the load", {
+  spec <- cost_spec()
+  # a load average of 20 processes per core, as other users' nice'd jobs
+  # give: cores over load says a twentieth of a core, which such jobs do
+  # not take from this process
+  real <- bnnmc:::load_share
+  utils::assignInNamespace("load_share", function() 0.05, "bnnmc")
+  on.exit(utils::assignInNamespace("load_share", real, "bnnmc"), add = TRUE)
+  # a short fit keeps the short timing's share, capped by the load
+  short <- bnnmc:::fit_cost(spec, bnn_nuts(), 1L, 10L, 10L, "random")
+  expect_lt(short$total, bnnmc:::.cost_share_long_above)
+  expect_lte(short$cpu_share, 0.05)
+  # a long one (NUTS's guess of 63 gradients per transition over 10^6
+  # transitions): the share the gradients got over a second of elapsed time
+  t0 <- proc.time()[["elapsed"]]
+  long <- bnnmc:::fit_cost(spec, bnn_nuts(), 1L, 5e5L, 5e5L, "random")
+  expect_gt(proc.time()[["elapsed"]] - t0, 1)
+  expect_gt(long$cpu_share, 0.15)
+  expect_equal(long$t_gradient, long$t_gradient_cpu / long$cpu_share)
+  expect_equal(long$total, long$per_chain + long$post)
+  expect_equal(long$post * long$cpu_share, 0.3 + 1e-3 * nrow(spec$X))
+  share <- bnnmc:::measured_share(function(reps)
+    .Call(bnnmc:::C_model_grad_loop, spec, 0.1 * sin(seq_len(bnnmc:::spec_dim(spec))), reps),
+    long$t_gradient_cpu, seconds = 0.3)
+  expect_true(share > 0 && share <= 1)
+})
