@@ -11,9 +11,8 @@
 #' on a 16-16 tanh network with 4 chains; `sampler = "nuts"` is NUTS with
 #' Stan's defaults, as in rstanarm and brms.  An interrupt (Ctrl-C) ends the
 #' fit at once, and under a parallel plan cancels its chains still running
-#' in the workers where the backend allows it; the chains that had
-#' finished are kept, as a message says, and [bnn_interrupted()] returns
-#' them as a fit (a fit of one model only: see there).  [bnn_default] describes
+#' in the workers where the backend allows it; [bnn_interrupted()] returns
+#' the chains that had finished.  [bnn_default] describes
 #' the defaults, their evidence and the default model's check.
 #'
 #' @param formula A model formula, e.g. `y ~ .`, expanded as by
@@ -40,8 +39,7 @@
 #'   given by name or object and for a factor response ([bnn_default]).
 #'   [prior_summary()] shows the prior of a fit.
 #' @param sampler `NULL` (the default: MILE on a shorter budget in single
-#'   precision, tuned mostly on a subsample of the rows above 2,000 rows of
-#'   a continuous response, [bnn_default]), or `"mile"`, `"nuts"`, `"hmc"`, `"dei"`,
+#'   precision, [bnn_default]), or `"mile"`, `"nuts"`, `"hmc"`, `"dei"`,
 #'   `"rwm"`, `"pcn"`, `"mclmc"`, `"sgld"`, `"psgld"`, `"sghmc"`, `"ces"`, or
 #'   a settings object ([bnn_mile()], [bnn_dei()], [bnn_nuts()],
 #'   [bnn_mclmc()], [bnn_sgld()], [bnn_ces()], ...).  `"dei"` (DEI-MCMC) and
@@ -54,8 +52,8 @@
 #'   `warmup = 0` adapts nothing.
 #' @param iter The number of draws kept per chain (as cmdstanr's
 #'   `iter_sampling`), for every sampler.  `NULL` (not given) takes the
-#'   sampler's default: 1000, but 500 for the default sampler (200 above
-#'   2,000 rows of a continuous response; [bnn_default]).  From 2 to 99 draws per chain give a warning; one draw
+#'   sampler's default: 1000, but 500 for the default sampler (200 on
+#'   large data; [bnn_default]).  From 2 to 99 draws per chain give a warning; one draw
 #'   per chain from many chains is the design of [bnn_modes()] and
 #'   [bnn_waves()].
 #' @param thin Transitions behind each kept draw (`NULL`: 1; 10 for MCLMC,
@@ -75,13 +73,9 @@
 #' @param valid_data Validation data for the ensemble's early stopping (as MILE's protocol).
 #' @param progress A progress bar through \pkg{progressr}: `NULL` (default) in
 #'   interactive sessions, `TRUE` always, `FALSE` (as `refresh = 0`) never.
-#'   Where the session is not interactive (Rscript, batch jobs) progress is
-#'   one message line every 30 seconds instead
-#'   (`options(bnnmc.progress_interval = seconds)`), e.g.
-#'   `bnn_fit: 2/4 chains done; chain 3 sampling; about 1m20s left
-#'   (elapsed 2m05s)`: with `TRUE`, and with `NULL` when the fit's cost
-#'   estimate is above a minute (so short fits print none), unless
-#'   handlers are chosen with [progressr::handlers()] ([bnnmc-parallel]).
+#'   Outside interactive sessions (Rscript) progress is a message line
+#'   every 30 seconds: with `TRUE`, and with `NULL` for fits estimated
+#'   above a minute ([bnnmc-parallel], "Progress").
 #' @param weights Observation weights, as in [stats::lm()]: each log-likelihood
 #'   term is multiplied by its weight, as in rstanarm and brms.
 #' @param chain_id Ids of the chains this call runs (as rstan's `chain_id`),
