@@ -21,6 +21,10 @@
 # the caller's .libPaths(), for other plans the package must be installed
 # where the workers look (see ?bnnmc-parallel).
 dispatch_chains <- function(ids, fun) {
+  # `fun` evaluated here: a promise not yet forced would be shipped to the
+  # workers with its caller's whole frame (e.g. run_plans()'s plans, with
+  # the model frame and the data) and evaluated there
+  force(fun)
   prog <- .progress_env$pending
   .progress_env$pending <- NULL
   use_future <- requireNamespace("future.apply", quietly = TRUE) &&
@@ -48,7 +52,7 @@ dispatch_chains <- function(ids, fun) {
     if (!is.null(prog)) prog$p <- progressr::progressor(steps = prog$steps)
     if (use_future) {
       workers <- suppressWarnings(as.numeric(future::nbrOfWorkers()))
-      batches <- chain_batches(ids, workers)
+      batches <- chain_batches(ids, workers, shipped_bytes(fun))
       if (!is.null(prog)) prog$workers <- max(1, min(workers, length(batches)), na.rm = TRUE)
       out <- future_batches(batches, function(b, kern) {
         used <- apply_simd(kern)
@@ -106,20 +110,39 @@ mc_cores_strategy <- function() {
   if (future::supportsMulticore()) future::multicore else future::multisession
 }
 
-# Chains per future: by default about 4 futures per worker (a worker that
-# finishes early takes the next batch, which balances chains of unequal
-# length; with at most 4 chains per worker every chain is its own future, as
-# before), or options(bnnmc.chains_per_future = n).
-chain_batches <- function(ids, workers) {
+# Chains per future.  Every future carries the chains' function, and with
+# it the data (`bytes`, shipped_bytes()): when that is more than
+# ship_once_bytes(), the chains are split evenly into one future per
+# worker, so that each worker receives the data once; otherwise about 4
+# futures per worker (a worker that finishes early takes the next batch,
+# which balances chains of unequal length; with at most 4 chains per worker
+# every chain is its own future).  options(bnnmc.chains_per_future = n)
+# sets the batch size instead.
+chain_batches <- function(ids, workers, bytes = 0) {
   n <- length(ids)
   size <- getOption("bnnmc.chains_per_future")
   if (is.null(size)) {
     if (!is.finite(workers) || workers < 1) workers <- n
-    size <- ceiling(n / min(n, 4 * workers))
+    per_worker <- if (bytes > ship_once_bytes()) 1 else 4
+    size <- ceiling(n / min(n, per_worker * workers))
   } else {
     size <- check_count(size, "options(bnnmc.chains_per_future)", 1L)
   }
   unname(split(ids, ceiling(seq_along(ids) / size)))
+}
+
+# Above this many bytes, the chains' function (with its data) goes to each
+# worker once rather than with every chain (chain_batches()): 1 MB, about
+# 12,000 rows of 10 inputs, which a local worker receives in milliseconds.
+ship_once_bytes <- function() 1e6
+
+# The bytes a future carries with the chains' function `fun`: its
+# serialised size (its environment's data included), or 0 where the
+# workers are forked (options(mc.cores) on Linux and macOS, plan(multicore)):
+# they share this session's memory and receive nothing.
+shipped_bytes <- function(fun) {
+  if (inherits(future::plan(), "multicore")) return(0)
+  as.numeric(length(serialize(fun, NULL)))
 }
 
 # fun(batch, kern) for each batch, one future each (as

@@ -248,3 +248,57 @@ test_that("a malformed options(mc.cores) is an error that names it", {
                        sampler = "nuts", progress = FALSE),
                "options\\(mc.cores\\) must be a whole number of cores of at least 1, not 0")
 })
+
+test_that("large data go to each worker once, not once per chain, with the same draws", {
+  skip_on_cran()
+  skip_if_not_installed("future")
+  skip_if_not_installed("future.apply")
+  # small payloads: about 4 futures per worker, every chain its own here
+  expect_identical(lengths(bnnmc:::chain_batches(1:4, 2, bytes = 1e3)), rep(1L, 4))
+  # a payload above 1 MB: one future per worker, the chains split evenly
+  expect_identical(lengths(bnnmc:::chain_batches(1:4, 2, bytes = 2e6)), c(2L, 2L))
+  expect_identical(lengths(bnnmc:::chain_batches(1:5, 2, bytes = 2e6)), c(3L, 2L))
+  op <- options(bnnmc.chains_per_future = 1L)
+  expect_identical(lengths(bnnmc:::chain_batches(1:4, 2, bytes = 2e6)), rep(1L, 4))
+  options(op)
+
+  set.seed(3)
+  n <- 20000L
+  X <- matrix(stats::rnorm(n * 10), n, 10)
+  d <- data.frame(X, y = X[, 1] - X[, 2] + stats::rnorm(n))
+  fit4 <- function() suppressWarnings(
+    bnn_fit(y ~ ., data = d, hidden = 2, chains = 4, warmup = 6, iter = 4, seed = 4,
+            sampler = bnn_nuts(max_treedepth = 3), init = "random", progress = FALSE))
+  old <- future::plan(future::sequential)
+  on.exit(future::plan(old), add = TRUE)
+  ref <- fit4()
+  # what every future carries (the globals future_batches() gives it), per dispatch
+  sent <- new.env()
+  sent$bytes <- list()
+  trace(bnnmc:::future_batches, print = FALSE, tracer = bquote({
+    b1 <- vapply(batches, function(b)
+      as.numeric(length(serialize(list(fun = fun, b = b, kern = kern), NULL))), 0)
+    assign("bytes", c(get("bytes", envir = .(sent)), list(b1)), envir = .(sent))
+  }))
+  on.exit(untrace(bnnmc:::future_batches), add = TRUE)
+  future::plan(future::multisession, workers = 2)
+  par <- fit4()
+  expect_identical(par$draws, ref$draws)
+  expect_identical(par$sampler_stats, ref$sampler_stats)
+  # the data the chains need (the design matrix and the response)
+  data_bytes <- length(serialize(list(ref$X, ref$y_model), NULL))
+  expect_gt(data_bytes, 1.6e6)
+  expect_length(sent$bytes, 1L)
+  # two futures, one per worker, each with the data once and little else
+  # (not the model frame, the data frame or the fit's plans)
+  expect_length(sent$bytes[[1]], 2L)
+  expect_true(all(sent$bytes[[1]] < 1.2 * data_bytes))
+  expect_lt(sum(sent$bytes[[1]]), 2.4 * data_bytes)
+  # a deep ensemble's members go the same way, with the data once each
+  sent$bytes <- list()
+  ens <- suppressWarnings(bnn_fit_ensemble(y ~ ., data = d, members = 2, hidden = 2, seed = 1,
+                                           optimizer = bnn_optimizer(epochs = 2)))
+  expect_length(sent$bytes, 1L)
+  expect_length(sent$bytes[[1]], 2L)
+  expect_true(all(sent$bytes[[1]] < 1.2 * data_bytes))
+})
