@@ -52,6 +52,16 @@ dispatch_chains <- function(ids, fun) {
     if (!is.null(prog)) prog$p <- progressr::progressor(steps = prog$steps)
     if (use_future) {
       workers <- suppressWarnings(as.numeric(future::nbrOfWorkers()))
+      # a plan with no worker left would wait for one forever (future.mirai
+      # queues the chains until a mirai daemon connects, and daemons that
+      # died are not started again)
+      if (identical(workers, 0) || identical(mirai_connections(), 0))
+        stop(paste0("The future plan has no worker to run the chains on (future::nbrOfWorkers() ",
+                    "is 0): its worker processes have stopped or, with mirai, no daemon is ",
+                    "connected (see mirai::status()). Set the plan again (e.g. future::plan(",
+                    "future.mirai::mirai_multisession, workers = 2) after future::plan(",
+                    "future::sequential)), or start the daemons again (mirai::daemons()), ",
+                    "and run the fit again."), call. = FALSE)
       batches <- chain_batches(ids, workers, shipped_bytes(fun))
       if (!is.null(prog)) prog$workers <- max(1, min(workers, length(batches)), na.rm = TRUE)
       out <- future_batches(batches, function(b, kern) {
@@ -73,6 +83,14 @@ dispatch_chains <- function(ids, fun) {
   # the user set up around the call (with_progress()), or nothing.
   if (is.null(prog) || !prog$render || isTRUE(progressr::handlers(global = NA))) run() else
     progressr::with_progress(run(), enable = TRUE)
+}
+
+# The number of mirai daemons connected, under a plan of future.mirai
+# (mirai_multisession, mirai_cluster); NA under other plans.
+mirai_connections <- function() {
+  if (!inherits(future::plan(), "mirai") || !requireNamespace("mirai", quietly = TRUE))
+    return(NA_real_)
+  tryCatch(as.numeric(mirai::status()$connections), error = function(e) NA_real_)
 }
 
 # Would dispatch_chains() run `chains` chains more than one at a time?
@@ -157,9 +175,23 @@ future_batches <- function(batches, fun, kern) {
   on.exit(if (!finished) cancel_futures(fs), add = TRUE)
   for (i in seq_along(batches)) {
     b <- batches[[i]]
-    fs[[i]] <- future::future(fun(b, kern), globals = list(fun = fun, b = b, kern = kern),
-                              packages = "bnnmc", seed = FALSE,
-                              label = sprintf("bnnmc-chains-%d", i))
+    # a worker that died in an earlier fit may fail the launch (a PSOCK
+    # cluster's node with older versions of future): name the chains
+    # not sent
+    f <- tryCatch(future::future(fun(b, kern), globals = list(fun = fun, b = b, kern = kern),
+                                 packages = "bnnmc", seed = FALSE,
+                                 label = sprintf("bnnmc-chains-%d", i)),
+                  FutureError = function(e) e)
+    if (inherits(f, "FutureError")) {
+      ch <- unlist(batches[i:length(batches)])
+      stop(sprintf(paste0(
+        "%s %s could not be sent to a worker: a worker process of the future plan has stopped ",
+        "(killed, or out of memory?) or cannot be reached. Set the plan up again (e.g. ",
+        "future::plan() with a new cluster) and run the fit again. (future: %s.)"),
+        if (length(ch) > 1L) "Chains" else "Chain", paste(ch, collapse = ", "),
+        sub("\\. .*", "", conditionMessage(f))), call. = FALSE)
+    }
+    fs[[i]] <- f
   }
   out <- vector("list", length(fs))
   lost <- integer(0)

@@ -215,30 +215,90 @@ test_that("options(mc.cores) runs the chains on that many workers, with the same
   expect_identical(bnnmc:::chain_workers(2L)$workers, 1L)
 })
 
+# A chain whose worker process ends itself when it runs chain 2, as the
+# system's out-of-memory killer or a user's kill would (made here, not at
+# the top level, so that it goes to the workers with its environment).
+kill_chain_2 <- local(function(i) {
+  if (i == 2L) tools::pskill(Sys.getpid(), tools::SIGKILL)
+  Sys.sleep(0.2)
+  i
+})
+# The error that names chain 2 (and maybe the chain that shared its worker).
+dead_chain_2 <- paste0("^Chains? ([0-9]+, )*2(, [0-9]+)* ended without a result: ",
+                       "the worker process running (it|them) stopped")
+
 test_that("a chain whose worker is killed gives an error naming the chain, under mc.cores and a plan", {
   skip_on_cran()
   skip_if_not_installed("future")
   skip_if_not_installed("future.apply")
   old <- future::plan(future::sequential)
   on.exit(future::plan(old), add = TRUE)
-  # chain 2's worker process ends itself, as the system's out-of-memory
-  # killer or a user's kill would
-  chain <- function(i) {
-    if (i == 2L) tools::pskill(Sys.getpid(), tools::SIGKILL)
-    Sys.sleep(0.2)
-    i
-  }
+  chain <- kill_chain_2
   op <- options(mc.cores = 2)
   on.exit(options(op), add = TRUE)
   expect_error(suppressWarnings(bnnmc:::dispatch_chains(1:3, chain)),
                "^Chain 2 ended without a result: the worker process running it stopped")
   # the user's (sequential) plan is set again
   expect_true(inherits(future::plan(), "sequential"))
-  options(mc.cores = 1)
+  options(op)
   future::plan(future::multisession, workers = 2)
-  expect_error(suppressWarnings(bnnmc:::dispatch_chains(1:3, chain)),
-               "^Chain 2 ended without a result")
+  expect_error(suppressWarnings(bnnmc:::dispatch_chains(1:3, chain)), dead_chain_2)
   future::plan(future::sequential)
+})
+
+test_that("a chain whose worker is killed gives an error naming the chain, on a PSOCK cluster", {
+  skip_on_cran()
+  skip_if_not_installed("future")
+  skip_if_not_installed("future.apply")
+  skip_if_not_installed("parallelly")
+  old <- future::plan(future::sequential)
+  on.exit(future::plan(old), add = TRUE)
+  cl <- parallelly::makeClusterPSOCK(2L, rscript_libs = .libPaths(), verbose = FALSE)
+  on.exit(try(parallel::stopCluster(cl), silent = TRUE), add = TRUE, after = FALSE)
+  future::plan(future::cluster, workers = cl)
+  expect_error(suppressWarnings(bnnmc:::dispatch_chains(1:3, kill_chain_2)), dead_chain_2)
+  # the next fit on the same cluster, one of whose nodes is dead: its
+  # chains are named too, whether future starts the node again or not
+  expect_error(suppressWarnings(bnnmc:::dispatch_chains(1:3, kill_chain_2)),
+               "^Chains? [0-9, ]+ (ended without a result|could not be sent to a worker)")
+  future::plan(future::sequential)
+})
+
+test_that("future.mirai: the same draws, and a killed worker's chain named", {
+  skip_on_cran()
+  skip_if_not_installed("future")
+  skip_if_not_installed("future.apply")
+  skip_if_not_installed("future.mirai")
+  skip_if_not_installed("mirai")
+  old <- future::plan(future::sequential)
+  on.exit(future::plan(old), add = TRUE)
+  seq_run <- fit_collect(progress = FALSE)
+  future::plan(future.mirai::mirai_multisession, workers = 2)
+  on.exit(future::plan(future::sequential), add = TRUE, after = FALSE)
+  expect_identical(future::value(future::future(worker_bnnmc())), worker_bnnmc())
+  mi_run <- fit_collect(progress = FALSE)
+  no_rng_warnings(mi_run$warnings)
+  expect_identical(mi_run$fit$draws, seq_run$fit$draws)
+  expect_identical(mi_run$fit$sampler_stats, seq_run$fit$sampler_stats)
+  expect_identical(mi_run$fit$stepsize, seq_run$fit$stepsize)
+  pids <- unlist(future.apply::future_lapply(1:2, function(i) Sys.getpid()))
+  expect_false(Sys.getpid() %in% pids)
+  expect_error(suppressWarnings(bnnmc:::dispatch_chains(1:3, kill_chain_2)), dead_chain_2)
+  # with every daemon dead, mirai connects none and future.mirai would wait
+  # for one forever: the fit says so at once
+  for (k in 1:5) {
+    n <- mirai::status()$connections
+    if (n == 0L) break
+    tools::pskill(future::value(future::future(Sys.getpid())), tools::SIGKILL)
+    for (i in 1:100) if (mirai::status()$connections == n) Sys.sleep(0.1)
+  }
+  expect_identical(mirai::status()$connections, 0L)
+  expect_error(bnnmc:::dispatch_chains(1:3, kill_chain_2),
+               "The future plan has no worker to run the chains on")
+  # setting the plan again starts fresh daemons
+  future::plan(future::sequential)
+  future::plan(future.mirai::mirai_multisession, workers = 2)
+  expect_identical(unlist(bnnmc:::dispatch_chains(1:3, function(i) i * 2L)), c(2L, 4L, 6L))
 })
 
 test_that("a malformed options(mc.cores) is an error that names it", {
