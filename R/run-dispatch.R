@@ -169,7 +169,16 @@ shipped_bytes <- function(fun) {
 # user interrupts (Ctrl-C), a chain fails, a time limit is reached -- the
 # futures still running are cancelled, so that their chains do not go on
 # running in the workers after bnn_fit() has returned.
+# future (1.40 and later) also warns, "[FUTURE INTERRUPTED]: ...", when it
+# collects the future of a worker that died, from future() or value():
+# those warnings are muffled, as the error below names the chains lost.
 future_batches <- function(batches, fun, kern) {
+  withCallingHandlers(send_batches(batches, fun, kern), warning = function(w) {
+    if (startsWith(conditionMessage(w), "[FUTURE INTERRUPTED]")) invokeRestart("muffleWarning")
+  })
+}
+
+send_batches <- function(batches, fun, kern) {
   fs <- vector("list", length(batches))
   finished <- FALSE
   on.exit(if (!finished) cancel_futures(fs), add = TRUE)
