@@ -47,9 +47,10 @@
 #' chain as soon as it is free, which balances chains of unequal length.
 #' With larger data the chains are split evenly into one batch per worker,
 #' run one after another there, so that the data go to each worker once per
-#' fit rather than once per chain (4 chains on 2 workers: twice, not 4
-#' times).  Forked workers (`options(mc.cores)` on Linux and macOS) share
-#' the session's memory and receive no copy.
+#' fit (per wave with `chains = bnn_waves()`) rather than once per chain (4
+#' chains on 2 workers: twice, not 4 times).  Forked workers
+#' (`options(mc.cores)` on Linux and macOS) share the session's memory and
+#' receive no copy.
 #' `options(bnnmc.chains_per_future = n)` sets the number of chains per
 #' future instead.  The draws do not depend on how the chains are batched.
 #'

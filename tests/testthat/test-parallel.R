@@ -26,6 +26,20 @@ no_rng_warnings <- function(warns) {
 # links to the installed packages in a library of its own).
 worker_bnnmc <- function() normalizePath(find.package("bnnmc"))
 
+# Under the plan set now: the workers load this bnnmc, run in other
+# processes, and a fit gives the draws of `ref` (fit_collect()'s) without
+# warnings about R's random numbers.
+expect_plan_draws <- function(ref) {
+  expect_identical(future::value(future::future(worker_bnnmc())), worker_bnnmc())
+  run <- fit_collect(progress = FALSE)
+  no_rng_warnings(run$warnings)
+  expect_identical(run$fit$draws, ref$fit$draws)
+  expect_identical(run$fit$sampler_stats, ref$fit$sampler_stats)
+  expect_identical(run$fit$stepsize, ref$fit$stepsize)
+  pids <- unlist(future.apply::future_lapply(1:2, function(i) Sys.getpid()))
+  expect_false(Sys.getpid() %in% pids)
+}
+
 # A progressr handler that records every update it receives.
 recording_handler <- function(env) {
   env$updates <- list()
@@ -66,24 +80,13 @@ test_that("draws are identical under sequential, multisession and cluster plans"
 
   # two local background sessions; multisession passes .libPaths() to them
   future::plan(future::multisession, workers = 2)
-  expect_identical(future::value(future::future(worker_bnnmc())), worker_bnnmc())
-  ms_run <- fit_collect(progress = FALSE)
-  no_rng_warnings(ms_run$warnings)
-  expect_identical(ms_run$fit$draws, seq_run$fit$draws)
-  expect_identical(ms_run$fit$sampler_stats, seq_run$fit$sampler_stats)
-  expect_identical(ms_run$fit$stepsize, seq_run$fit$stepsize)
-  pids <- future.apply::future_lapply(1:2, function(i) Sys.getpid())
-  expect_false(Sys.getpid() %in% unlist(pids))
+  expect_plan_draws(seq_run)
 
   # a PSOCK cluster on localhost, given this session's library paths
   cl <- parallelly::makeClusterPSOCK(2L, rscript_libs = .libPaths(), verbose = FALSE)
   on.exit(parallel::stopCluster(cl), add = TRUE, after = FALSE)
   future::plan(future::cluster, workers = cl)
-  expect_identical(future::value(future::future(worker_bnnmc())), worker_bnnmc())
-  cl_run <- fit_collect(progress = FALSE)
-  no_rng_warnings(cl_run$warnings)
-  expect_identical(cl_run$fit$draws, seq_run$fit$draws)
-  expect_identical(cl_run$fit$sampler_stats, seq_run$fit$sampler_stats)
+  expect_plan_draws(seq_run)
   future::plan(future::sequential)
 })
 
@@ -286,14 +289,7 @@ test_that("future.mirai: the same draws, and a killed worker's chain named", {
   seq_run <- fit_collect(progress = FALSE)
   future::plan(future.mirai::mirai_multisession, workers = 2)
   on.exit(future::plan(future::sequential), add = TRUE, after = FALSE)
-  expect_identical(future::value(future::future(worker_bnnmc())), worker_bnnmc())
-  mi_run <- fit_collect(progress = FALSE)
-  no_rng_warnings(mi_run$warnings)
-  expect_identical(mi_run$fit$draws, seq_run$fit$draws)
-  expect_identical(mi_run$fit$sampler_stats, seq_run$fit$sampler_stats)
-  expect_identical(mi_run$fit$stepsize, seq_run$fit$stepsize)
-  pids <- unlist(future.apply::future_lapply(1:2, function(i) Sys.getpid()))
-  expect_false(Sys.getpid() %in% pids)
+  expect_plan_draws(seq_run)
   expect_error(suppressWarnings(bnnmc:::dispatch_chains(1:3, kill_chain_2)), dead_chain_2)
   # with every daemon dead, mirai connects none and future.mirai would wait
   # for one forever: the fit says so at once
