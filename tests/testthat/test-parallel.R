@@ -369,3 +369,26 @@ test_that("large data go to each worker once, not once per chain, with the same 
   expect_length(sent$bytes[[1]], 2L)
   expect_true(all(sent$bytes[[1]] < 1.2 * data_bytes))
 })
+
+test_that("the chains' function goes to the workers without its caller's frame", {
+  skip_on_cran()
+  skip_if_not_installed("future")
+  skip_if_not_installed("future.apply")
+  old <- future::plan(future::multisession, workers = 2)
+  on.exit(future::plan(old), add = TRUE)
+  sent <- new.env()
+  trace(bnnmc:::future_batches, print = FALSE, tracer = bquote(
+    assign("bytes", as.numeric(length(serialize(fun, NULL))), envir = .(sent))))
+  on.exit(untrace(bnnmc:::future_batches), add = TRUE)
+  # arguments given as expressions of a caller whose frame holds 8 MB
+  caller <- function() {
+    big <- stats::runif(1e6)
+    w <- 20L
+    s <- 3L
+    bnn_sample_gaussian(c(0, 0), diag(2), chains = 2, warmup = w, iter = 20, seed = s,
+                        init = list(c(0, 0), c(1, 1)))
+  }
+  out <- caller()
+  expect_identical(dim(out$draws), c(20L, 2L, 2L))
+  expect_lt(sent$bytes, 1e5)
+})
