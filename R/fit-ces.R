@@ -5,7 +5,7 @@
 run_stage <- function(spec, sampler, chains, warmup, iter, thin, inits, seed, progress) {
   # the arguments evaluated here: the chains' function goes to the workers
   # with this frame, and a promise would take its caller's along
-  force(spec); force(sampler); force(thin); force(inits); force(seed)
+  force(spec); force(sampler); force(warmup); force(iter); force(thin); force(inits); force(seed)
   prog <- make_progress(isTRUE(progress), chains, warmup + iter,
                         phases = c("warm-up" = warmup, sampling = iter))
   t0 <- proc.time()[[3]]

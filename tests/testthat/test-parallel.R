@@ -391,4 +391,14 @@ test_that("the chains' function goes to the workers without its caller's frame",
   out <- caller()
   expect_identical(dim(out$draws), c(20L, 2L, 2L))
   expect_lt(sent$bytes, 1e5)
+  # the stages of CES (its calibration and its emulator's chains) likewise
+  stage <- function() {
+    big <- stats::runif(1e6)
+    sp <- list(type = "gaussian", mean = c(0, 0), prec = as.double(diag(2)))
+    bnnmc:::run_stage(sp, bnnmc:::as_sampler(bnn_nuts()), 2L, 20L, 20L, 1L,
+                      list(c(0, 0), c(1, 1)), 3L, FALSE)
+  }
+  sent$bytes <- NULL
+  expect_length(stage()$res, 2L)
+  expect_lt(sent$bytes, 1e5)
 })
