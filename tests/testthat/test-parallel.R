@@ -328,6 +328,16 @@ test_that("large data go to each worker once, not once per chain, with the same 
   op <- options(bnnmc.chains_per_future = 1L)
   expect_identical(lengths(bnnmc:::chain_batches(1:4, 2, bytes = 2e6)), rep(1L, 4))
   options(op)
+  # forked workers share this session's memory: nothing is sent, and the
+  # chains keep one future each
+  if (future::supportsMulticore()) {
+    old <- future::plan(future::multicore, workers = 2)
+    big <- stats::runif(1e6)
+    expect_identical(bnnmc:::shipped_bytes(function() big), 0)
+    future::plan(future::sequential)
+    expect_gt(bnnmc:::shipped_bytes(function() big), 8e6)
+    future::plan(old)
+  }
 
   set.seed(3)
   n <- 20000L
