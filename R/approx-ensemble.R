@@ -55,6 +55,15 @@ bnn_fit_ensemble <- function(formula, data, members = 12, hidden = c(16, 16),
   ens
 }
 
+# The function of dispatch_chains() that trains member k: made here so
+# that what goes to the workers is these four (not train_ensemble()'s
+# frame, with the model frame and the data a second time).
+member_trainer <- function(spec, valid, seed, optimizer) {
+  force(spec); force(valid); force(seed); force(optimizer)
+  function(k) do.call(.bnn_optimize, c(list(spec = spec, valid = valid, seed = seed, member = k),
+                                       unclass(optimizer)))
+}
+
 # Train (or take) the members; returns a bnn_ensemble object.
 train_ensemble <- function(model, members, optimizer, valid_data, weights, seed,
                            progress = FALSE) {
@@ -88,10 +97,7 @@ train_ensemble <- function(model, members, optimizer, valid_data, weights, seed,
            train_loss = numeric(0), valid_loss = NULL, epochs = 0L)
     })
   } else {
-    fits <- dispatch_chains(seq_len(members), function(k) {
-      do.call(.bnn_optimize, c(list(spec = spec, valid = valid, seed = seed, member = k),
-                               unclass(optimizer)))
-    })
+    fits <- dispatch_chains(seq_len(members), member_trainer(spec, valid, seed, optimizer))
   }
   elapsed <- proc.time()[[3]] - t0
   pars <- spec_par_names(spec)

@@ -3,6 +3,9 @@
 # the record print() shows.  The settings are R/sampler-ces.R.
 # Run the chains of one sampler on a spec (bnn_fit()'s core loop).
 run_stage <- function(spec, sampler, chains, warmup, iter, thin, inits, seed, progress) {
+  # the arguments evaluated here: the chains' function goes to the workers
+  # with this frame, and a promise would take its caller's along
+  force(spec); force(sampler); force(warmup); force(iter); force(thin); force(inits); force(seed)
   prog <- make_progress(isTRUE(progress), chains, warmup + iter,
                         phases = c("warm-up" = warmup, sampling = iter))
   t0 <- proc.time()[[3]]

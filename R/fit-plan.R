@@ -168,8 +168,11 @@ plan_warm_model <- function(plan) {
 # The function of dispatch_chains() for the chains of `parts`
 # (plan_chain_part()'s): job j is chain at[j] of part part[j], reporting
 # to `prog` as chain j.  Made here so that its environment holds only
-# these.
+# these, evaluated: an argument left a promise would take its caller's
+# frame (run_plans()'s plans, with the model frame and the data) to every
+# worker.
 chain_runner <- function(parts, part, at, offs, prog) {
+  force(parts); force(part); force(at); force(offs); force(prog)
   function(j) {
     p <- parts[[part[j]]]
     pr <- if (!is.null(prog)) function(chain, done, total) prog(chain + offs[part[j]], done, total)

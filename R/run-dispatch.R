@@ -27,6 +27,10 @@
 # values of futures that have finished but were not yet waited for: what
 # an interrupt keeps (R/run-interrupt.R).
 dispatch_chains <- function(ids, fun, keep = NULL) {
+  # `fun` evaluated here: a promise not yet forced would be shipped to the
+  # workers with its caller's whole frame (e.g. run_plans()'s plans, with
+  # the model frame and the data) and evaluated there
+  force(fun)
   prog <- .progress_env$pending
   .progress_env$pending <- NULL
   use_future <- requireNamespace("future.apply", quietly = TRUE) &&
@@ -55,15 +59,19 @@ dispatch_chains <- function(ids, fun, keep = NULL) {
     if (!is.null(prog)) prog$p <- progressr::progressor(steps = prog$steps)
     if (use_future) {
       workers <- suppressWarnings(as.numeric(future::nbrOfWorkers()))
-      batches <- chain_batches(ids, workers)
+      # a plan with no worker left would wait for one forever (future.mirai
+      # queues the chains until a mirai daemon connects, and daemons that
+      # died are not started again)
+      if (identical(workers, 0) || identical(mirai_connections(), 0))
+        stop(paste0("The future plan has no worker to run the chains on (future::nbrOfWorkers() ",
+                    "is 0): its worker processes have stopped or, with mirai, no daemon is ",
+                    "connected (see mirai::status()). Set the plan again (e.g. future::plan(",
+                    "future.mirai::mirai_multisession, workers = 2) after future::plan(",
+                    "future::sequential)), or start the daemons again (mirai::daemons()), ",
+                    "and run the fit again."), call. = FALSE)
+      batches <- chain_batches(ids, workers, shipped_bytes(fun))
       if (!is.null(prog)) prog$workers <- max(1, min(workers, length(batches)), na.rm = TRUE)
-      out <- future_batches(batches, function(b, kern) {
-        used <- apply_simd(kern)
-        if (!is.null(prog) && is.na(prog$local_t0)) prog$local_t0 <- progress_clock()
-        res <- lapply(b, fun)
-        if (!is.null(prog)) prog$flush()
-        list(res = res, simd = used)
-      }, kern, keep)
+      out <- future_batches(batches, batch_runner(fun, prog), kern, keep)
       structure(unlist(lapply(out, `[[`, "res"), recursive = FALSE, use.names = FALSE),
                 simd = unique(vapply(out, `[[`, "", "simd")))
     } else {
@@ -86,6 +94,14 @@ dispatch_chains <- function(ids, fun, keep = NULL) {
       progressr::with_progress(run(), handlers = progress_line_handler(prog$n_chains),
                                enable = TRUE, delay_terminal = FALSE) else
     progressr::with_progress(run(), enable = TRUE)
+}
+
+# The number of mirai daemons connected, under a plan of future.mirai
+# (mirai_multisession, mirai_cluster); NA under other plans.
+mirai_connections <- function() {
+  if (!inherits(future::plan(), "mirai") || !requireNamespace("mirai", quietly = TRUE))
+    return(NA_real_)
+  tryCatch(as.numeric(mirai::status()$connections), error = function(e) NA_real_)
 }
 
 # Would dispatch_chains() run `chains` chains more than one at a time?
@@ -123,20 +139,39 @@ mc_cores_strategy <- function() {
   if (future::supportsMulticore()) future::multicore else future::multisession
 }
 
-# Chains per future: by default about 4 futures per worker (a worker that
-# finishes early takes the next batch, which balances chains of unequal
-# length; with at most 4 chains per worker every chain is its own future, as
-# before), or options(bnnmc.chains_per_future = n).
-chain_batches <- function(ids, workers) {
+# Chains per future.  Every future carries the chains' function, and with
+# it the data (`bytes`, shipped_bytes()): when that is more than
+# ship_once_bytes(), the chains are split evenly into one future per
+# worker, so that each worker receives the data once; otherwise about 4
+# futures per worker (a worker that finishes early takes the next batch,
+# which balances chains of unequal length; with at most 4 chains per worker
+# every chain is its own future).  options(bnnmc.chains_per_future = n)
+# sets the batch size instead.
+chain_batches <- function(ids, workers, bytes = 0) {
   n <- length(ids)
   size <- getOption("bnnmc.chains_per_future")
   if (is.null(size)) {
     if (!is.finite(workers) || workers < 1) workers <- n
-    size <- ceiling(n / min(n, 4 * workers))
+    per_worker <- if (bytes > ship_once_bytes()) 1 else 4
+    size <- ceiling(n / min(n, per_worker * workers))
   } else {
     size <- check_count(size, "options(bnnmc.chains_per_future)", 1L)
   }
   unname(split(ids, ceiling(seq_along(ids) / size)))
+}
+
+# Above this many bytes, the chains' function (with its data) goes to each
+# worker once rather than with every chain (chain_batches()): 1 MB, about
+# 12,000 rows of 10 inputs, which a local worker receives in milliseconds.
+ship_once_bytes <- function() 1e6
+
+# The bytes a future carries with the chains' function `fun`: its
+# serialised size (its environment's data included), or 0 where the
+# workers are forked (options(mc.cores) on Linux and macOS, plan(multicore)):
+# they share this session's memory and receive nothing.
+shipped_bytes <- function(fun) {
+  if (inherits(future::plan(), "multicore")) return(0)
+  as.numeric(length(serialize(fun, NULL)))
 }
 
 # fun(batch, kern) for each batch, one future each (as
@@ -148,7 +183,32 @@ chain_batches <- function(ids, workers) {
 # dispatch_chains(), each batch's chain results go to keep$res as its value
 # arrives, and keep$collect() fetches those of the futures that have
 # finished but were not yet waited for.
+# The function a future runs: the chains of batch `b` by `fun`, on SIMD
+# level `kern`, reporting to `prog`.  Made here so that its environment
+# holds only these (not dispatch_chains()'s frame, whose `keep` gathers the
+# chains' results as they arrive).
+batch_runner <- function(fun, prog) {
+  force(fun)
+  force(prog)
+  function(b, kern) {
+    used <- apply_simd(kern)
+    if (!is.null(prog) && is.na(prog$local_t0)) prog$local_t0 <- progress_clock()
+    res <- lapply(b, fun)
+    if (!is.null(prog)) prog$flush()
+    list(res = res, simd = used)
+  }
+}
+
+# future (1.40 and later) also warns, "[FUTURE INTERRUPTED]: ...", when it
+# collects the future of a worker that died, from future() or value():
+# those warnings are muffled, as the error below names the chains lost.
 future_batches <- function(batches, fun, kern, keep = NULL) {
+  withCallingHandlers(send_batches(batches, fun, kern, keep), warning = function(w) {
+    if (startsWith(conditionMessage(w), "[FUTURE INTERRUPTED]")) invokeRestart("muffleWarning")
+  })
+}
+
+send_batches <- function(batches, fun, kern, keep = NULL) {
   fs <- vector("list", length(batches))
   got <- logical(length(batches))
   put <- function(i, v) {
@@ -167,9 +227,23 @@ future_batches <- function(batches, fun, kern, keep = NULL) {
   on.exit(if (!finished) cancel_futures(fs), add = TRUE)
   for (i in seq_along(batches)) {
     b <- batches[[i]]
-    fs[[i]] <- future::future(fun(b, kern), globals = list(fun = fun, b = b, kern = kern),
-                              packages = "bnnmc", seed = FALSE,
-                              label = sprintf("bnnmc-chains-%d", i))
+    # a worker that died in an earlier fit may fail the launch (a PSOCK
+    # cluster's node with older versions of future): name the chains
+    # not sent
+    f <- tryCatch(future::future(fun(b, kern), globals = list(fun = fun, b = b, kern = kern),
+                                 packages = "bnnmc", seed = FALSE,
+                                 label = sprintf("bnnmc-chains-%d", i)),
+                  FutureError = function(e) e)
+    if (inherits(f, "FutureError")) {
+      ch <- unlist(batches[i:length(batches)])
+      stop(sprintf(paste0(
+        "%s %s could not be sent to a worker: a worker process of the future plan has stopped ",
+        "(killed, or out of memory?) or cannot be reached. Set the plan up again (e.g. ",
+        "future::plan() with a new cluster) and run the fit again. (future: %s.)"),
+        if (length(ch) > 1L) "Chains" else "Chain", paste(ch, collapse = ", "),
+        sub("\\. .*", "", conditionMessage(f))), call. = FALSE)
+    }
+    fs[[i]] <- f
   }
   out <- vector("list", length(fs))
   lost <- integer(0)

@@ -33,6 +33,9 @@ bnn_sample_gaussian <- function(mean, prec, sampler = bnn_nuts(), chains = 4,
   spec <- list(type = "gaussian", mean = as.double(mean), prec = as.double(prec))
   if (is.null(init))
     init <- with_seed(seed, lapply(seq_len(chains), function(i) stats::runif(d, -2, 2)))
+  # evaluated here: the chains' function goes to the workers with this
+  # frame, and a promise would take the caller's frame along
+  force(warmup); force(seed); force(init)
   res <- dispatch_chains(seq_len(chains), function(cid) {
     run_chain(spec, init[[cid]], seed, cid, sampler, warmup, iter, thin, fit_shape = TRUE)
   })

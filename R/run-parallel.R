@@ -28,9 +28,9 @@
 #' gives workers the calling session's library paths ([.libPaths()]).  For
 #' other plans on the same machine, e.g. a PSOCK cluster made with
 #' [parallelly::makeClusterPSOCK()], pass `rscript_libs = .libPaths()` when
-#' bnnmc is installed in a non-default library.  Each chain is its own
-#' future: with fewer workers than chains, a worker starts the next chain as
-#' soon as it is free.
+#' bnnmc is installed in a non-default library.  \pkg{future.mirai}'s
+#' `future::plan(future.mirai::mirai_multisession, workers = 4)` works the
+#' same way, with \pkg{mirai}'s background processes as workers.
 #'
 #' When the default call stacks two networks (on 201 to 2,000 rows of a
 #' continuous response, see [bnn_fit()]), both are prepared first (their
@@ -38,6 +38,46 @@
 #' together, so that `chains = 4` on four cores runs four chains at once,
 #' not two and then two.  The draws are those of the two models fitted one
 #' after the other, which is what one core does.
+#'
+#' @section How the chains and the data go to the workers:
+#' Every worker receives the data the chains need (the design matrix and the
+#' response) with the chains it runs.  With small data (up to 1 MB, about
+#' 12,000 rows of 10 inputs) each chain is its own future (with more than 4
+#' chains per worker, a few chains share one): a worker starts the next
+#' chain as soon as it is free, which balances chains of unequal length.
+#' With larger data the chains are split evenly into one batch per worker,
+#' run one after another there, so that the data go to each worker once per
+#' fit (per wave with `chains = bnn_waves()`) rather than once per chain (4
+#' chains on 2 workers: twice, not 4 times).  Forked workers
+#' (`options(mc.cores)` on Linux and macOS) share the session's memory and
+#' receive no copy.
+#' `options(bnnmc.chains_per_future = n)` sets the number of chains per
+#' future instead.  The draws do not depend on how the chains are batched.
+#'
+#' @section On other machines:
+#' \pkg{mirai} starts workers ("daemons") on other machines, which connect
+#' back to this session, and \pkg{future.mirai}'s `mirai_cluster` plan runs
+#' the chains on them.  Here over SSH (key-based authentication already in
+#' place), one daemon on each machine listed (list a machine again to start
+#' more daemons there), dialling back to this machine's address
+#' (`mirai::host_url()`; its port must be open to them, or use
+#' `url = mirai::local_url(tcp = TRUE)` with `ssh_config(..., tunnel = TRUE)`
+#' to go through SSH tunnels instead):
+#' ```
+#' mirai::daemons(n = 2, url = mirai::host_url(),
+#'                remote = mirai::ssh_config(c("ssh://node1", "ssh://node2")))
+#' while (mirai::info()[["connections"]] < 2) Sys.sleep(1)
+#' future::plan(future.mirai::mirai_cluster)
+#' fit <- bnn_fit(y ~ ., data = d, chains = 4, seed = 1)
+#' future::plan(future::sequential)
+#' mirai::daemons(0)
+#' ```
+#' `mirai::cluster_config()` launches the daemons as jobs of a scheduler
+#' (Slurm, SGE, LSF, Torque/PBS) in the same way.  The same version of
+#' bnnmc must be installed on the remote machines, where their `Rscript`
+#' finds it.  The data go to each daemon once per fit when they are large
+#' (see above), and the draws are those of a sequential run.  A fit under a
+#' plan with no daemon connected stops with an error instead of waiting.
 #'
 #' @section On a cluster with a job scheduler:
 #' With \pkg{future.batchtools} every chain becomes a job of the scheduler
@@ -51,7 +91,9 @@
 #' ```
 #' The same version of bnnmc must be installed on the compute nodes, in a
 #' library the jobs see (e.g. through `R_LIBS_USER` in the template).
-#' The plan's `workers` argument limits how many chains are queued at once.
+#' The plan's `workers` argument limits how many chains are queued at once;
+#' each job receives the data with its chains, so with large data a
+#' `workers` value below the number of chains sends them fewer times.
 #' Nested plans such as `plan(list(tweak(batchtools_slurm, ...),
 #' multisession))` are not needed: chains are the only level of parallelism.
 #'
@@ -74,6 +116,11 @@
 #' scheduler (\pkg{future.batchtools}) are cancelled only where the backend
 #' supports `future::cancel()`; otherwise they run to their end and their
 #' results are discarded.
+#'
+#' A worker process that dies while it runs a chain (killed, or out of
+#' memory) ends the fit with an error that names the chains lost with it,
+#' under `options(mc.cores)`, multisession, PSOCK cluster and
+#' \pkg{future.mirai} plans alike.
 #'
 #' @section Progress:
 #' With `progress = TRUE` (the default in interactive sessions) progress is

@@ -3,9 +3,9 @@
 # machine.  Debian's prebuilt r-cran-* packages first (no compiler work);
 # then, from CRAN through R's configured repository, only the suggested
 # packages Debian does not have or has too old (parsnip, workflows, tune,
-# yardstick, tidybayes, marginaleffects, collapse and the newer versions of
-# their dependencies) - those are source builds, a quarter of an hour on two
-# cores.  Plus Chromium for the site check and MathJax (libjs-mathjax),
+# yardstick, tidybayes, marginaleffects, collapse, mirai, future.mirai and
+# the newer versions of their dependencies) - those are source builds, a
+# quarter of an hour on two cores.  Plus Chromium for the site check and MathJax (libjs-mathjax),
 # which tools/build-site.sh copies into the site so that it works offline.
 # Set BNNMC_WITH_STAN=1 to also install rstan for the benchmarks in inst/benchmarks/; set
 # BNNMC_NO_ECOSYSTEM=1 to skip the optional integrations (parsnip & co.,
@@ -51,6 +51,8 @@ if [ "${BNNMC_NO_ECOSYSTEM:-0}" != "1" ] && [ "$stage" != "debian" ]; then
   # CRAN (the repository R is configured with): what is missing or older
   # than needed.  marginaleffects needs backports >= 1.5.0 on R < 4.4 (it
   # takes `%||%` from there) and collapse >= 2.0.18 for Bayesian models.
+  # future.mirai (the test of chains on mirai workers) needs future >= 1.49,
+  # which needs parallelly >= 1.44 and globals >= 0.18: newer than Debian's.
   # BNNMC_CRAN_STAGING=DIR: build them into DIR first and move them into
   # the site library only when all are built, so that R sessions running
   # meanwhile (CI's portable pass) never see a half-replaced package.
@@ -59,7 +61,8 @@ if [ "${BNNMC_NO_ECOSYSTEM:-0}" != "1" ] && [ "$stage" != "debian" ]; then
   $SUDO env BNNMC_CRAN_STAGING="$staging" Rscript -e '
     need <- c(parsnip = "1.0.0", workflows = "0", tune = "0", yardstick = "0",
               tidybayes = "3.0.0", marginaleffects = "0.20.0", collapse = "2.0.18",
-              backports = "1.5.0")
+              backports = "1.5.0", mirai = "0", future.mirai = "0",
+              future = "1.49.0", parallelly = "1.44.0", globals = "0.18.0")
     old <- vapply(names(need), function(p) {
       v <- tryCatch(packageVersion(p), error = function(e) NULL)
       is.null(v) || v < need[[p]]
