@@ -13,10 +13,10 @@
 #   steps, every 10th kept (300 draws per chain); steps 5,000 to 2,000,
 #   thin 5 or 10
 # Split: set.seed(100), 20% test (as default_vs_bart.R).  Rows are appended
-# to default_sampling_phase.csv as each fit finishes.
+# to default_sampling_phase.csv.gz (gzip, appended to) as each fit finishes.
 #   Rscript inst/benchmarks/decisions/default_sampling_phase.R [seeds] [sets] [csv]
 # (csv: another file to append to, e.g. for a second process; default
-# default_sampling_phase.csv)
+# default_sampling_phase.csv.gz)
 suppressPackageStartupMessages(library(bnnmc))
 options(bnnmc.linear_check = FALSE)
 args <- commandArgs(trailingOnly = TRUE)
@@ -27,7 +27,7 @@ all_sets <- default_bench_sets()
 seeds <- as.integer(split_arg(1, "1"))
 sets <- split_arg(2, names(all_sets))
 out_csv <- if (length(args) >= 3) args[3] else
-  file.path("inst", "benchmarks", "decisions", "default_sampling_phase.csv")
+  file.path("inst", "benchmarks", "decisions", "default_sampling_phase.csv.gz")
 # (sampling steps, thin) of each variant; the fit keeps every 5th of 5,000
 variants <- list(s5000_t5 = c(5000, 5), s5000_t10 = c(5000, 10), s4000_t5 = c(4000, 5),
                  s4000_t10 = c(4000, 10), s3000_t5 = c(3000, 5), s3000_t10 = c(3000, 10),
@@ -59,7 +59,6 @@ for (nm in sets) {
     })
     res <- do.call(rbind, rows)
     print(res[, c("set", "seed", "variant", "lppd", "cov90", "reliable", "mc_error", "drift")])
-    utils::write.table(res, out_csv, sep = ",", row.names = FALSE,
-                       col.names = !file.exists(out_csv), append = file.exists(out_csv))
+    append_csv_gz(res, out_csv)
   }
 }

@@ -18,7 +18,7 @@
 # (one core) and, for each guard, the test log predictive density per
 # point and 90% coverage (bnn_metrics(), response scale).  Split:
 # set.seed(100), 20% test (default_vs_bart.R's).  Rows are appended to
-# stack_homo_guard.csv as each fit finishes.
+# stack_homo_guard.csv.gz (gzip, appended to) as each fit finishes.
 #   BNNMC_DATA_DIR=/work/shared/data/uci Rscript inst/benchmarks/decisions/stack_homo_guard.R [seeds] [sets] [homo_tune]
 suppressPackageStartupMessages(library(bnnmc))
 options(bnnmc.threads = 1L, mc.cores = 1L)
@@ -36,7 +36,7 @@ sets <- bench_list_arg(args, 2, c("Boston", "faithful", "yacht", "energy", "conc
 tunes <- as.numeric(bench_list_arg(args, 3, c("1", "0.6", "0.5")))
 guards <- c(0, 0.02, 0.05, 0.10)
 out_csv <- Sys.getenv("BNNMC_GUARD_CSV",
-                      file.path("inst", "benchmarks", "decisions", "stack_homo_guard.csv"))
+                      file.path("inst", "benchmarks", "decisions", "stack_homo_guard.csv.gz"))
 set_bnnmc_constant(".likelihood_guard", 0)
 
 for (seed in seeds) for (nm in sets) {
@@ -65,8 +65,7 @@ for (seed in seeds) for (nm in sets) {
                         seconds = t1[["elapsed"]], cpu = t1[["user.self"]] + t1[["sys.self"]],
                         load1 = as.numeric(strsplit(readLines("/proc/loadavg"), " ")[[1]][1]))
       print(row)
-      utils::write.table(row, out_csv, sep = ",", row.names = FALSE,
-                         append = file.exists(out_csv), col.names = !file.exists(out_csv))
+      append_csv_gz(row, out_csv)
     }
   }
 }

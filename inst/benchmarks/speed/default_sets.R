@@ -85,3 +85,13 @@ bart_test_draws <- function(train, test) {
 # Predictive draws [draw, point] of bart_test_draws()'s result `b`, from
 # R's random number generator as it stands (the caller seeds it).
 bart_predictive <- function(b) b$mu + b$sigma * matrix(stats::rnorm(length(b$mu)), nrow(b$mu))
+
+# Appends the rows of data frame `x` to the gzip-compressed CSV file `path`
+# (a header only when the file is new): each call adds a gzip member, which
+# read.csv() reads as one file.
+append_csv_gz <- function(x, path) {
+  new <- !file.exists(path)
+  con <- gzfile(path, "a")
+  on.exit(close(con))
+  utils::write.table(x, con, sep = ",", row.names = FALSE, col.names = new)
+}
