@@ -187,8 +187,10 @@
 #'   threshold).  `print(fit)` shows the subsample's size with the
 #'   sampler.  On Friedman's function the test log density was that of the
 #'   default on all rows (within 0.002 nats per point at 4,000 and 16,000
-#'   rows) in a quarter of its time at 16,000 rows; at 100,000 rows the
-#'   default took about 2 minutes on one core
+#'   rows) in a quarter of its time at 16,000 rows, and on the UCI sets
+#'   bikesharing and protein 0.01 to 0.02 nats per point below it in a
+#'   fifth of its time; at 100,000 rows the default took about 2 minutes
+#'   on one core
 #'   (`inst/benchmarks/speed/large_default.R`, `vignette("benchmarks")`).
 #'   Give `iter` or `thin` to keep the sampling you ask for, `sampler` to
 #'   run a sampler as given, or set `options(bnnmc.warm_subsample = FALSE)`
