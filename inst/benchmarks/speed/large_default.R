@@ -28,6 +28,8 @@
 # methods run in turn, one fit at a time.
 #   Rscript inst/benchmarks/speed/large_default.R rows=16000 \
 #     methods=default,all_rows,stochtree [cores=2] [label=...]
+# or, with `sets=protein,bikesharing`, the UCI sets (BNNMC_DATA_DIR) on
+# their one 80/20 split instead of Friedman's function.
 # Appends to inst/benchmarks/speed/large_default.csv (a row per fit, with
 # the date, the 1-minute load average before the fit and the label).
 suppressPackageStartupMessages(library(bnnmc))
@@ -38,6 +40,9 @@ arg <- function(key, default) {
   if (length(hit)) sub(paste0("^", key, "="), "", hit[1L]) else default
 }
 rows <- as.integer(strsplit(arg("rows", "16000"), ",")[[1]])
+# UCI sets instead of Friedman's function (sets=protein,bikesharing): their
+# one 80/20 split (default_bench_split()), the response renamed y
+uci_sets <- strsplit(arg("sets", ""), ",")[[1]]
 methods <- strsplit(arg("methods", "default,all_rows,stochtree"), ",")[[1]]
 cores <- as.integer(arg("cores", "1"))
 label <- arg("label", "")
@@ -89,9 +94,22 @@ run_dbarts <- function(train, test) {
   c(seconds = b$seconds, s)
 }
 `%||%` <- function(a, b) if (is.null(a)) b else a
-test <- bench_friedman(2000, seed = 1001)
-for (n in rows) {
-  train <- bench_friedman(n, seed = 1)
+data_sets <- if (length(uci_sets)) {
+  dir <- Sys.getenv("BNNMC_DATA_DIR", file.path("..", "shared", "data", "uci"))
+  lapply(stats::setNames(uci_sets, uci_sets), function(set) {
+    d <- bnn_read_uci(set, dir = dir)
+    names(d)[ncol(d)] <- "y"
+    default_bench_split(d)
+  })
+} else {
+  test <- bench_friedman(2000, seed = 1001)
+  lapply(stats::setNames(rows, paste0("friedman", rows)), function(n)
+    list(train = bench_friedman(n, seed = 1), test = test))
+}
+for (set in names(data_sets)) {
+  train <- data_sets[[set]]$train
+  test <- data_sets[[set]]$test
+  n <- nrow(train)
   for (meth in methods) {
     l1 <- load1()
     r <- switch(meth,
@@ -101,7 +119,8 @@ for (n in rows) {
                 stochtree = run_stochtree(train, test),
                 dbarts = run_dbarts(train, test),
                 stop("unknown method ", meth))
-    row <- data.frame(date = format(Sys.Date()), label = label, rows = n, method = meth,
+    row <- data.frame(date = format(Sys.Date()), label = label, set = set, rows = n,
+                      method = meth,
                       cores = if (meth %in% c("default", "stage3_full", "all_rows")) cores else 1L,
                       seconds = r[["seconds"]], lppd = r[["lppd"]], cov90 = r[["cov90"]],
                       rmse = r[["rmse"]],
