@@ -79,13 +79,13 @@ run_chain_warm_subsample <- function(spec, rows, init, seed, chain_id, sampler,
   n2_full <- split[["stage2_full"]]
   n3_sub <- split[["stage3_sub"]]
   total <- sum(nt) + as.integer(sampler$n_samples)
-  sub <- sampler
-  sub$warm_rows <- NULL
-  sub$n_tune <- c(nt[1L], nt[2L] - n2_full, n3_sub)
-  sub$n_samples <- 0L
-  n_sub <- sum(sub$n_tune)
+  on_sub <- sampler
+  on_sub$warm_rows <- NULL
+  on_sub$n_tune <- c(nt[1L], nt[2L] - n2_full, n3_sub)
+  on_sub$n_samples <- 0L
+  n_sub <- sum(on_sub$n_tune)
   pa <- if (!is.null(progress)) function(chain, done, tot) progress(chain, done, total)
-  a <- run_chain(spec_rows(spec, rows), init, seed, chain_id, sub, 0L, 0L, 1L,
+  a <- run_chain(spec_rows(spec, rows), init, seed, chain_id, on_sub, 0L, 0L, 1L,
                  progress = pa, lr = lr)
   if (a$status != "ok") return(warm_subsample_failed(a, sampler, spec, fit_shape))
   full <- sampler

@@ -18,18 +18,18 @@
 # Student-t fit's.
 #   Rscript inst/benchmarks/decisions/stack_student.R [seeds] [sets]
 # e.g. Rscript stack_student.R 1,2 energy,yacht
-# Rows are appended to stack_student.csv as each set and seed finishes.
+# Rows are appended to stack_student.csv.gz (gzip) as each set and seed finishes.
 # `Rscript stack_student.R panel [splits]` compares the same variants on
 # default_panel.R's sets where the default stacks two networks (201 to
 # 2,000 training rows of a continuous response), on its splits and seeds,
 # with lm's test log density on the same split (default_panel.R's
-# fit_lm()) beside; rows go to stack_student_panel.csv.
+# fit_lm()) beside; rows go to stack_student_panel.csv.gz (gzip, appended to).
 suppressPackageStartupMessages(library(bnnmc))
 options(bnnmc.threads = 1L, mc.cores = 1L)
 args <- commandArgs(trailingOnly = TRUE)
 here <- dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))))
 source(file.path(here, "..", "speed", "default_sets.R"))
-out <- file.path("inst", "benchmarks", "decisions", "stack_student.csv")
+out <- file.path("inst", "benchmarks", "decisions", "stack_student.csv.gz")
 guard <- get(".likelihood_guard", asNamespace("bnnmc"))
 
 # a model's test log density and predictive CDF (PIT) at each test point:
@@ -97,8 +97,7 @@ compare <- function(nm, sp, sd) {
 }
 append_rows <- function(row, file) {
   print(row[, c("set", "variant", "w_het", "lppd", "cov50", "cov80", "cov90")], digits = 3)
-  utils::write.table(row, file, sep = ",", append = file.exists(file),
-                     col.names = !file.exists(file), row.names = FALSE, qmethod = "double")
+  append_csv_gz(row, file)
 }
 
 if (identical(args[1], "panel")) {
@@ -115,7 +114,7 @@ if (identical(args[1], "panel")) {
     if (is.null(row)) next
     row$split <- split
     row$lppd_lm <- panel_env$fit_lm(sp$train, sp$test)[["lpd"]]
-    append_rows(row, file.path(dd, "stack_student_panel.csv"))
+    append_rows(row, file.path(dd, "stack_student_panel.csv.gz"))
   }
   quit(save = "no")
 }
