@@ -101,6 +101,8 @@ plan_start <- function(plan) {
   pick <- function(x) if (is.null(plan$chain_id)) x else x[ids]
   init <- plan$init
   ens <- NULL
+  # the rows the chains tune on (the default on large data), drawn once
+  plan$warm_rows <- plan_warm_rows(plan)
   if (inherits(init, "bnn_ensemble")) {
     ens <- init
   } else if (identical(init, "ensemble")) {
@@ -123,7 +125,6 @@ plan_start <- function(plan) {
                           plan$given_init)
   plan$sampler <- prep$sampler
   plan$inits <- prep$inits
-  plan$warm_rows <- plan_warm_rows(plan)
   plan$ids <- ids
   plan$ens <- ens
   plan$cost <- cost
@@ -155,10 +156,10 @@ plan_warm_rows <- function(plan) {
   warm_subsample_rows(n, m, plan$seed)
 }
 
-# The plan's model, on the subsample its chains tune on when there is one
-# (for its deep ensemble).
+# The started plan's model, on the subsample its chains tune on when there
+# is one (plan$warm_rows, for its deep ensemble).
 plan_warm_model <- function(plan) {
-  rows <- plan$warm_rows %||% plan_warm_rows(plan)
+  rows <- plan$warm_rows
   if (is.null(rows)) return(plan$model)
   m <- plan$model
   m$spec <- spec_rows(m$spec, rows)
