@@ -10,7 +10,8 @@
 #' calibration-emulation-sampling fit, all three stages), the minimum ESS
 #' per second and the speed-up `spdup`, the ratio of a fit's min-ESS/s to
 #' the reference fit's (the FBNN paper's definition, with BNN-SGHMC as the
-#' reference).  Gradient-free and gradient-based samplers are compared by
+#' reference).  A fit that ran faster than the clock's resolution has no
+#' measurable rate: its `min_ess_per_s` and `spdup` are `NA`, with a warning.  Gradient-free and gradient-based samplers are compared by
 #' time, not by evaluations; `n_eval` reports the evaluations of the log
 #' density each fit made (for CES: exact and emulated, in that order).
 #'
@@ -57,10 +58,16 @@ bnn_efficiency <- function(..., reference = 1L, type = "bulk", parameters = NULL
       time = tm, n_exact = n_ex, n_emulated = n_em)
   }
   tab <- as.data.frame(do.call(rbind, lapply(fits, one)))
-  tab$min_ess_per_s <- tab$ess_min / tab$time
+  per_s <- function(ess, tm) ifelse(is.finite(tm) & tm > 0, ess / tm, NA_real_)
+  fast <- nm[!is.na(tab$time) & tab$time <= 0]
+  if (length(fast))
+    warning(sprintf(paste0("Fit(s) %s took less than the clock's resolution (1 ms): their ",
+                           "ESS per second cannot be measured and is NA; run longer chains."),
+                    paste(fast, collapse = ", ")), call. = FALSE)
+  tab$min_ess_per_s <- per_s(tab$ess_min, tab$time)
   ref <- if (inherits(reference, "bnnfit")) {
     r <- one(reference)
-    r[["ess_min"]] / r[["time"]]
+    per_s(r[["ess_min"]], r[["time"]])
   } else {
     if (is.character(reference)) {
       i <- match(reference, nm)

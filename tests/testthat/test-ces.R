@@ -226,6 +226,9 @@ test_that("bnn_efficiency reports ESS over parameters, min-ESS/s and the speed-u
   b <- short_run(bnn_fit(y ~ x1 + x2, data = d, hidden = integer(0), likelihood = lik,
                          sampler = "pcn", chains = 2, warmup = 100, iter = 200, seed = 1,
                          progress = FALSE), also = "bnnmc_not_converged")
+  # such short fits can finish within the clock's resolution: fix their times
+  a$elapsed <- 0.4
+  b$elapsed <- 0.1
   e <- bnn_efficiency(rwm = a, pcn = b)
   ess <- bnn_ess(b)
   expect_equal(e$ess_min[2], min(ess))
@@ -240,6 +243,12 @@ test_that("bnn_efficiency reports ESS over parameters, min-ESS/s and the speed-u
   expect_identical(e2$fit, c("fit1", "fit2"))
   expect_equal(bnn_efficiency(list(x = a, y = b), reference = "y")$spdup, e2$spdup)
   expect_error(bnn_efficiency(a, reference = "zz"), "not among the fits")
+  # a fit faster than the clock: no rate, said so, never Inf or NaN
+  a$elapsed <- 0
+  expect_warning(e0 <- bnn_efficiency(rwm = a, pcn = b), "rwm took less than the clock")
+  expect_true(is.na(e0$min_ess_per_s[1]) && all(is.na(e0$spdup)))
+  expect_equal(bnn_efficiency(rwm = a, pcn = b, reference = 2)$spdup[2], 1) |>
+    expect_warning("clock")
   expect_error(bnn_efficiency(1), "bnnfit")
 })
 
