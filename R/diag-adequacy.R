@@ -197,11 +197,13 @@ format_adequacy <- function(ad) {
     return(sprintf("could not be checked: %s", paste(ad$reasons, collapse = "; ")))
   wp <- ad$wider_prior
   chosen <- if (!is.null(wp) && identical(wp$chosen, "wider"))
-    sprintf("; the prior is %s times the default's, which left structure%s (a second fit, %.1f s)",
+    sprintf("; the prior is %s times the default's, which left structure%s (a second fit, %.1f s%s)",
             format(.wider_prior_factor),
             if (isTRUE(wp$loo_holds)) sprintf(" (PSIS-LOO elpd %.1f against the default's %.1f)",
                                               wp$elpd[["wider"]], wp$elpd[["default"]])
-            else "", wp$seconds) else ""
+            else "", wp$seconds,
+            if (isTRUE(wp$warm_start)) ", started where the default's chains ended" else "")
+    else ""
   if (isTRUE(ad$adequate))
     return(sprintf(paste0("no structure left (splines of the leave-one-out residuals on each ",
                           "input and the fitted values, %d training points)%s"), ad$points,

@@ -151,8 +151,10 @@
 #'   verdict's model-fit part ([bnn_convergence()]) asks whether the fit
 #'   leaves structure that a smoother finds.  Where it does, the default
 #'   also fits the same network with a prior three times wider
-#'   (`bnn_prior(scale = 3, fan_in = TRUE)`, the default's run and chains)
-#'   and keeps one of the two fits: the one with the larger PSIS-LOO elpd
+#'   (`bnn_prior(scale = 3, fan_in = TRUE)`, the default's chains and
+#'   sampling; each chain starts where the default's same chain ended, from
+#'   its tuned step size and L, and tunes for 4,000 steps instead of
+#'   20,000) and keeps one of the two fits: the one with the larger PSIS-LOO elpd
 #'   on the training data where PSIS-LOO holds for both (at most a tenth
 #'   of the points with a Pareto k above 0.7), else the wider prior's when
 #'   its own model-fit check finds no structure left.  A message says when
@@ -161,8 +163,9 @@
 #'   says which prior was kept.  On the ten README splits of
 #'   `MASS::mcycle` the default's test RMSE came within 10% of
 #'   `smooth.spline()`'s on all ten (the default's prior alone: 3 of 10;
-#'   README split: 21.0 against the spline's 19.7, where it was 45.0), at
-#'   the cost of the second fit (about twice the time on those 93 rows);
+#'   README split: 21.2 against the spline's 19.7, where it was 45.0), at
+#'   the cost of the second fit (about half the first fit's time on those
+#'   93 rows);
 #'   where the check is quiet (every other fit of the panel in
 #'   `inst/benchmarks/decisions/prior_step_panel.R`) nothing changes, draws
 #'   and all.  Give `prior` or set `options(bnnmc.prior_check = FALSE)` to

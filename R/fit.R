@@ -289,13 +289,16 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
   }
   if (wider_prior_applies(given_model, model, def$fit)) {
     # the model-fit check found structure the default's prior left: the
-    # same network with a wider prior, all the chains, the default's run;
-    # PSIS-LOO or the check decides (R/fit-choice.R)
+    # same network with a wider prior, all the chains, started where the
+    # default's chains ended (a shorter tuning); PSIS-LOO or the check
+    # decides (R/fit-choice.R)
     t0 <- proc.time()[["elapsed"]]
-    wide <- fit_plans(list(wider = plan_of(variant(prior = widened_prior(model$prior)),
-                                           label = "wider prior", keep = FALSE,
-                                           optional = TRUE, whole = FALSE)))$wider
-    def <- choose_wider_prior(def, wide, proc.time()[["elapsed"]] - t0)
+    wplan <- wider_prior_plan(plan_of(variant(prior = widened_prior(model$prior)),
+                                      label = "wider prior", keep = FALSE, optional = TRUE,
+                                      whole = FALSE), def$fit)
+    wide <- fit_plans(list(wider = wplan))$wider
+    def <- choose_wider_prior(def, wide, proc.time()[["elapsed"]] - t0,
+                              warm = isTRUE(wplan$given_init))
   }
   for (cnd in def$warnings) warning(cnd)
   warn_overdispersion(def$fit)

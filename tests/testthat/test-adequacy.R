@@ -52,6 +52,45 @@ test_that("the default finds mcycle's curve: it fits the wider prior where the c
   # the choice is the user's call's: the same seed gives the same fit
   fit2 <- suppressMessages(bnn_fit(accel ~ times, data = s$train, seed = 1, progress = FALSE))
   expect_identical(fit2$draws, fit$draws)
+  # the wider prior's chains started where the default's ended, with a
+  # shorter tuning from their step size and L
+  expect_true(wp$warm_start)
+  expect_match(gsub("\\s+", " ", out), "started where the default's chains ended")
+  expect_identical(fit$sampler$n_tune, bnnmc:::.wider_prior_tune)
+  expect_identical(fit$warmup, sum(bnnmc:::.wider_prior_tune))
+  expect_null(fit$ensemble)
+  old <- options(bnnmc.prior_check = FALSE)
+  on.exit(options(old))
+  def <- suppressMessages(bnn_fit(accel ~ times, data = s$train, seed = 1, progress = FALSE))
+  last <- def$draws[dim(def$draws)[1], , ]
+  last[, "sigma"] <- log(last[, "sigma"])
+  for (k in 1:4) expect_equal(unname(fit$inits[[k]]), unname(last[k, ]))
+  expect_equal(fit$sampler$stepsize, stats::median(def$stepsize))
+  expect_equal(fit$sampler$L, stats::median(def$L))
+})
+
+test_that("the wider prior's fit starts from the default's chains only where they are its own", {
+  s <- readme_split()
+  old <- options(bnnmc.prior_check = FALSE)
+  on.exit(options(old))
+  def <- suppressMessages(bnn_fit(accel ~ times, data = s$train, seed = 1, progress = FALSE,
+                                  chains = 2))
+  plan <- list(sampler = def$sampler, chains = 2L, warmup = 20000, init = "ensemble",
+               model = list(spec = def$spec, likelihood = def$likelihood))
+  warm <- bnnmc:::wider_prior_plan(plan, def)
+  expect_true(warm$given_init)
+  expect_identical(warm$warmup, sum(bnnmc:::.wider_prior_tune))
+  expect_length(warm$init, 2)
+  # not from another number of chains, a stack, a failed chain, another network
+  four <- replace(plan, "chains", 4L)
+  expect_identical(bnnmc:::wider_prior_plan(four, def), four)
+  expect_identical(bnnmc:::wider_prior_plan(plan, bnnmc:::bnnfit_with(
+    def, mixture = list(fit = def, weights = c(a = 0.5, b = 0.5), kind = "likelihood"))), plan)
+  expect_identical(bnnmc:::wider_prior_plan(plan, bnnmc:::bnnfit_with(
+    def, chain_status = factor(levels(def$chain_status)[c(1, 5)], levels = levels(def$chain_status)))), plan)
+  other <- plan
+  other$model$spec$sizes <- c(1L, 8L, 1L)
+  expect_identical(bnnmc:::wider_prior_plan(other, def), other)
 })
 
 test_that("where the check is quiet the default's fit is untouched, draws and all", {
