@@ -501,9 +501,10 @@ prior_call <- function(prior) {
 # (network and linear model, or the two likelihoods) as the mixture of its
 # models' predictive densities with the stack's weights, as loo() of the
 # stacked fit computes it.  list(pointwise, k_high: the points with Pareto k
-# above 0.7 in any of its models).
-default_fit_elpd <- function(fit) {
-  e <- fit_psis_elpd(fit)
+# above 0.7 in any of its models).  `loglik`: the verdict's pointwise
+# log-likelihood of a fit without a mixture, when it covers every row.
+default_fit_elpd <- function(fit, loglik = NULL) {
+  e <- fit_psis_elpd(fit, if (is.null(fit$mixture)) loglik)
   if (is.null(fit$mixture)) return(list(pointwise = e$pointwise, k_high = e$k_high))
   m <- fit_psis_elpd(fit$mixture$fit)
   list(pointwise = log_mix(cbind(e$pointwise, m$pointwise), fit$mixture$weights),
@@ -531,9 +532,12 @@ default_fit_elpd <- function(fit) {
 # fit is kept, its advice no longer names the prior just tried.
 choose_wider_prior <- function(def, wide, seconds, warm = FALSE) {
   # both on all the training rows (not the verdict's at most 500)
-  elpd <- function(f) tryCatch(default_fit_elpd(f), error = function(e) NULL)
+  elpd <- function(f, ll = NULL) tryCatch(default_fit_elpd(f, ll), error = function(e) NULL)
   e_def <- elpd(def$fit)
-  e_wide <- if (!is.null(wide) && all(wide$fit$chain_status == "ok")) elpd(wide$fit)
+  # the wider fit's verdict kept its pointwise log-likelihood: on at most
+  # 500 rows, that of every training row (the same values)
+  ll <- if (!is.null(wide) && length(wide$loglik$points) == NROW(wide$fit$X)) wide$loglik
+  e_wide <- if (!is.null(wide) && all(wide$fit$chain_status == "ok")) elpd(wide$fit, ll)
   if (is.null(e_def) || is.null(e_wide)) return(def)
   d <- e_wide$pointwise - e_def$pointwise
   n <- length(d)

@@ -34,13 +34,15 @@
 # a plan whose failure gives no fit rather than an error (fit_plans());
 # `keep_interrupted`: the plan is a whole fit, whose finished chains an
 # interrupt keeps for bnn_interrupted() (FALSE for a plan of the default's
-# checks, one of several models: R/run-interrupt.R).
+# checks, one of several models: R/run-interrupt.R); `gradient_times`: an
+# environment the plans of one call share, so that a network on the same
+# rows has its gradient timed once (timed_gradient(), R/run-cost.R).
 new_bnn_plan <- function(model, sampler, chains, warmup, iter, thin, init, seed, progress, call,
                          given_init = FALSE, waves = NULL,
                          chain_id = NULL, ensemble = NULL, valid_data = NULL,
                          precision = "double", verdict = TRUE, keep_loglik = FALSE,
                          estimate_cost = TRUE, label = "network", optional = FALSE,
-                         keep_interrupted = TRUE) {
+                         keep_interrupted = TRUE, gradient_times = NULL) {
   structure(list(model = model, sampler = sampler, chains = as.integer(chains),
                  warmup = warmup, iter = iter, thin = thin, init = init, seed = seed,
                  progress = progress, call = call, given_init = given_init,
@@ -48,7 +50,7 @@ new_bnn_plan <- function(model, sampler, chains, warmup, iter, thin, init, seed,
                  ensemble = ensemble, valid_data = valid_data, precision = precision,
                  verdict = verdict, keep_loglik = keep_loglik, estimate_cost = estimate_cost,
                  label = label, optional = optional, keep_interrupted = keep_interrupted,
-                 started = FALSE),
+                 gradient_times = gradient_times, started = FALSE),
             class = "bnn_plan")
 }
 
@@ -64,7 +66,8 @@ plan_cost <- function(plan) {
   tryCatch(fit_cost(plan$model$spec, plan$sampler, plan$chains, plan$warmup, plan$iter,
                     plan$init,
                     ensemble_opt = if (identical(plan$init, "ensemble")) plan_ensemble_opt(plan),
-                    n_members = max(plan$chain_id %||% plan$chains)),
+                    n_members = max(plan$chain_id %||% plan$chains),
+                    gradient_times = plan$gradient_times),
            error = function(e) NULL)
 }
 

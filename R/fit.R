@@ -233,6 +233,8 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
                  precision = precision)))
   # the default model: one plan per model it fits (R/fit-plan.R), the
   # choices between them steps on the finished fits (R/fit-choice.R)
+  # the gradient of a network on these rows is timed once for all plans
+  gradient_times <- new.env(parent = emptyenv())
   plan_of <- function(m, ch = chains, r = run, label = "network", keep = check || lcheck,
                       whole = !(check || lcheck), ...)
     new_bnn_plan(m, r$sampler, ch, r$warmup, r$iter, r$thin, init, seed, progress, call,
@@ -240,7 +242,7 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
                  chain_id = chain_id, ensemble = ensemble, valid_data = valid_data,
                  precision = precision, keep_loglik = keep, label = label,
                  # an interrupt keeps the chains of a fit of one model only
-                 keep_interrupted = whole, ...)
+                 keep_interrupted = whole, gradient_times = gradient_times, ...)
   # another model on the same data, in the fit's precision
   variant <- function(...) {
     m <- model_variant(model, ...)
@@ -294,7 +296,7 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
     # decides (R/fit-choice.R)
     t0 <- proc.time()[["elapsed"]]
     wplan <- wider_prior_plan(plan_of(variant(prior = widened_prior(model$prior)),
-                                      label = "wider prior", keep = FALSE, optional = TRUE,
+                                      label = "wider prior", keep = TRUE, optional = TRUE,
                                       whole = FALSE), def$fit)
     wide <- fit_plans(list(wider = wplan))$wider
     def <- choose_wider_prior(def, wide, proc.time()[["elapsed"]] - t0,

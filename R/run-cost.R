@@ -24,6 +24,23 @@ time_gradient <- function(spec, theta, target = 0.02) {
   structure(t[["cpu"]] / share, cpu = t[["cpu"]], share = share)
 }
 
+# time_gradient() of spec, timed once per `gradient_times` (an environment
+# that one bnn_fit() call shares among its plans, or NULL: timed each
+# time): the models of a default call that differ only in their prior (the
+# wider prior's second fit) have the same network on the same rows, and so
+# the same cost per gradient.
+timed_gradient <- function(spec, theta, gradient_times = NULL) {
+  if (is.null(gradient_times)) return(time_gradient(spec, theta))
+  key <- paste(c(spec$type, spec$sizes, spec$act, spec$lik, nrow(spec$X), ncol(spec$X),
+                 spec_precision(spec)), collapse = " ")
+  hit <- gradient_times[[key]]
+  if (is.null(hit)) {
+    hit <- time_gradient(spec, theta)
+    assign(key, hit, envir = gradient_times)
+  }
+  hit
+}
+
 # Seconds per epoch of the deep ensemble's optimizer `opt` on spec, on the
 # share of a core time_gradient() found (t_g's attribute "share"): a few
 # epochs of member 1 timed by CPU time (no validation data, so no early
@@ -98,10 +115,10 @@ chain_workers <- function(chains) {
 # The estimate: seconds for the ensemble (if one is trained here), per
 # chain and for the whole fit.
 fit_cost <- function(spec, sampler, chains, warmup, iter, init, ensemble_opt = NULL,
-                     n_members = chains) {
+                     n_members = chains, gradient_times = NULL) {
   n_obs <- nrow(spec$X)
   theta <- 0.1 * sin(seq_len(spec_dim(spec)))   # no draw from R's RNG
-  t_g <- time_gradient(spec, theta)
+  t_g <- timed_gradient(spec, theta, gradient_times)
   g <- chain_gradients(sampler, warmup, iter, n_obs)
   w <- chain_workers(chains)
   # CPU seconds: the ensemble's, the sampler's own work per chain, and the

@@ -79,3 +79,26 @@ test_that("the suggested call is built from a call whose arguments are expressio
                                                 k, full_batch = TRUE))
   expect_match(msg, "chains = k, sampler = bnn_sgld")
 })
+
+test_that("a call's plans time the gradient of a network on the same rows once", {
+  lik <- list(family = "gaussian", sigma = NULL, sigma_prior = "half_normal",
+              sigma_prior_scale = 1)
+  X <- matrix(rnorm(100), 50)
+  y <- rnorm(50)
+  spec <- bnnmc:::make_spec(c(2L, 4L, 4L, 1L), "tanh", lik, bnn_prior(), X = X, y = y)
+  theta <- 0.1 * sin(seq_len(bnnmc:::spec_dim(spec)))
+  times <- new.env(parent = emptyenv())
+  a <- bnnmc:::timed_gradient(spec, theta, times)
+  expect_length(ls(times), 1L)
+  # a wider prior on the same network and rows: the same timing, not a new one
+  wide <- bnnmc:::make_spec(c(2L, 4L, 4L, 1L), "tanh", lik, bnn_prior(scale = 3), X = X, y = y)
+  expect_identical(bnnmc:::timed_gradient(wide, theta, times), a)
+  expect_length(ls(times), 1L)
+  # another network: timed on its own
+  other <- bnnmc:::make_spec(c(2L, 8L, 1L), "tanh", lik, bnn_prior(), X = X, y = y)
+  bnnmc:::timed_gradient(other, 0.1 * sin(seq_len(bnnmc:::spec_dim(other))), times)
+  expect_length(ls(times), 2L)
+  # without an environment: timed every time
+  expect_gt(attr(bnnmc:::timed_gradient(spec, theta), "cpu"), 0)
+  expect_length(ls(times), 2L)
+})
