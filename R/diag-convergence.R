@@ -112,7 +112,9 @@
 #'   reliable), `adequacy` (the third part, or `NULL` where it does not
 #'   apply: `adequate`, `inputs` with structure left, `tests` (one row per
 #'   input and the fitted values: `term`, `p`, `r2`, `p_holm`,
-#'   `structure`), `reasons`, `remedy`, `points`) and the settings.
+#'   `structure`), `reasons`, `remedy`, `points`, and `spread`: the same
+#'   splines of the residuals' absolute values, whether the noise's spread
+#'   varies, with `tests`, `p_min` and `varies`) and the settings.
 #' @references Sommer, E., Wimmer, L., Papamarkou, T., Bothmann, L., Bischl,
 #'   B., and Rügamer, D. (2024). Connecting the dots: is mode-connectedness
 #'   the key to feasible sample-based inference in Bayesian neural networks?

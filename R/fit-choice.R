@@ -221,6 +221,11 @@ format_model_choice <- function(mc) {
                      "%.1f each alone%s; the homoscedastic keeps at least %.2f)"),
               mc$network[2], mc$weight[1], mc$weight[2], mc$elpd_loo[1], mc$elpd_loo[2],
               stacked(mc$points[1]), .likelihood_guard) else
+      if (isTRUE(attr(mc, "spread_flat")))
+        sprintf(paste0("the homoscedastic Gaussian network, by the default's check (its ",
+                       "leave-one-out residuals keep one spread: smallest Holm-adjusted p %.2g; ",
+                       "PSIS-LOO elpd %.1f, the heteroscedastic's %.1f not trusted)"),
+                attr(mc, "spread_p"), mc$elpd_loo[2], mc$elpd_loo[1]) else
       sprintf(paste0("the homoscedastic Gaussian network, by the default's check (PSIS-LOO elpd ",
                      "%.1f against %.1f for the heteroscedastic)"), mc$elpd_loo[2], mc$elpd_loo[1]))
   if (all(ch))
@@ -360,6 +365,11 @@ choose_default_likelihood <- function(het, gau, seconds = c(a = NA_real_, b = NA
   both <- !is.null(e_het) && !is.null(e_gau)
   w <- if (both) stacking_pair(e_het$pointwise, e_gau$pointwise)
   if (both) w <- c(min(w[1L], 1 - .likelihood_guard), max(w[2L], .likelihood_guard))
+  # the homoscedastic network's residual spread does not vary with any
+  # input or its fitted values: the heteroscedastic one has no variance to
+  # model, and its PSIS-LOO, unreliable at many points, would overrate it
+  flat <- both && spread_is_flat(gau$fit)
+  if (flat) w <- c(0, 1)
   stack <- both && w[1L] >= .stack_min_weight
   t2 <- proc.time()[["elapsed"]]
   if (!stack) {
@@ -384,6 +394,7 @@ choose_default_likelihood <- function(het, gau, seconds = c(a = NA_real_, b = NA
                    list(e_het, e_gau), w, c(stack, TRUE), points = TRUE),
       check = "likelihood", seconds = seconds[["models"]] + (t2 - t1),
       elpd_stack = if (stack) stack_elpd(e_het$pointwise, e_gau$pointwise, w),
+      spread_p = gau$fit$convergence$adequacy$spread$p_min, spread_flat = flat,
       # when their chains ran together, side by side, the two models share
       # one elapsed time ("models"); each one's is then the time of its
       # chains, summed over them ("together" = 1 says so)
@@ -406,8 +417,29 @@ choose_default_likelihood <- function(het, gau, seconds = c(a = NA_real_, b = NA
                   format(gau$fit$warmup, big.mark = ",")) else "",
         e_het$elpd, e_gau$elpd, elpd_points_note(e_gau, nrow(gau$fit$X)),
         w[1L], w[2L], .likelihood_guard))
+    if (flat)
+      message(sprintf(paste0(
+        "bnn_fit(): with %d rows of a continuous response, the default fits the %s network ",
+        "with a heteroscedastic and with a homoscedastic Gaussian likelihood; the ",
+        "homoscedastic network's leave-one-out residuals keep one spread across the inputs ",
+        "and the fitted values (smallest Holm-adjusted p %.2g), so the heteroscedastic ",
+        "network has no varying noise to model and the fit returned is the homoscedastic ",
+        "network's (%d chains); give 'likelihood' or 'hidden' to fit one model with all the ",
+        "chains (?bnn_default, \"The default model's check\")."),
+        nrow(gau$fit$X), paste(gau$fit$hidden, collapse = "-"),
+        gau$fit$convergence$adequacy$spread$p_min, gau$fit$chains))
   }
   out
+}
+
+# Does a fit's residual spread stay the same across its inputs and fitted
+# values (the verdict's model-fit part, residual_spread(),
+# R/diag-adequacy.R)?  FALSE where it was not computed, or with
+# options(bnnmc.stack_spread = FALSE), which keeps the stack of both
+# likelihoods by their PSIS-LOO elpds alone.
+spread_is_flat <- function(fit) {
+  sp <- fit$convergence$adequacy$spread
+  isTRUE(getOption("bnnmc.stack_spread", TRUE)) && !is.null(sp) && isFALSE(sp$varies)
 }
 
 # The default's prior scale, chosen by the data where the model does not fit.

@@ -89,7 +89,7 @@ test_that("?bnn_fit is short: the defaults and the default model's check are in 
                        function(f) deparse(get(f, envir = ns))))
   expect_false(any(grepl("?bnn_fit, \\\"The default", src, fixed = TRUE)))
   expect_identical(sum(grepl("?bnn_default, \\\"The default model's check\\\"", src,
-                             fixed = TRUE)), 3L)
+                             fixed = TRUE)), 4L)
 })
 
 test_that("?bnn_default states the draws, thinning and warm-up a default fit has", {

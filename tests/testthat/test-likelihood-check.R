@@ -309,3 +309,62 @@ test_that("plans fitted together give each the fit it has alone, with its own wa
   bad_required <- plan(model, 2L, "bad", init = list(1, 2))
   expect_error(bnnmc:::fit_plans(list(bad = bad_required, a = a)), "'init' for chain 1")
 })
+
+test_that("the spread test of the residuals sees noise that varies, and only that", {
+  set.seed(3)
+  x <- runif(400, -2, 2)
+  flat <- bnnmc:::residual_spread(rnorm(400), list(x = x, `fitted values` = sin(x)))
+  expect_false(flat$varies)
+  expect_gte(flat$p_min, 0.1)
+  expect_identical(flat$tests$term, c("x", "fitted values"))
+  steps <- bnnmc:::residual_spread(rnorm(400, sd = 0.5 + (x > 0)), list(x = x))
+  expect_true(steps$varies)
+  expect_lt(steps$p_min, 1e-6)
+})
+
+test_that("where the homoscedastic model's residual spread is flat, the stack is not made", {
+  m <- lik_pair_fits()
+  cv <- m$gau$convergence
+  cv$adequacy$spread <- list(tests = NULL, p_min = 0.4, varies = FALSE)
+  gau <- bnnmc:::bnnfit_with(m$gau, convergence = cv)
+  expect_message(
+    fit <- chosen_fit(bnnmc:::choose_default_likelihood(
+      finished_fit(m$het), finished_fit(gau), psis_elpd = shifted_elpd("het", 5))),
+    "keep one spread across the inputs and the fitted values \\(smallest Holm-adjusted p 0.4\\)")
+  expect_identical(fit$likelihood$family, "gaussian")
+  expect_null(fit$mixture)
+  mc <- fit$model_choice
+  expect_identical(mc$chosen, c(FALSE, TRUE))
+  expect_identical(mc$weight, c(0, 1))
+  expect_true(attr(mc, "spread_flat"))
+  expect_identical(attr(mc, "spread_p"), 0.4)
+  expect_match(gsub("\\s+", " ", paste(capture.output(print(fit)), collapse = " ")),
+               "the homoscedastic Gaussian network, by the default's check \\(its leave-one-out residuals keep one spread: smallest Holm-adjusted p 0.4")
+  # switched off: the PSIS-LOO stack, as before
+  old <- options(bnnmc.stack_spread = FALSE)
+  on.exit(options(old))
+  both <- suppressMessages(chosen_fit(bnnmc:::choose_default_likelihood(
+    finished_fit(m$het), finished_fit(gau), psis_elpd = shifted_elpd("het", 5))))
+  expect_identical(both$mixture$kind, "likelihood")
+  expect_false(attr(both$model_choice, "spread_flat"))
+})
+
+test_that("a default call on noise of one spread returns the homoscedastic network", {
+  skip_on_cran()
+  set.seed(8)
+  d <- data.frame(x1 = runif(400), x2 = runif(400))
+  d$y <- 2 * d$x1 - d$x2 + rnorm(400, sd = 0.3)
+  expect_message(fit <- suppressWarnings(bnn_fit(y ~ ., data = d, warmup = 1000, iter = 100,
+                                                 seed = 2, progress = FALSE)),
+                 "keep one spread")
+  expect_identical(fit$likelihood$family, "gaussian")
+  expect_null(fit$mixture)
+  expect_false(fit$convergence$adequacy$spread$varies)
+  # the noise that varies (the helper's sine) keeps the stack
+  st <- suppressWarnings(suppressMessages(
+    bnn_fit(y ~ x, data = hetero_sine(400, 2), warmup = 1000, iter = 100, seed = 2,
+            progress = FALSE)))
+  expect_false(attr(st$model_choice, "spread_flat"))
+  expect_lt(attr(st$model_choice, "spread_p"), 0.001)
+  expect_identical(st$mixture$kind, "likelihood")
+})
