@@ -1,7 +1,8 @@
 # bnn_importance() and bnn_effects() on a default fit of Friedman's function
 # (n = 1,000 rows, 10 inputs, x6..x10 pure noise; y = 10 sin(pi x1 x2) +
 # 20 (x3 - 0.5)^2 + 10 x4 + 5 x5 + N(0, 1), x ~ U(0, 1)^10; data seed 2026,
-# fit seed 1, the default's stack of two networks) on one thread.
+# fit seed 1: the default's homoscedastic network, the noise's spread being
+# flat) on one thread.
 # Speed: elapsed seconds of bnn_importance(fit), bnn_effects(fit) (its
 # default: the three most important predictors, chosen by an importance on
 # 200 draws), bnn_effects(fit, "x1:x2") (a surface), summary(fit) and, as
