@@ -20,7 +20,7 @@
 # stack was kept (`flat` FALSE: the fit is the stack as before, draws and
 # all) and the test log density and 90% coverage of the default; where the
 # gate fired, also of the previous default (options(bnnmc.stack_spread =
-# FALSE)).  One core.  Rows are appended to stack_spread_gate.csv as each
+# FALSE)).  One core.  Rows are appended to stack_spread_gate.csv.gz as each
 # fit finishes.
 #   Rscript inst/benchmarks/decisions/stack_spread_gate.R [groups]
 # groups: comma-separated of friedman,uci,panel (default all).
@@ -32,14 +32,13 @@ source(file.path("inst", "benchmarks", "speed", "default_sets.R"))
 source(file.path(dir, "panel_defs.R"))
 args <- commandArgs(trailingOnly = TRUE)
 groups <- bench_list_arg(args, 1L, c("friedman", "uci", "panel"))
-out_csv <- file.path(dir, "stack_spread_gate.csv")
+out_csv <- file.path(dir, "stack_spread_gate.csv.gz")  # gzip: keeps the installed package small
 uci_dir <- Sys.getenv("BNNMC_DATA_DIR", "/work/shared/data/uci")
 quiet <- function(e) suppressMessages(suppressWarnings(e))
 
 add <- function(row) {
   print(row, row.names = FALSE, digits = 4)
-  utils::write.table(row, out_csv, sep = ",", row.names = FALSE,
-                     col.names = !file.exists(out_csv), append = file.exists(out_csv))
+  append_csv_gz(row, out_csv)
 }
 
 one <- function(set, group, split, train, test, seed, bart = FALSE) {

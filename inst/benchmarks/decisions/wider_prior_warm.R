@@ -16,7 +16,8 @@
 #                  wider_full's is the previous default's time
 #   smooth_spline  test RMSE of smooth.spline() (one input only)
 # One core (options(bnnmc.threads = 1, mc.cores = 1)); rewritten after
-# every set (run = "partial"), run = "complete" at the end.
+# every set (run = "partial"), run = "complete" at the end; written to
+# wider_prior_warm.csv.gz.
 #
 #   Rscript inst/benchmarks/decisions/wider_prior_warm.R [groups]
 # groups: comma-separated of mcycle,panel (default both).
@@ -33,7 +34,7 @@ source(file.path(dir, "prior_panel_sets.R"))
 panel <- panel_definitions(dir)
 args <- commandArgs(trailingOnly = TRUE)
 groups <- bench_list_arg(args, 1L, c("mcycle", "panel"))
-out_csv <- file.path(dir, "wider_prior_warm.csv")
+out_csv <- file.path(dir, "wider_prior_warm.csv.gz")  # gzip: keeps the installed package small
 quiet <- function(e) suppressMessages(suppressWarnings(e))
 
 rows <- list()
@@ -42,7 +43,7 @@ add <- function(x) {
   print(x, row.names = FALSE, digits = 4)
   res <- do.call(rbind, rows)
   res$run <- "partial"
-  utils::write.csv(res, out_csv, row.names = FALSE)
+  utils::write.csv(res, gzfile(out_csv), row.names = FALSE)
 }
 row_of <- function(set, split, method, fired, rmse = NA_real_, lppd = NA_real_,
                    cov90 = NA_real_, seconds = NA_real_, second_fit = NA_real_,
@@ -89,7 +90,7 @@ prior_panel_sets(groups, 1L, run_set, panel, "")
 
 res <- do.call(rbind, rows)
 res$run <- "complete"
-utils::write.csv(res, out_csv, row.names = FALSE)
+utils::write.csv(res, gzfile(out_csv), row.names = FALSE)
 fired <- res[res$method == "default" & res$fired, ]
 full <- res[res$method == "wider_full", ]
 first <- res[res$method == "first_fit", ]
