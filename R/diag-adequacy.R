@@ -43,11 +43,7 @@ model_adequacy <- function(object, fs, idx, seed = object$seed %||% 1L) {
   cols <- c(stats::setNames(lapply(seq_len(ncol(X)), function(j) X[, j]),
                             colnames(X) %||% paste0("x", seq_len(ncol(X)))),
             list(`fitted values` = fs$fitted))
-  tests <- do.call(rbind, lapply(names(cols), function(nm) {
-    r <- smooth_residual_test(z, cols[[nm]])
-    data.frame(term = nm, p = r[["p"]], r2 = r[["r2"]], stringsAsFactors = FALSE)
-  }))
-  tests$p_holm <- stats::p.adjust(tests$p, "holm")
+  tests <- smooth_residual_tests(z, cols)
   tests$structure <- !is.na(tests$p_holm) & tests$p_holm < .adequacy_alpha &
     !is.na(tests$r2) & tests$r2 >= .adequacy_min_r2
   found <- tests$term[tests$structure]
@@ -87,14 +83,20 @@ model_adequacy <- function(object, fs, idx, seed = object$seed %||% 1L) {
 # (R/fit-choice.R) asks it of the homoscedastic network: where the spread
 # does not vary, the heteroscedastic network has nothing to add.
 residual_spread <- function(z, cols) {
-  a <- abs(z)
+  tests <- smooth_residual_tests(abs(z), cols)
+  p_min <- suppressWarnings(min(tests$p_holm, na.rm = TRUE))
+  list(tests = tests, p_min = p_min, varies = is.finite(p_min) && p_min < .spread_alpha)
+}
+
+# smooth_residual_test() of z on each of the named columns `cols`, with
+# Holm's correction over them: a data frame of term, p, r2 and p_holm.
+smooth_residual_tests <- function(z, cols) {
   tests <- do.call(rbind, lapply(names(cols), function(nm) {
-    r <- smooth_residual_test(a, cols[[nm]])
+    r <- smooth_residual_test(z, cols[[nm]])
     data.frame(term = nm, p = r[["p"]], r2 = r[["r2"]], stringsAsFactors = FALSE)
   }))
   tests$p_holm <- stats::p.adjust(tests$p, "holm")
-  p_min <- suppressWarnings(min(tests$p_holm, na.rm = TRUE))
-  list(tests = tests, p_min = p_min, varies = is.finite(p_min) && p_min < .spread_alpha)
+  tests
 }
 
 # p-value and share of variance explained (adjusted R-squared) of a

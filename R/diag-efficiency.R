@@ -11,7 +11,8 @@
 #' per second and the speed-up `spdup`, the ratio of a fit's min-ESS/s to
 #' the reference fit's (the FBNN paper's definition, with BNN-SGHMC as the
 #' reference).  A fit that ran faster than the clock's resolution has no
-#' measurable rate: its `min_ess_per_s` and `spdup` are `NA`, with a warning.  Gradient-free and gradient-based samplers are compared by
+#' measurable rate: its `min_ess_per_s` and `spdup` are `NA`, with a
+#' warning.  Gradient-free and gradient-based samplers are compared by
 #' time, not by evaluations; `n_eval` reports the evaluations of the log
 #' density each fit made (for CES: exact and emulated, in that order).
 #'

@@ -23,12 +23,8 @@ reference_rows <- function(train, test, panel, refs, bart = FALSE) {
   for (r in c("loess", "smooth_spline")) if (is.finite(ref[[r]])) out[[r]] <- row(r, ref[[r]])
   if (bart && requireNamespace("dbarts", quietly = TRUE)) {
     b <- bart_test_draws(train, test)
-    set.seed(1)
-    pp <- bart_predictive(b)
-    lo <- apply(pp, 2, stats::quantile, 0.05)
-    hi <- apply(pp, 2, stats::quantile, 0.95)
     out$BART <- row("BART", sqrt(mean((test$y - colMeans(b$mu))^2)), b$lppd,
-                    mean(test$y >= lo & test$y <= hi), b$seconds)
+                    bart_cov90(b, test$y), b$seconds)
   }
   do.call(rbind, out)
 }

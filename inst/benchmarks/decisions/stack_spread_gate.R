@@ -64,12 +64,8 @@ one <- function(set, group, split, train, test, seed, bart = FALSE) {
   }
   if (bart && requireNamespace("dbarts", quietly = TRUE)) {
     b <- bart_test_draws(train, test)
-    set.seed(1)
-    pp <- bart_predictive(b)
-    lo <- apply(pp, 2, stats::quantile, 0.05)
-    hi <- apply(pp, 2, stats::quantile, 0.95)
     row$lppd_bart <- b$lppd
-    row$cov90_bart <- mean(test$y >= lo & test$y <= hi)
+    row$cov90_bart <- bart_cov90(b, test$y)
   }
   add(row)
 }

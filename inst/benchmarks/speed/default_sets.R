@@ -89,6 +89,17 @@ bart_test_draws <- function(train, test) {
 # R's random number generator as it stands (the caller seeds it).
 bart_predictive <- function(b) b$mu + b$sigma * matrix(stats::rnorm(length(b$mu)), nrow(b$mu))
 
+# Coverage of the central 90% intervals of bart_test_draws()'s result `b`
+# for the test responses `y`: quantiles of its predictive draws made with
+# seed 1.
+bart_cov90 <- function(b, y) {
+  set.seed(1)
+  pp <- bart_predictive(b)
+  lo <- apply(pp, 2, stats::quantile, 0.05)
+  hi <- apply(pp, 2, stats::quantile, 0.95)
+  mean(y >= lo & y <= hi)
+}
+
 # Appends the rows of data frame `x` to the gzip-compressed CSV file `path`
 # (a header only when the file is new): each call adds a gzip member, which
 # read.csv() reads as one file.
