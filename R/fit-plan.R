@@ -67,7 +67,7 @@ plan_cost <- function(plan) {
                     plan$init,
                     ensemble_opt = if (identical(plan$init, "ensemble")) plan_ensemble_opt(plan),
                     n_members = max(plan$chain_id %||% plan$chains),
-                    gradient_times = plan$gradient_times),
+                    gradient_times = plan$gradient_times, quick = TRUE),
            error = function(e) NULL)
 }
 

@@ -18,9 +18,12 @@
 # gave single/double ratios from 0.29 to 29, see
 # inst/benchmarks/speed/cost_estimate.R).  The value carries attributes
 # "cpu" (CPU seconds per gradient) and "share".
+# A target under 20 ms is timed by elapsed time (time_per_rep(wall =
+# TRUE)), which already counts the load: its share is 1.
 time_gradient <- function(spec, theta, target = 0.02) {
-  t <- time_per_rep(function(reps) .Call(C_model_grad_loop, spec, theta, reps), target)
-  share <- min(1, max(min(t[["share"]], load_share()), 0.02))
+  wall <- target < 0.02
+  t <- time_per_rep(function(reps) .Call(C_model_grad_loop, spec, theta, reps), target, wall)
+  share <- if (wall) 1 else min(1, max(min(t[["share"]], load_share()), 0.02))
   structure(t[["cpu"]] / share, cpu = t[["cpu"]], share = share)
 }
 
@@ -29,13 +32,13 @@ time_gradient <- function(spec, theta, target = 0.02) {
 # time): the models of a default call that differ only in their prior (the
 # wider prior's second fit) have the same network on the same rows, and so
 # the same cost per gradient.
-timed_gradient <- function(spec, theta, gradient_times = NULL) {
-  if (is.null(gradient_times)) return(time_gradient(spec, theta))
+timed_gradient <- function(spec, theta, gradient_times = NULL, target = 0.02) {
+  if (is.null(gradient_times)) return(time_gradient(spec, theta, target))
   key <- paste(c(spec$type, spec$sizes, spec$act, spec$lik, nrow(spec$X), ncol(spec$X),
-                 spec_precision(spec)), collapse = " ")
+                 spec_precision(spec), target), collapse = " ")
   hit <- gradient_times[[key]]
   if (is.null(hit)) {
-    hit <- time_gradient(spec, theta)
+    hit <- time_gradient(spec, theta, target)
     assign(key, hit, envir = gradient_times)
   }
   hit
@@ -56,7 +59,7 @@ time_epoch <- function(spec, opt, t_g, target = 0.02) {
   t <- time_per_rep(function(reps) {
     o$epochs <- reps
     do.call(.bnn_optimize, c(list(spec = spec, valid = NULL, seed = 1L, member = 1L), o))
-  }, target)
+  }, target, wall = target < 0.02)
   t[["cpu"]] / attr(t_g, "share")
 }
 
@@ -113,12 +116,39 @@ chain_workers <- function(chains) {
 }
 
 # The estimate: seconds for the ensemble (if one is trained here), per
-# chain and for the whole fit.
+# chain and for the whole fit.  With quick = TRUE (a fit's plans) the
+# gradient and the ensemble's epoch are first timed in batches of about
+# 4 ms of elapsed time (time_per_rep(wall = TRUE): on a busy machine this
+# overrates the cost, never underrates it); a fit that this puts under
+# .cost_quick_enough seconds keeps that estimate, since nothing is
+# announced for it and no progress is reported in lines, and only a longer
+# one is timed again by CPU time in batches of 20 ms.  The precise timings
+# took about 0.2 s of a 2-s default fit on 93 rows (MASS::mcycle), a tenth
+# of it.  `rough` in the result says which it is.
 fit_cost <- function(spec, sampler, chains, warmup, iter, init, ensemble_opt = NULL,
-                     n_members = chains, gradient_times = NULL) {
+                     n_members = chains, gradient_times = NULL, quick = FALSE) {
+  if (quick) {
+    est <- fit_cost_at(spec, sampler, chains, warmup, iter, init, ensemble_opt, n_members,
+                       gradient_times, .cost_quick_target)
+    if (est$total < .cost_quick_enough) return(est)
+  }
+  fit_cost_at(spec, sampler, chains, warmup, iter, init, ensemble_opt, n_members,
+              gradient_times, 0.02)
+}
+
+# CPU seconds per timed batch of the quick estimate, and the estimated
+# seconds under which a fit keeps it (a third of the minute from which
+# progress is reported in lines, .progress_lines_min_seconds).
+.cost_quick_target <- 0.004
+.cost_quick_enough <- 20
+
+# fit_cost() with the gradient and the epoch timed in batches of `target`
+# CPU seconds.
+fit_cost_at <- function(spec, sampler, chains, warmup, iter, init, ensemble_opt, n_members,
+                        gradient_times, target) {
   n_obs <- nrow(spec$X)
   theta <- 0.1 * sin(seq_len(spec_dim(spec)))   # no draw from R's RNG
-  t_g <- timed_gradient(spec, theta, gradient_times)
+  t_g <- timed_gradient(spec, theta, gradient_times, target)
   g <- chain_gradients(sampler, warmup, iter, n_obs)
   w <- chain_workers(chains)
   # CPU seconds: the ensemble's, the sampler's own work per chain, and the
@@ -127,7 +157,7 @@ fit_cost <- function(spec, sampler, chains, warmup, iter, init, ensemble_opt = N
   # fit, about 0.3 s plus 1 ms per point (measured with one to four
   # chains of 1,000 draws: inst/benchmarks/speed/cost_estimate.R)
   ens_cpu <- if (is.null(ensemble_opt)) 0 else
-    n_members * (ensemble_opt$epochs %||% 1000) * time_epoch(spec, ensemble_opt, t_g) *
+    n_members * (ensemble_opt$epochs %||% 1000) * time_epoch(spec, ensemble_opt, t_g, target) *
       attr(t_g, "share") *
       # trained on the subsample the chains tune on (R/run-warm-subsample.R)
       min(1, (sampler$warm_rows %||% n_obs) / n_obs)
@@ -168,7 +198,7 @@ fit_cost <- function(spec, sampler, chains, warmup, iter, init, ensemble_opt = N
        total = total,
        parallel_total = ens / min(w$cores, chains) +
          ceiling(chains / min(w$cores, chains)) * per_chain + post, post = post,
-       n_obs = n_obs, single_total = single_total)
+       n_obs = n_obs, single_total = single_total, rough = target < 0.02)
 }
 
 # Estimated seconds from which a double-precision fit's announcement also

@@ -141,8 +141,19 @@ log_mean_exp <- function(a) log_sum_exp(a) - log(length(a))
 # and the share of a core the process got meanwhile ("share": CPU over
 # elapsed time summed over the batches).  gcFirst = FALSE: system.time()
 # runs a full gc() first by default, about 0.1 s with the usual packages.
-time_per_rep <- function(f, target = 0.01) {
-  clock <- function(reps) {
+#
+# With wall = TRUE the batches are timed by the elapsed time to the
+# microsecond (Sys.time()) instead, and "cpu" is elapsed seconds per call
+# with "share" 1: short batches can be timed so (the CPU time the kernel
+# reports can move in steps of several milliseconds), at the price of
+# counting the time other processes take from this one.
+time_per_rep <- function(f, target = 0.01, wall = FALSE) {
+  clock <- if (wall) function(reps) {
+    t0 <- Sys.time()
+    f(reps)
+    e <- as.double(Sys.time()) - as.double(t0)
+    c(cpu = e, wall = e)
+  } else function(reps) {
     t <- system.time(f(reps), gcFirst = FALSE)
     c(cpu = t[["user.self"]] + t[["sys.self"]], wall = t[["elapsed"]])
   }
@@ -152,7 +163,8 @@ time_per_rep <- function(f, target = 0.01) {
     if (t[["cpu"]] >= target / 4 || reps >= 2^20) break
     reps <- reps * 4L
   }
-  reps <- as.integer(min(2^22, max(reps, ceiling(reps * target / max(t[["cpu"]], 1e-3)))))
+  reps <- as.integer(min(2^22, max(reps, ceiling(reps * target / max(t[["cpu"]],
+                                                                   if (wall) 1e-6 else 1e-3)))))
   times <- vapply(1:3, function(i) clock(reps), c(cpu = 0, wall = 0))
   c(cpu = max(stats::median(times["cpu", ]) / reps, 1e-9),
     share = sum(times["cpu", ]) / max(sum(times["wall", ]), 1e-9))

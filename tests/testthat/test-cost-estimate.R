@@ -117,3 +117,30 @@ test_that("a long fit's estimate takes the core share measured over a second, no
     long$t_gradient_cpu, seconds = 0.3)
   expect_true(share > 0 && share <= 1)
 })
+
+test_that("a fit's plans keep a quick estimate only when it is short", {
+  spec <- cost_spec()
+  # a short fit: timed in 4-ms batches of elapsed time, which other
+  # processes can lengthen but not shorten: not below half the 20-ms CPU
+  # timing (the two timings' own noise), and above it by at most what a
+  # busy machine takes
+  quick <- bnnmc:::fit_cost(spec, bnn_nuts(), 2L, 100L, 100L, "random", quick = TRUE)
+  precise <- bnnmc:::fit_cost(spec, bnn_nuts(), 2L, 100L, 100L, "random")
+  expect_true(quick$rough)
+  expect_false(precise$rough)
+  expect_equal(quick$cpu_share, 1)
+  expect_lt(quick$total, bnnmc:::.cost_quick_enough)
+  expect_gt(quick$t_gradient_cpu / precise$t_gradient_cpu, 1 / 2)
+  expect_lt(quick$t_gradient_cpu / precise$t_gradient_cpu, 5)
+  # a long one (10^6 NUTS transitions) is timed again precisely
+  long <- bnnmc:::fit_cost(spec, bnn_nuts(), 1L, 5e5L, 5e5L, "random", quick = TRUE)
+  expect_false(long$rough)
+  expect_gt(long$total, bnnmc:::.cost_quick_enough)
+  # the gradient time a call's plans share is kept per timing
+  env <- new.env()
+  theta <- 0.1 * sin(seq_len(bnnmc:::spec_dim(spec)))
+  a <- bnnmc:::timed_gradient(spec, theta, env, target = 0.004)
+  b <- bnnmc:::timed_gradient(spec, theta, env)
+  expect_length(ls(env), 2L)
+  expect_identical(bnnmc:::timed_gradient(spec, theta, env, target = 0.004), a)
+})
