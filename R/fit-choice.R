@@ -81,6 +81,8 @@ choose_default_model <- function(net, lin, seconds = c(network = NA_real_, linea
       fit = bnnfit_with(out$fit, mixture = list(fit = lin$fit,
                                                 weights = c(network = w[1L], linear = w[2L]))),
       warnings = out$warnings))
+  out$elpd <- returned_fit_elpd(out$fit, if (use_lin) e_lin else e_net, if (stack) e_lin,
+                                if (stack) w)
   if (both) {
     out$fit <- bnnfit_with(out$fit, model_choice = structure(
       choice_table(c("network", "linear"), list(net$fit, lin$fit), list(e_net, e_lin), w,
@@ -162,6 +164,21 @@ choice_table <- function(models, fits, e, w, chosen, points = FALSE) {
 # pointwise elpds e1 and e2: sum_i log(w1 exp(e1_i) + w2 exp(e2_i)), what
 # loo() of the stacked fit estimates (stacked_elpd_object(), R/loo.R).
 stack_elpd <- function(e1, e2, w) sum(log_mix(cbind(e1, e2), w))
+
+# The PSIS-LOO of the fit a check returns, from its models' results that the
+# check computed (e1 of the fit returned, e2 of the model in its mixture and
+# the weights w, or NULL): what default_fit_elpd() would compute again
+# (the same values), so that the wider prior's step (choose_wider_prior())
+# need not.  NULL unless they cover every training row (the verdict's
+# points are at most 500).
+returned_fit_elpd <- function(fit, e1, e2 = NULL, w = NULL) {
+  n <- NROW(fit$X)
+  if (is.null(e1) || length(e1$pointwise) != n || (!is.null(e2) && length(e2$pointwise) != n))
+    return(NULL)
+  if (is.null(e2)) return(list(pointwise = e1$pointwise, k_high = e1$k_high))
+  list(pointwise = log_mix(cbind(e1$pointwise, e2$pointwise), w),
+       k_high = max(e1$k_high, e2$k_high))
+}
 
 # How two models' PSIS-LOO results (fit_psis_elpd()) compare, in words,
 # for the message of a stack with weights w: "about equally well" only
@@ -375,8 +392,10 @@ choose_default_likelihood <- function(het, gau, seconds = c(a = NA_real_, b = NA
   if (!stack) {
     # the homoscedastic fit alone (the heteroscedastic one failed, or has
     # (almost) no weight); with only the heteroscedastic fit usable, it
-    out <- if (!ok(gau) && ok(het)) het else gau
-    out <- list(fit = out$fit, warnings = out$warnings)
+    het_alone <- !ok(gau) && ok(het)
+    out <- if (het_alone) het else gau
+    out <- list(fit = out$fit, warnings = out$warnings,
+                elpd = returned_fit_elpd(out$fit, if (het_alone) e_het else e_gau))
   } else {
     het_first <- w[1L] >= w[2L]
     out <- if (het_first) het else gau
@@ -387,6 +406,8 @@ choose_default_likelihood <- function(het, gau, seconds = c(a = NA_real_, b = NA
       fit = bnnfit_with(out$fit, mixture = list(fit = other$fit, weights = wts,
                                                 kind = "likelihood")),
       warnings = out$warnings))
+    out$elpd <- returned_fit_elpd(out$fit, if (het_first) e_het else e_gau,
+                                  if (het_first) e_gau else e_het, wts)
   }
   if (both) {
     out$fit <- bnnfit_with(out$fit, model_choice = structure(
@@ -536,7 +557,9 @@ prior_call <- function(prior) {
 # above 0.7 in any of its models).  `loglik`: the verdict's pointwise
 # log-likelihood of a fit without a mixture, when it covers every row.
 default_fit_elpd <- function(fit, loglik = NULL) {
-  e <- fit_psis_elpd(fit, if (is.null(fit$mixture)) loglik)
+  # the first model's own draws (fit_psis_elpd() of the stacked fit would
+  # pool both models' draws, and the second would count twice)
+  e <- fit_psis_elpd(network_only(fit), if (is.null(fit$mixture)) loglik)
   if (is.null(fit$mixture)) return(list(pointwise = e$pointwise, k_high = e$k_high))
   m <- fit_psis_elpd(fit$mixture$fit)
   list(pointwise = log_mix(cbind(e$pointwise, m$pointwise), fit$mixture$weights),
@@ -565,7 +588,8 @@ default_fit_elpd <- function(fit, loglik = NULL) {
 choose_wider_prior <- function(def, wide, seconds, warm = FALSE) {
   # both on all the training rows (not the verdict's at most 500)
   elpd <- function(f, ll = NULL) tryCatch(default_fit_elpd(f, ll), error = function(e) NULL)
-  e_def <- elpd(def$fit)
+  # the default's as its check computed it (returned_fit_elpd())
+  e_def <- def$elpd %||% elpd(def$fit)
   # the wider fit's verdict kept its pointwise log-likelihood: on at most
   # 500 rows, that of every training row (the same values)
   ll <- if (!is.null(wide) && length(wide$loglik$points) == NROW(wide$fit$X)) wide$loglik

@@ -217,3 +217,26 @@ test_that("the check stays out of fits with too few points", {
   expect_null(fit$convergence$adequacy)
   expect_false(any(grepl("model fit:", capture.output(print(fit)))))
 })
+
+test_that("the wider prior's step reuses the check's PSIS-LOO of the default's fit", {
+  d <- mtcars
+  net <- bnn_fit(mpg ~ wt + hp, data = d, hidden = 2, chains = 2, warmup = 150, iter = 100,
+                 seed = 1, progress = FALSE, sampler = "nuts")
+  lin <- bnn_fit(mpg ~ wt + hp, data = d, hidden = integer(0), chains = 2, warmup = 150,
+                 iter = 100, seed = 1, progress = FALSE, sampler = "nuts")
+  e_net <- bnnmc:::fit_psis_elpd(net)
+  e_lin <- bnnmc:::fit_psis_elpd(lin)
+  w <- c(network = 0.7, linear = 0.3)
+  stacked <- bnnmc:::bnnfit_with(net, mixture = list(fit = lin, weights = w))
+  # what choose_wider_prior() would otherwise compute again, and what loo()
+  # of the stacked fit gives: each model's PSIS-LOO, mixed by the weights
+  expect_equal(bnnmc:::returned_fit_elpd(stacked, e_net, e_lin, w),
+               bnnmc:::default_fit_elpd(stacked))
+  expect_equal(bnnmc:::default_fit_elpd(stacked)$pointwise,
+               unname(suppressWarnings(loo(stacked, moment_match = FALSE))$pointwise[, "elpd_loo"]))
+  expect_equal(bnnmc:::returned_fit_elpd(net, e_net), bnnmc:::default_fit_elpd(net))
+  # results on fewer points than the rows (the verdict's at most 500) are not reused
+  short <- list(pointwise = e_net$pointwise[-1], k_high = 0L)
+  expect_null(bnnmc:::returned_fit_elpd(net, short))
+  expect_null(bnnmc:::returned_fit_elpd(stacked, e_net, short, w))
+})
