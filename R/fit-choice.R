@@ -260,8 +260,22 @@ format_model_choice <- function(mc) {
 # where the heteroscedastic model alone would be right
 # (inst/benchmarks/decisions/default_likelihood_stack.R).
 
-# The least weight of the homoscedastic model in the stack.
+# The least weight of the homoscedastic model in the stack (of the
+# Student-t one in its place: stack_second()).
 .likelihood_guard <- 0.10
+
+# The stack's second model: "gaussian", the homoscedastic Gaussian network
+# (the default), or with options(bnnmc.stack_second = "student") the
+# Student-t network (family = student(): its scale and degrees of freedom
+# sampled) of the same size, chains and budget, in its place: stacked by
+# the same rule, with the same guard weight, and kept alone by the spread
+# gate (spread_is_flat()).
+stack_second <- function() {
+  v <- getOption("bnnmc.stack_second", "gaussian")
+  if (!is.character(v) || length(v) != 1L || is.na(v) || !v %in% c("gaussian", "student"))
+    stop("option 'bnnmc.stack_second' must be \"gaussian\" or \"student\".", call. = FALSE)
+  v
+}
 
 # The share of the default's tuning steps the homoscedastic model of the
 # stack takes (its sampling steps are the default's): half, 10,000 steps.
@@ -362,6 +376,15 @@ choose_default_likelihood <- function(het, gau, seconds = c(a = NA_real_, b = NA
   elpd <- function(f) if (ok(f)) tryCatch(psis_elpd(f$fit, f$loglik), error = function(e) NULL)
   e_het <- elpd(het)
   e_gau <- elpd(gau)
+  # the second model: the homoscedastic Gaussian network, or the Student-t
+  # one in its place (stack_second()); its name in the weights, the table
+  # and the timing, and in the messages
+  t2nd <- isTRUE(gau$fit$likelihood$family == "student")
+  second <- if (t2nd) "student" else "homoscedastic"
+  liks <- if (t2nd) "a heteroscedastic Gaussian and with a Student-t likelihood" else
+    "a heteroscedastic and with a homoscedastic Gaussian likelihood"
+  second_model <- if (t2nd) "the Student-t model" else "the homoscedastic model"
+  second_network <- if (t2nd) "Student-t network" else "homoscedastic network"
   both <- !is.null(e_het) && !is.null(e_gau)
   w <- if (both) stacking_pair(e_het$pointwise, e_gau$pointwise)
   if (both) w <- c(min(w[1L], 1 - .likelihood_guard), max(w[2L], .likelihood_guard))
@@ -381,8 +404,9 @@ choose_default_likelihood <- function(het, gau, seconds = c(a = NA_real_, b = NA
     het_first <- w[1L] >= w[2L]
     out <- if (het_first) het else gau
     other <- if (het_first) gau else het
-    wts <- if (het_first) c(heteroscedastic = w[1L], homoscedastic = w[2L]) else
-      c(homoscedastic = w[2L], heteroscedastic = w[1L])
+    wts <- if (het_first) c(heteroscedastic = w[1L], second = w[2L]) else
+      c(second = w[2L], heteroscedastic = w[1L])
+    names(wts)[names(wts) == "second"] <- second
     out <- restate_remedy(list(
       fit = bnnfit_with(out$fit, mixture = list(fit = other$fit, weights = wts,
                                                 kind = "likelihood")),
@@ -390,7 +414,7 @@ choose_default_likelihood <- function(het, gau, seconds = c(a = NA_real_, b = NA
   }
   if (both) {
     out$fit <- bnnfit_with(out$fit, model_choice = structure(
-      choice_table(c("heteroscedastic", "homoscedastic"), list(het$fit, gau$fit),
+      choice_table(c("heteroscedastic", second), list(het$fit, gau$fit),
                    list(e_het, e_gau), w, c(stack, TRUE), points = TRUE),
       check = "likelihood", seconds = seconds[["models"]] + (t2 - t1),
       elpd_stack = if (stack) stack_elpd(e_het$pointwise, e_gau$pointwise, w),
@@ -398,36 +422,36 @@ choose_default_likelihood <- function(het, gau, seconds = c(a = NA_real_, b = NA
       # when their chains ran together, side by side, the two models share
       # one elapsed time ("models"); each one's is then the time of its
       # chains, summed over them ("together" = 1 says so)
-      timing = c(total = seconds[["models"]] + (t2 - t1),
-                 heteroscedastic = seconds[["a"]], homoscedastic = seconds[["b"]],
-                 models = seconds[["models"]], check = t2 - t1,
-                 together = as.numeric(together))))
+      timing = stats::setNames(
+        c(seconds[["models"]] + (t2 - t1), seconds[["a"]], seconds[["b"]],
+          seconds[["models"]], t2 - t1, as.numeric(together)),
+        c("total", "heteroscedastic", second, "models", "check", "together"))))
     if (stack)
       message(sprintf(paste0(
         "bnn_fit(): with %d rows of a continuous response, the default fits the %s network ",
-        "with a heteroscedastic and with a homoscedastic Gaussian likelihood (%d and %d ",
+        "with %s (%d and %d ",
         "chains%s) and stacks them by their PSIS-LOO elpds (%.1f and %.1f%s): weights %.2f and ",
-        "%.2f (the homoscedastic model keeps at least %.2f, so that no test point falls far ",
+        "%.2f (%s keeps at least %.2f, so that no test point falls far ",
         "into the tails of both); give 'likelihood' or 'hidden' to fit one model with all ",
         "the chains (?bnn_default, \"The default model's check\")."),
-        nrow(gau$fit$X), paste(gau$fit$hidden, collapse = "-"), het$fit$chains,
+        nrow(gau$fit$X), paste(gau$fit$hidden, collapse = "-"), liks, het$fit$chains,
         gau$fit$chains,
         if (!identical(het$fit$warmup, gau$fit$warmup))
           sprintf("; %s and %s tuning steps", format(het$fit$warmup, big.mark = ","),
                   format(gau$fit$warmup, big.mark = ",")) else "",
         e_het$elpd, e_gau$elpd, elpd_points_note(e_gau, nrow(gau$fit$X)),
-        w[1L], w[2L], .likelihood_guard))
+        w[1L], w[2L], second_model, .likelihood_guard))
     if (flat)
       message(sprintf(paste0(
         "bnn_fit(): with %d rows of a continuous response, the default fits the %s network ",
-        "with a heteroscedastic and with a homoscedastic Gaussian likelihood; the ",
-        "homoscedastic network's leave-one-out residuals keep one spread across the inputs ",
+        "with %s; the ",
+        "%s's leave-one-out residuals keep one spread across the inputs ",
         "and the fitted values (smallest Holm-adjusted p %.2g), so the heteroscedastic ",
-        "network has no varying noise to model and the fit returned is the homoscedastic ",
-        "network's (%d chains); give 'likelihood' or 'hidden' to fit one model with all the ",
+        "network has no varying noise to model and the fit returned is the %s",
+        "'s (%d chains); give 'likelihood' or 'hidden' to fit one model with all the ",
         "chains (?bnn_default, \"The default model's check\")."),
-        nrow(gau$fit$X), paste(gau$fit$hidden, collapse = "-"),
-        gau$fit$convergence$adequacy$spread$p_min, gau$fit$chains))
+        nrow(gau$fit$X), paste(gau$fit$hidden, collapse = "-"), liks, second_network,
+        gau$fit$convergence$adequacy$spread$p_min, second_network, gau$fit$chains))
   }
   out
 }
