@@ -214,20 +214,29 @@ format_model_choice <- function(mc) {
     sprintf("; stacked %.1f%s, which is what loo(fit) estimates", es,
             if (!is.null(points)) sprintf(" over %d training points", points) else "")
   }
-  if (identical(attr(mc, "check"), "likelihood"))
+  if (identical(attr(mc, "check"), "likelihood")) {
+    # the second model: the homoscedastic Gaussian network, or the Student-t
+    # one (options(bnnmc.stack_second = "student"))
+    t2nd <- identical(mc$model[2], "student")
     return(if (all(ch))
-      sprintf(paste0("the %s network with a heteroscedastic and with a homoscedastic Gaussian ",
+      sprintf(paste0("the %s network with a heteroscedastic and with a %s ",
                      "likelihood, stacked with weights %.2f and %.2f (PSIS-LOO elpd %.1f and ",
-                     "%.1f each alone%s; the homoscedastic keeps at least %.2f)"),
-              mc$network[2], mc$weight[1], mc$weight[2], mc$elpd_loo[1], mc$elpd_loo[2],
-              stacked(mc$points[1]), .likelihood_guard) else
+                     "%.1f each alone%s; the %s keeps at least %.2f)"),
+              mc$network[2], if (t2nd) "Student-t" else "homoscedastic Gaussian",
+              mc$weight[1], mc$weight[2], mc$elpd_loo[1], mc$elpd_loo[2],
+              stacked(mc$points[1]), if (t2nd) "Student-t" else "homoscedastic",
+              .likelihood_guard) else
       if (isTRUE(attr(mc, "spread_flat")))
-        sprintf(paste0("the homoscedastic Gaussian network, by the default's check (its ",
+        sprintf(paste0("the %s network, by the default's check (its ",
                        "leave-one-out residuals keep one spread: smallest Holm-adjusted p %.2g; ",
                        "PSIS-LOO elpd %.1f, the heteroscedastic's %.1f not trusted)"),
+                if (t2nd) "Student-t" else "homoscedastic Gaussian",
                 attr(mc, "spread_p"), mc$elpd_loo[2], mc$elpd_loo[1]) else
-      sprintf(paste0("the homoscedastic Gaussian network, by the default's check (PSIS-LOO elpd ",
-                     "%.1f against %.1f for the heteroscedastic)"), mc$elpd_loo[2], mc$elpd_loo[1]))
+      sprintf(paste0("the %s network, by the default's check (PSIS-LOO elpd ",
+                     "%.1f against %.1f for the heteroscedastic)"),
+              if (t2nd) "Student-t" else "homoscedastic Gaussian", mc$elpd_loo[2],
+              mc$elpd_loo[1]))
+  }
   if (all(ch))
     return(sprintf(paste0("the %s network and the linear model, stacked with weights %.2f ",
                           "and %.2f (PSIS-LOO elpd %.1f and %.1f each alone%s)"),
