@@ -2,13 +2,18 @@
 # (R/fit-choice.R) stacks its network and its linear model by their
 # PSIS-LOO elpds (Yao, Vehtari, Simpson and Gelman 2018) when neither
 # takes (almost) all the weight; on larger data it stacks the
-# heteroscedastic and the homoscedastic Gaussian network.  Such a fit is
-# the first model's, with $mixture = list(fit = <the other model's fit>,
-# weights = c(network = , linear = ), or c(heteroscedastic = ,
-# homoscedastic = ) in either order with kind = "likelihood"); every
-# predictive function uses the draws of each model in proportion to its
-# weight, through pred_setup(), block_params(), block_outputs() and
-# class_prob_summary() (R/predict.R).  The parameter draws, diagnostics and
+# heteroscedastic and the homoscedastic Gaussian network (or, with
+# options(bnnmc.stack_second = "student"), the Student-t network in the
+# homoscedastic one's place).  Such a fit is the first model's, with
+# $mixture = list(fit = <the other model's fit>, weights = c(network = ,
+# linear = ), or c(heteroscedastic = , homoscedastic = ) or
+# c(heteroscedastic = , student = ) in either order with kind =
+# "likelihood"); every predictive function uses the draws of each model in
+# proportion to its weight, through pred_setup(), block_params(),
+# block_outputs() and class_prob_summary() (R/predict.R).  A Gaussian and
+# a Student-t component pool as Student-t draws (student_block()), so
+# nothing may read the pooled draws' likelihood from the first component's
+# $likelihood: pred_is_family() asks both.  The parameter draws, diagnostics and
 # the convergence verdict are the first model's.
 
 # The fit without its mixture: the network's own chains and draws, which
