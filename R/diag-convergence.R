@@ -306,7 +306,12 @@ prediction_remedy <- function(object, cv) {
                              # the default's stack already weighs both Gaussian
                              # likelihoods; a heteroscedastic fit alone is pointed
                              # to the others, a homoscedastic one to it
-                             if (identical(object$mixture$kind, "likelihood"))
+                             if (identical(object$mixture$kind, "likelihood") &&
+                                 has_student_component(object))
+                               paste0("the stack already weighs the heteroscedastic Gaussian ",
+                                      "and the Student-t likelihood; compare a wider prior or ",
+                                      "another network size")
+                             else if (identical(object$mixture$kind, "likelihood"))
                                paste0("the stack already weighs both Gaussian likelihoods; ",
                                       "compare family = student() (heavy tails)")
                              else if (identical(object$likelihood$family, "hetero_gaussian"))
@@ -368,7 +373,10 @@ loo_pit_continuous <- function(ll_point, y, pp, max_draws = 1000L) {
     keep <- unique(round(seq(1, S, length.out = max_draws)))
     ll_point <- ll_point[keep, , drop = FALSE]
     pp <- list(family = pp$family, mu = pp$mu[keep, , drop = FALSE],
-               sd = pp$sd[keep, , drop = FALSE], sigma = pp$sigma[keep], nu = pp$nu[keep])
+               sd = pp$sd[keep, , drop = FALSE],
+               # one scale per draw, or per draw and point (a mixture's, student_block())
+               sigma = if (is.matrix(pp$sigma)) pp$sigma[keep, , drop = FALSE] else pp$sigma[keep],
+               nu = pp$nu[keep])
   }
   lw <- psis_log_weights(-ll_point)$log_weights
   if (anyNA(lw)) return(rep(NA_real_, ncol(ll_point)))

@@ -213,7 +213,13 @@ method_predictive <- function(obj, newdata, ndraws = NULL) {
   if (is_draws_object(obj)) {
     if (is_classification(obj))
       stop("Coverage studies are for regression fits.", call. = FALSE)
-    return(predictive_params(obj, newdata, ndraws))
+    pp <- predictive_params(obj, newdata, ndraws)
+    # the study's Gaussian bounds would treat a stack's Student-t draws as
+    # Gaussian ones
+    if (is.matrix(pp$sigma))
+      stop(paste0("Coverage studies need Gaussian predictive draws; this fit stacks ",
+                  mixture_names(obj), "."), call. = FALSE)
+    return(pp)
   }
   if (is.function(obj)) {
     pp <- obj(newdata)

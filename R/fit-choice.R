@@ -231,20 +231,29 @@ format_model_choice <- function(mc) {
     sprintf("; stacked %.1f%s, which is what loo(fit) estimates", es,
             if (!is.null(points)) sprintf(" over %d training points", points) else "")
   }
-  if (identical(attr(mc, "check"), "likelihood"))
+  if (identical(attr(mc, "check"), "likelihood")) {
+    # the second model: the homoscedastic Gaussian network, or the Student-t
+    # one (options(bnnmc.stack_second = "student"))
+    t2nd <- identical(mc$model[2], "student")
     return(if (all(ch))
-      sprintf(paste0("the %s network with a heteroscedastic and with a homoscedastic Gaussian ",
+      sprintf(paste0("the %s network with a heteroscedastic and with a %s ",
                      "likelihood, stacked with weights %.2f and %.2f (PSIS-LOO elpd %.1f and ",
-                     "%.1f each alone%s; the homoscedastic keeps at least %.2f)"),
-              mc$network[2], mc$weight[1], mc$weight[2], mc$elpd_loo[1], mc$elpd_loo[2],
-              stacked(mc$points[1]), .likelihood_guard) else
+                     "%.1f each alone%s; the %s keeps at least %.2f)"),
+              mc$network[2], if (t2nd) "Student-t" else "homoscedastic Gaussian",
+              mc$weight[1], mc$weight[2], mc$elpd_loo[1], mc$elpd_loo[2],
+              stacked(mc$points[1]), if (t2nd) "Student-t" else "homoscedastic",
+              .likelihood_guard) else
       if (isTRUE(attr(mc, "spread_flat")))
-        sprintf(paste0("the homoscedastic Gaussian network, by the default's check (its ",
+        sprintf(paste0("the %s network, by the default's check (its ",
                        "leave-one-out residuals keep one spread: smallest Holm-adjusted p %.2g; ",
                        "PSIS-LOO elpd %.1f, the heteroscedastic's %.1f not trusted)"),
+                if (t2nd) "Student-t" else "homoscedastic Gaussian",
                 attr(mc, "spread_p"), mc$elpd_loo[2], mc$elpd_loo[1]) else
-      sprintf(paste0("the homoscedastic Gaussian network, by the default's check (PSIS-LOO elpd ",
-                     "%.1f against %.1f for the heteroscedastic)"), mc$elpd_loo[2], mc$elpd_loo[1]))
+      sprintf(paste0("the %s network, by the default's check (PSIS-LOO elpd ",
+                     "%.1f against %.1f for the heteroscedastic)"),
+              if (t2nd) "Student-t" else "homoscedastic Gaussian", mc$elpd_loo[2],
+              mc$elpd_loo[1]))
+  }
   if (all(ch))
     return(sprintf(paste0("the %s network and the linear model, stacked with weights %.2f ",
                           "and %.2f (PSIS-LOO elpd %.1f and %.1f each alone%s)"),
@@ -277,8 +286,22 @@ format_model_choice <- function(mc) {
 # where the heteroscedastic model alone would be right
 # (inst/benchmarks/decisions/default_likelihood_stack.R).
 
-# The least weight of the homoscedastic model in the stack.
+# The least weight of the homoscedastic model in the stack (of the
+# Student-t one in its place: stack_second()).
 .likelihood_guard <- 0.10
+
+# The stack's second model: "gaussian", the homoscedastic Gaussian network
+# (the default), or with options(bnnmc.stack_second = "student") the
+# Student-t network (family = student(): its scale and degrees of freedom
+# sampled) of the same size, chains and budget, in its place: stacked by
+# the same rule, with the same guard weight, and kept alone by the spread
+# gate (spread_is_flat()).
+stack_second <- function() {
+  v <- getOption("bnnmc.stack_second", "gaussian")
+  if (!is.character(v) || length(v) != 1L || is.na(v) || !v %in% c("gaussian", "student"))
+    stop("option 'bnnmc.stack_second' must be \"gaussian\" or \"student\".", call. = FALSE)
+  v
+}
 
 # The share of the default's tuning steps the homoscedastic model of the
 # stack takes (its sampling steps are the default's): half, 10,000 steps.
@@ -379,6 +402,15 @@ choose_default_likelihood <- function(het, gau, seconds = c(a = NA_real_, b = NA
   elpd <- function(f) if (ok(f)) tryCatch(psis_elpd(f$fit, f$loglik), error = function(e) NULL)
   e_het <- elpd(het)
   e_gau <- elpd(gau)
+  # the second model: the homoscedastic Gaussian network, or the Student-t
+  # one in its place (stack_second()); its name in the weights, the table
+  # and the timing, and in the messages
+  t2nd <- isTRUE(gau$fit$likelihood$family == "student")
+  second <- if (t2nd) "student" else "homoscedastic"
+  liks <- if (t2nd) "a heteroscedastic Gaussian and with a Student-t likelihood" else
+    "a heteroscedastic and with a homoscedastic Gaussian likelihood"
+  second_model <- if (t2nd) "the Student-t model" else "the homoscedastic model"
+  second_network <- if (t2nd) "Student-t network" else "homoscedastic network"
   both <- !is.null(e_het) && !is.null(e_gau)
   w <- if (both) stacking_pair(e_het$pointwise, e_gau$pointwise)
   if (both) w <- c(min(w[1L], 1 - .likelihood_guard), max(w[2L], .likelihood_guard))
@@ -400,8 +432,9 @@ choose_default_likelihood <- function(het, gau, seconds = c(a = NA_real_, b = NA
     het_first <- w[1L] >= w[2L]
     out <- if (het_first) het else gau
     other <- if (het_first) gau else het
-    wts <- if (het_first) c(heteroscedastic = w[1L], homoscedastic = w[2L]) else
-      c(homoscedastic = w[2L], heteroscedastic = w[1L])
+    wts <- if (het_first) c(heteroscedastic = w[1L], second = w[2L]) else
+      c(second = w[2L], heteroscedastic = w[1L])
+    names(wts)[names(wts) == "second"] <- second
     out <- restate_remedy(list(
       fit = bnnfit_with(out$fit, mixture = list(fit = other$fit, weights = wts,
                                                 kind = "likelihood")),
@@ -411,7 +444,7 @@ choose_default_likelihood <- function(het, gau, seconds = c(a = NA_real_, b = NA
   }
   if (both) {
     out$fit <- bnnfit_with(out$fit, model_choice = structure(
-      choice_table(c("heteroscedastic", "homoscedastic"), list(het$fit, gau$fit),
+      choice_table(c("heteroscedastic", second), list(het$fit, gau$fit),
                    list(e_het, e_gau), w, c(stack, TRUE), points = TRUE),
       check = "likelihood", seconds = seconds[["models"]] + (t2 - t1),
       elpd_stack = if (stack) stack_elpd(e_het$pointwise, e_gau$pointwise, w),
@@ -419,36 +452,36 @@ choose_default_likelihood <- function(het, gau, seconds = c(a = NA_real_, b = NA
       # when their chains ran together, side by side, the two models share
       # one elapsed time ("models"); each one's is then the time of its
       # chains, summed over them ("together" = 1 says so)
-      timing = c(total = seconds[["models"]] + (t2 - t1),
-                 heteroscedastic = seconds[["a"]], homoscedastic = seconds[["b"]],
-                 models = seconds[["models"]], check = t2 - t1,
-                 together = as.numeric(together))))
+      timing = stats::setNames(
+        c(seconds[["models"]] + (t2 - t1), seconds[["a"]], seconds[["b"]],
+          seconds[["models"]], t2 - t1, as.numeric(together)),
+        c("total", "heteroscedastic", second, "models", "check", "together"))))
     if (stack)
       message(sprintf(paste0(
         "bnn_fit(): with %d rows of a continuous response, the default fits the %s network ",
-        "with a heteroscedastic and with a homoscedastic Gaussian likelihood (%d and %d ",
+        "with %s (%d and %d ",
         "chains%s) and stacks them by their PSIS-LOO elpds (%.1f and %.1f%s): weights %.2f and ",
-        "%.2f (the homoscedastic model keeps at least %.2f, so that no test point falls far ",
+        "%.2f (%s keeps at least %.2f, so that no test point falls far ",
         "into the tails of both); give 'likelihood' or 'hidden' to fit one model with all ",
         "the chains (?bnn_default, \"The default model's check\")."),
-        nrow(gau$fit$X), paste(gau$fit$hidden, collapse = "-"), het$fit$chains,
+        nrow(gau$fit$X), paste(gau$fit$hidden, collapse = "-"), liks, het$fit$chains,
         gau$fit$chains,
         if (!identical(het$fit$warmup, gau$fit$warmup))
           sprintf("; %s and %s tuning steps", format(het$fit$warmup, big.mark = ","),
                   format(gau$fit$warmup, big.mark = ",")) else "",
         e_het$elpd, e_gau$elpd, elpd_points_note(e_gau, nrow(gau$fit$X)),
-        w[1L], w[2L], .likelihood_guard))
+        w[1L], w[2L], second_model, .likelihood_guard))
     if (flat)
       message(sprintf(paste0(
         "bnn_fit(): with %d rows of a continuous response, the default fits the %s network ",
-        "with a heteroscedastic and with a homoscedastic Gaussian likelihood; the ",
-        "homoscedastic network's leave-one-out residuals keep one spread across the inputs ",
+        "with %s; the ",
+        "%s's leave-one-out residuals keep one spread across the inputs ",
         "and the fitted values (smallest Holm-adjusted p %.2g), so the heteroscedastic ",
-        "network has no varying noise to model and the fit returned is the homoscedastic ",
-        "network's (%d chains); give 'likelihood' or 'hidden' to fit one model with all the ",
+        "network has no varying noise to model and the fit returned is the %s",
+        "'s (%d chains); give 'likelihood' or 'hidden' to fit one model with all the ",
         "chains (?bnn_default, \"The default model's check\")."),
-        nrow(gau$fit$X), paste(gau$fit$hidden, collapse = "-"),
-        gau$fit$convergence$adequacy$spread$p_min, gau$fit$chains))
+        nrow(gau$fit$X), paste(gau$fit$hidden, collapse = "-"), liks, second_network,
+        gau$fit$convergence$adequacy$spread$p_min, second_network, gau$fit$chains))
   }
   out
 }

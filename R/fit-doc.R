@@ -155,6 +155,15 @@
 #'   stacks them by PSIS-LOO alone.  Give
 #'   `likelihood`, `hidden` or set `options(bnnmc.likelihood_check = FALSE)`
 #'   to fit one model with all the chains.
+#'   `options(bnnmc.stack_second = "student")` (default `"gaussian"`)
+#'   fits a Student-t network (`family = student()`, its scale and degrees
+#'   of freedom sampled) in the homoscedastic network's place, with the
+#'   same size, chains and budget: it is stacked with the heteroscedastic
+#'   network by the same rule, keeps at least 10% of the weight, and is
+#'   returned alone where the noise does not vary.  The predictions of such
+#'   a stack pool the draws of both likelihoods, each by its own (the
+#'   Gaussian draws as Student-t ones with infinite degrees of freedom);
+#'   `sigma()` is not defined for it.
 #'
 #'   **The prior's scale, where the model does not fit.** After either
 #'   check (on at most 2,000 rows, with the default's fan-in prior), the

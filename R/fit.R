@@ -260,10 +260,17 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
     run_gau <- if (given[["warmup"]]) run else
       sampler_resolve_run(run$sampler, round(run$warmup * .likelihood_homo_tune), iter, thin,
                           replace(given, "warmup", TRUE))
+    # the second model: the homoscedastic one, or with
+    # options(bnnmc.stack_second = "student") the Student-t network of the
+    # same size in its place, with the same chains and budget
+    second <- if (stack_second() == "student")
+      plan_of(variant(likelihood = bnn_likelihood("student")), chains - n_het, run_gau,
+              label = "student") else
+      plan_of(model, chains - n_het, run_gau, label = "homoscedastic")
     pair <- fit_plan_pair(
       plan_of(variant(likelihood = "hetero_gaussian"), n_het, label = "heteroscedastic",
               optional = TRUE),
-      plan_of(model, chains - n_het, run_gau, label = "homoscedastic"),
+      second,
       # with chains run in parallel, the two models' chains run together
       # (one model's after the other's would leave workers idle)
       together = chains_in_parallel(chains))
@@ -295,7 +302,13 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
     # default's chains ended (a shorter tuning); PSIS-LOO or the check
     # decides (R/fit-choice.R)
     t0 <- proc.time()[["elapsed"]]
-    wplan <- wider_prior_plan(plan_of(variant(prior = widened_prior(model$prior)),
+    # (the Student-t network's likelihood when the stack's Student-t one was
+    # returned: options(bnnmc.stack_second = "student"))
+    wvar <- if (identical(def$fit$likelihood$family, "student") &&
+                !identical(model$likelihood$family, "student"))
+      variant(prior = widened_prior(model$prior), likelihood = bnn_likelihood("student")) else
+      variant(prior = widened_prior(model$prior))
+    wplan <- wider_prior_plan(plan_of(wvar,
                                       label = "wider prior", keep = TRUE, optional = TRUE,
                                       whole = FALSE), def$fit)
     wide <- fit_plans(list(wider = wplan))$wider

@@ -242,6 +242,13 @@ sigma.bnnfit <- function(object, ...) {
   check_dots(list(...), "sigma")
   if (is_classification(object))
     stop("sigma() is for regression fits; this one is a classification fit.", call. = FALSE)
+  # a stack of a Gaussian and a Student-t network has no one noise scale:
+  # the first model's would leave the other's out
+  if (!is.null(object$mixture) && is_family_lik(object) != is_family_lik(object$mixture$fit))
+    stop(sprintf(paste0("sigma() is not defined for this fit: it stacks %s, whose noise ",
+                        "scales differ in kind; sigma(fit$mixture$fit) is the other model's, ",
+                        "and predictive_interval() the stack's predictive spread."),
+                 mixture_names(object)), call. = FALSE)
   lik <- object$likelihood
   if (lik$family %in% c("gaussian", "student")) {
     # the scale parameter (a Student-t's too, as brms's sigma), response scale

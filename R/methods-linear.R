@@ -148,12 +148,17 @@ format_time_line <- function(x) {
   if (is.null(tm))
     return(sprintf(" time:         %.1f s (%s)", x$elapsed, chains))
   parts <- if ("heteroscedastic" %in% names(tm)) {
+    # the stack's second model: the homoscedastic network, or the Student-t
+    # one (options(bnnmc.stack_second = "student"))
+    t2nd <- "student" %in% names(tm)
+    second <- if (t2nd) "Student-t" else "homoscedastic"
+    t_second <- tm[[if (t2nd) "student" else "homoscedastic"]]
     if (isTRUE(tm["together"] == 1))
-      sprintf(paste("heteroscedastic and homoscedastic network %.1f s, their chains side by",
+      sprintf(paste("heteroscedastic and %s network %.1f s, their chains side by",
                     "side (%.1f s and %.1f s summed over each one's chains)"),
-              tm[["models"]], tm[["heteroscedastic"]], tm[["homoscedastic"]]) else
-      sprintf("heteroscedastic network %.1f s, homoscedastic network %.1f s",
-              tm[["heteroscedastic"]], tm[["homoscedastic"]])
+              second, tm[["models"]], tm[["heteroscedastic"]], t_second) else
+      sprintf("heteroscedastic network %.1f s, %s network %.1f s",
+              tm[["heteroscedastic"]], second, t_second)
   } else
     sprintf("network %.1f s, linear model %.1f s", tm[["network"]], tm[["linear"]])
   c(sprintf(" time:         %.1f s in all: %s, check %.1f s", tm[["total"]], parts, tm[["check"]]),

@@ -81,7 +81,9 @@ bnn_metrics.bnnfit <- function(object, newdata, scale = c("response", "standardi
     m$n_draws <- cs$n_draws
     return(m)
   }
-  if (is_family_lik(object)) return(family_metrics(object, newdata, ndraws, levels))
+  # counts, binomial and Student-t, and a mixture with a Student-t component
+  # (its Gaussian draws as t draws with nu = Inf: student_block())
+  if (pred_is_family(object)) return(family_metrics(object, newdata, ndraws, levels))
   ys <- if (scale == "response") 1 else object$y_scale
   yc <- if (scale == "response") 0 else object$y_center
   yy <- y * object$y_scale + object$y_center

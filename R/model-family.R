@@ -222,8 +222,16 @@ family_rdraws <- function(pp) {
     poisson = stats::rpois(S * n, pp$mu),
     negbinomial = stats::rnbinom(S * n, size = rep(pp$phi, n), mu = pp$mu),
     binomial = stats::rbinom(S * n, rep(pp$trials, each = S), pp$prob),
-    student = pp$mu + rep(pp$sigma, n) * stats::rt(S * n, df = rep(pp$nu, n))),
+    student = pp$mu + student_scale(pp) * stats::rt(S * n, df = rep(pp$nu, n))),
     S, n)
+}
+
+# The Student-t scale of every draw and observation, as a vector in the
+# order of pp$mu's values: pp$sigma is one scale per draw (a Student-t fit)
+# or a [draw, observation] matrix (a mixture with a Gaussian component,
+# student_block(), R/predict-mixture.R).
+student_scale <- function(pp) {
+  if (is.matrix(pp$sigma)) as.vector(pp$sigma) else rep(pp$sigma, ncol(pp$mu))
 }
 
 # log p(y_i | theta_s) [draw, observation]; y: the response on its own
@@ -238,14 +246,15 @@ family_log_density <- function(pp, y) {
     binomial = stats::dbinom(rep(y[, 1L], each = S), rep(y[, 1L] + y[, 2L], each = S),
                              pp$prob, log = TRUE),
     student = {
-      sg <- rep(pp$sigma, n)
+      sg <- student_scale(pp)
       stats::dt((rep(y, each = S) - pp$mu) / sg, df = rep(pp$nu, n), log = TRUE) - log(sg)
     })
   matrix(out, S, n)
 }
 
 # The p-quantile of each observation's Student-t mixture over draws (the
-# columns of pp$mu; scale pp$sigma and degrees of freedom pp$nu per draw):
+# columns of pp$mu; scale pp$sigma per draw or per draw and observation,
+# degrees of freedom pp$nu per draw, Inf for a Gaussian draw):
 # safeguarded Newton iteration on the mixture CDF inside the bracket of the
 # components' quantiles (a bisection step where Newton would leave it), to
 # 1e-10 in probability or 1e-12 of the bracket; a handful of CDF and
@@ -261,9 +270,10 @@ student_mixture_quantile <- function(pp, p, max_iter = 100L) {
   active <- seq_len(n)
   for (it in seq_len(max_iter)) {
     if (!length(active)) break
-    z <- (matrix(x[active], S, length(active), byrow = TRUE) - pp$mu[, active, drop = FALSE]) / pp$sigma
+    sg <- if (is.matrix(pp$sigma)) pp$sigma[, active, drop = FALSE] else pp$sigma
+    z <- (matrix(x[active], S, length(active), byrow = TRUE) - pp$mu[, active, drop = FALSE]) / sg
     f_cdf <- colMeans(stats::pt(z, df = pp$nu)) - p
-    dens <- colMeans(stats::dt(z, df = pp$nu) / pp$sigma)
+    dens <- colMeans(stats::dt(z, df = pp$nu) / sg)
     # converged points keep x (a Newton step from a root may land on the
     # bracket's end and be replaced by a bisection step)
     conv <- abs(f_cdf) < 1e-10

@@ -2,13 +2,18 @@
 # (R/fit-choice.R) stacks its network and its linear model by their
 # PSIS-LOO elpds (Yao, Vehtari, Simpson and Gelman 2018) when neither
 # takes (almost) all the weight; on larger data it stacks the
-# heteroscedastic and the homoscedastic Gaussian network.  Such a fit is
-# the first model's, with $mixture = list(fit = <the other model's fit>,
-# weights = c(network = , linear = ), or c(heteroscedastic = ,
-# homoscedastic = ) in either order with kind = "likelihood"); every
-# predictive function uses the draws of each model in proportion to its
-# weight, through pred_setup(), block_params(), block_outputs() and
-# class_prob_summary() (R/predict.R).  The parameter draws, diagnostics and
+# heteroscedastic and the homoscedastic Gaussian network (or, with
+# options(bnnmc.stack_second = "student"), the Student-t network in the
+# homoscedastic one's place).  Such a fit is the first model's, with
+# $mixture = list(fit = <the other model's fit>, weights = c(network = ,
+# linear = ), or c(heteroscedastic = , homoscedastic = ) or
+# c(heteroscedastic = , student = ) in either order with kind =
+# "likelihood"); every predictive function uses the draws of each model in
+# proportion to its weight, through pred_setup(), block_params(),
+# block_outputs() and class_prob_summary() (R/predict.R).  A Gaussian and
+# a Student-t component pool as Student-t draws (student_block()), so
+# nothing may read the pooled draws' likelihood from the first component's
+# $likelihood: pred_is_family() asks both.  The parameter draws, diagnostics and
 # the convergence verdict are the first model's.
 
 # The fit without its mixture: the network's own chains and draws, which
@@ -18,12 +23,29 @@ network_only <- function(object) {
   if (is.null(object$mixture)) object else bnnfit_with(object, mixture = NULL)
 }
 
-# What a mixture mixes, in words: "the network and the linear model" or
-# "the heteroscedastic and the homoscedastic Gaussian network".
+# What a mixture mixes, in words: "the network and the linear model",
+# "the heteroscedastic and the homoscedastic Gaussian network", or with a
+# Student-t network in the homoscedastic one's place (stack_second(),
+# R/fit-choice.R) "the heteroscedastic Gaussian and the Student-t network".
 mixture_names <- function(object) {
-  if (identical(object$mixture$kind, "likelihood"))
-    "the heteroscedastic and the homoscedastic Gaussian network" else
-    "the network and the linear model"
+  if (!identical(object$mixture$kind, "likelihood")) return("the network and the linear model")
+  if (has_student_component(object))
+    "the heteroscedastic Gaussian and the Student-t network" else
+    "the heteroscedastic and the homoscedastic Gaussian network"
+}
+
+# Does a mixture have a Student-t component (in either place)?
+has_student_component <- function(object) {
+  "student" %in% c(object$likelihood$family, object$mixture$fit$likelihood$family)
+}
+
+# Are a fit's predictive draws a family's of R/model-family.R (pp$family
+# set) rather than Gaussian: its own likelihood's or, for a mixture, either
+# component's (a Gaussian and a Student-t network pool as Student-t draws:
+# student_block()).  Functions that choose between the Gaussian code and
+# the family's by the fit ask this, not the first component's likelihood.
+pred_is_family <- function(object) {
+  is_family_lik(object) || (!is.null(object$mixture) && is_family_lik(object$mixture$fit))
 }
 
 # The fit's components, in the order of $mixture$weights: the fit itself
@@ -97,6 +119,8 @@ mixture_parts <- function(ps, f) {
 mixture_block <- function(ps, f) {
   res <- mixture_parts(ps, f)
   if (length(res) == 1L) return(res[[1L]])
+  fams <- vapply(res, function(r) r$family %||% "gaussian", "")
+  if (length(unique(fams)) > 1L) return(student_block(res, fams))
   out <- res[[1L]]
   for (nm in names(out)) {
     v <- lapply(res, `[[`, nm)
@@ -106,6 +130,36 @@ mixture_block <- function(ps, f) {
       if (is.array(x)) bind_draw_arrays(v) else unlist(v, use.names = FALSE)
   }
   out
+}
+
+# mixture_block() of a Gaussian (homo- or heteroscedastic) and a
+# Student-t component: both as Student-t draws, family "student" with the
+# scale `sigma` a [draw, row] matrix (a Gaussian draw's sd) and `nu` per
+# draw, Inf for a Gaussian draw (a t with infinite degrees of freedom is
+# the normal: pt(q, Inf) == pnorm(q), dt(x, Inf) == dnorm(x), rt(n, Inf)
+# draws normals), so every Student-t path (family_rdraws(),
+# family_log_density(), family_quantiles(), the PIT) treats each draw by
+# its own likelihood.  `res`: block_params() of each component, `fams`
+# their families ("gaussian" for either Gaussian).  Other pairs of
+# families are refused.
+student_block <- function(res, fams) {
+  if (!all(fams %in% c("gaussian", "student")))
+    stop(sprintf(paste0("Predictions of a mixture of a %s and a %s model are not available: ",
+                        "only Gaussian and Student-t components can be pooled."),
+                 fams[1L], fams[2L]), call. = FALSE)
+  parts <- lapply(seq_along(res), function(k) {
+    r <- res[[k]]
+    S <- nrow(r$mu)
+    n <- ncol(r$mu)
+    if (fams[k] == "student")
+      return(list(mu = r$mu, sd = r$sd, sigma = matrix(r$sigma, S, n), nu = r$nu))
+    # block_params(sd = FALSE) of a Gaussian: no sd (only means are wanted)
+    sdm <- r$sd %||% matrix(NA_real_, S, n)
+    list(mu = r$mu, sd = sdm, sigma = sdm, nu = rep(Inf, S))
+  })
+  join <- function(nm) do.call(rbind, lapply(parts, `[[`, nm))
+  list(family = "student", mu = join("mu"), sd = join("sd"), sigma = join("sigma"),
+       nu = unlist(lapply(parts, `[[`, "nu"), use.names = FALSE))
 }
 
 # [draw, row, class] arrays joined along the draws.

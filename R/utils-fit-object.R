@@ -72,7 +72,7 @@ simd          | character  | optional | the SIMD level the chains ran at
 ces           | list       | optional | CES: the times, gradient counts, calibration run, emulator and its checks
 approx        | list       | optional | an approximation's own results (method, summary, ...)
 convergence   | list       | optional | the convergence verdict of bnn_convergence() made at the end of the fit
-model_choice  | data.frame | optional | the default model's check: the elpds of the two models compared (network and linear model, or heteroscedastic and homoscedastic network: attribute check)
+model_choice  | data.frame | optional | the default model's check: the elpds of the two models compared (network and linear model, or heteroscedastic and homoscedastic or Student-t network: attribute check)
 symmetries    | character  | optional | the method whose symmetries were removed from the draws (bnn_remove_symmetries())
 stacking      | list       | optional | bnn_stack_chains(): the chains' weights in the predictive distribution, how they were computed
 mixture       | list       | optional | the default's check stacked two models: the other model's fit, the two weights, and kind (\"likelihood\" for the two networks)
