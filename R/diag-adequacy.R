@@ -80,7 +80,7 @@ model_adequacy <- function(object, fs, idx, seed = object$seed %||% 1L) {
 # |z| is half-normal whatever the inputs): list(tests (term, p, r2,
 # p_holm), p_min (the smallest Holm-adjusted p), varies (p_min below
 # .spread_alpha; no effect-size floor)).  The default's likelihood stack
-# (R/fit-choice.R) asks it of the homoscedastic network: where the spread
+# (R/fit-choice.R) asks it of its homoscedastic (Student-t) network: where the spread
 # does not vary, the heteroscedastic network has nothing to add.
 residual_spread <- function(z, cols) {
   tests <- smooth_residual_tests(abs(z), cols)

@@ -2,7 +2,7 @@
 #
 # bnn_fit() resolves its call into one plan per model it fits (the default
 # model's checks fit two: the network and the linear model, or the
-# heteroscedastic and the homoscedastic network).  A plan holds the model
+# heteroscedastic and the Student-t network).  A plan holds the model
 # (prepare_model()'s list), the sampler with its run resolved
 # (sampler_resolve_run()), the chains, their seed and starts, and how the
 # fit is completed (its verdict, the label it is known by).  Its life:

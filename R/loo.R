@@ -52,7 +52,7 @@
 #'
 #' @section Stacked fits:
 #' When the default's check stacks two models (the network and the linear
-#' model, or the heteroscedastic and the homoscedastic network; see
+#' model, or the heteroscedastic Gaussian and the Student-t network; see
 #' [bnn_fit()]), the draws of the two posteriors pooled are not one
 #' posterior, so `loo()` does not apply PSIS to them: it computes each
 #' model's own PSIS-LOO (moment matching each as `moment_match` says) and

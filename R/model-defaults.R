@@ -49,7 +49,7 @@
 # per point against -0.31 for this default and -0.34 for BART), in double
 # precision too (-0.42).  A default must not fail that way on data it was
 # not tuned on, so it is not the default likelihood alone: a default call
-# on such data stacks it with this default's homoscedastic network, which
+# on such data stacks it with a homoscedastic Student-t network, which
 # keeps at least 10% of the weight (R/fit-choice.R,
 # choose_default_likelihood(); inst/benchmarks/decisions/
 # default_likelihood.R and default_likelihood_stack.R).

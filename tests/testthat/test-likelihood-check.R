@@ -169,7 +169,7 @@ test_that("a default call on 520 rows stacks the two networks, and update() repr
   expect_identical(one$chains, 4L)
 })
 
-test_that("the default's stack tunes its homoscedastic model for half the steps, a given warmup both", {
+test_that("the default's stack tunes its Student-t model for half the steps, a given warmup both", {
   skip_on_cran()
   d <- hetero_sine(210, 7)
   fit <- NULL
@@ -180,7 +180,7 @@ test_that("the default's stack tunes its homoscedastic model for half the steps,
   expect_identical(fit$mixture$kind, "likelihood")
   fits <- list(fit, fit$mixture$fit)
   het <- fits[[which(vapply(fits, function(f) f$likelihood$family, "") == "hetero_gaussian")]]
-  gau <- fits[[which(vapply(fits, function(f) f$likelihood$family, "") == "gaussian")]]
+  gau <- fits[[which(vapply(fits, function(f) f$likelihood$family, "") == "student")]]
   expect_identical(het$sampler$n_tune, c(16000L, 2000L, 2000L))
   expect_identical(gau$sampler$n_tune, c(8000L, 1000L, 1000L))
   expect_identical(c(het$warmup, gau$warmup), c(20000L, 10000L))
@@ -199,7 +199,7 @@ test_that("on 201 to 500 rows a continuous response gets the stack, a discrete o
   d <- hetero_sine(300, 3)
   fit <- default_call(d, 300, 5)
   expect_identical(attr(fit$model_choice, "check"), "likelihood")
-  expect_identical(fit$model_choice$model, c("heteroscedastic", "homoscedastic"))
+  expect_identical(fit$model_choice$model, c("heteroscedastic", "student"))
   # a response of a few values keeps the check against the linear model
   d$y <- round(d$y)
   lin <- default_call(d, 300, 5)
@@ -248,8 +248,8 @@ test_that("with chains in parallel the two models' chains run together, with the
   # chains, and print() says they ran side by side (not "NA s")
   tm <- attr(par_fit$model_choice, "timing")
   expect_identical(tm[["together"]], 1)
-  expect_true(tm[["heteroscedastic"]] > 0 && tm[["homoscedastic"]] > 0)
-  expect_equal(tm[["homoscedastic"]], sum(par_fit$mixture$fit$timing$warmup,
+  expect_true(tm[["heteroscedastic"]] > 0 && tm[["student"]] > 0)
+  expect_equal(tm[["student"]], sum(par_fit$mixture$fit$timing$warmup,
                                           par_fit$mixture$fit$timing$sampling,
                                           par_fit$timing$warmup, par_fit$timing$sampling) -
                  tm[["heteroscedastic"]])
@@ -257,7 +257,7 @@ test_that("with chains in parallel the two models' chains run together, with the
   out <- paste(capture.output(print(par_fit)), collapse = " ")
   expect_false(grepl("NA s", out, fixed = TRUE))
   expect_match(gsub("\\s+", " ", out), paste0(
-    "heteroscedastic and homoscedastic network [0-9.]+ s, their chains side by side ",
+    "heteroscedastic and Student-t network [0-9.]+ s, their chains side by side ",
     "\\([0-9.]+ s and [0-9.]+ s summed over each one's chains\\)"))
   # chains, stack, verdict and model choice as when run one after the other
   expect_identical(par_fit$draws, seq_fit$draws)
@@ -349,7 +349,7 @@ test_that("where the homoscedastic model's residual spread is flat, the stack is
   expect_false(attr(both$model_choice, "spread_flat"))
 })
 
-test_that("a default call on noise of one spread returns the homoscedastic network", {
+test_that("a default call on noise of one spread returns the Student-t network alone", {
   skip_on_cran()
   set.seed(8)
   d <- data.frame(x1 = runif(400), x2 = runif(400))
@@ -357,7 +357,7 @@ test_that("a default call on noise of one spread returns the homoscedastic netwo
   expect_message(fit <- suppressWarnings(bnn_fit(y ~ ., data = d, warmup = 1000, iter = 100,
                                                  seed = 2, progress = FALSE)),
                  "keep one spread")
-  expect_identical(fit$likelihood$family, "gaussian")
+  expect_identical(fit$likelihood$family, "student")
   expect_null(fit$mixture)
   expect_false(fit$convergence$adequacy$spread$varies)
   # the noise that varies (the helper's sine) keeps the stack
