@@ -15,8 +15,8 @@
 # their equal-weight mixture and of all the model's chains, and the
 # difference (`gain`: what the other chains add).
 #   Rscript inst/benchmarks/decisions/verdict_chain_groups.R [sets...]
-# One core.  Writes verdict_chain_groups.csv (the rows of the sets run
-# replace those of an earlier run).
+# One core.  Writes verdict_chain_groups.csv.gz (gzip; the rows of the
+# sets run replace those of an earlier run).
 suppressPackageStartupMessages(library(bnnmc))
 source(file.path("inst", "benchmarks", "speed", "default_sets.R"))
 options(bnnmc.threads = 1L, mc.cores = 1L)
@@ -24,7 +24,7 @@ args <- commandArgs(trailingOnly = TRUE)
 uci <- default_bench_sets()
 sets_all <- c(names(uci), "friedman1000")
 sets_run <- if (length(args)) args else sets_all
-out_csv <- file.path("inst", "benchmarks", "decisions", "verdict_chain_groups.csv")
+out_csv <- file.path("inst", "benchmarks", "decisions", "verdict_chain_groups.csv.gz")
 ns <- asNamespace("bnnmc")
 split_of <- function(set) {
   if (set == "friedman1000")
@@ -72,4 +72,6 @@ if (file.exists(out_csv)) {
   res <- rbind(old[!old$set %in% sets_run, ], res)
   res <- res[order(match(res$set, sets_all)), ]
 }
-utils::write.csv(res, out_csv, row.names = FALSE)
+con <- gzfile(out_csv, "w")
+utils::write.csv(res, con, row.names = FALSE)
+close(con)
