@@ -79,11 +79,12 @@
 #'    `NULL`) for categorical responses and fewer than 20 points.  On the
 #'    panel of
 #'    `inst/benchmarks/decisions/adequacy_panel.R` (22 regression sets and
-#'    four UCI sets on their benchmark split) it fired on none of the 23
-#'    default fits whose test RMSE was within 15% of the best of `lm()`,
-#'    `gam()`, `loess()` and `smooth.spline()`, and on 4 of the 6 fits
-#'    that were not (it missed hills and airquality, 23% and 19% behind),
-#'    at about 1% of the fit's time (at most 4%).  It is reported by
+#'    four UCI sets on their benchmark split, and mcycle's README split)
+#'    it fired on none of the 25 default fits whose test RMSE was within
+#'    15% of the best of `lm()`, `gam()`, `loess()` and `smooth.spline()`,
+#'    and on 2 of the 4 fits that were not (the linear models of trees and
+#'    mcycle; it missed hills and airquality, 23% and 19% behind), at
+#'    about 0.4% of the fit's time (at most 2%).  It is reported by
 #'    `print()` and `summary()`, not warned about.
 #'
 #' Chains that disagree with each other are not a failure in themselves (a
