@@ -227,7 +227,11 @@ print.bnn_prior_summary <- function(x, ...) {
 #' the draws); with a fixed `sigma`, that value on the response's scale.
 #' For the heteroscedastic likelihood, whose noise sd varies with the
 #' inputs, the root mean square of the predictive noise sd over draws and
-#' training observations.  Not defined for classification.
+#' training observations.  Not defined for classification, nor for the
+#' default's stack of a heteroscedastic Gaussian and a Student-t network
+#' (201 to 2,000 rows of a continuous response, [bnn_default]), whose two
+#' noise scales differ in kind: `sigma(fit$mixture$fit)` gives the other
+#' model's, and [predictive_interval()] the stack's predictive spread.
 #'
 #' @param object A `bnnfit`.
 #' @param ... Unused.
