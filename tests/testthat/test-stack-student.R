@@ -289,3 +289,26 @@ test_that("options(bnnmc.stack_second = \"student\") stacks the Student-t networ
   expect_match(out, "Student-t")
   expect_no_match(out, "homoscedastic")
 })
+
+test_that("where the Student-t network is returned alone and leaves structure, the wider prior's fit is a Student-t one", {
+  skip_on_cran()
+  # noise of one spread, where the stack keeps the Student-t network alone,
+  # around two sharp bumps the default's prior smooths over
+  set.seed(3)
+  n <- 230
+  d <- data.frame(x = runif(n, 0, 60))
+  d$y <- -100 * exp(-((d$x - 20) / 2.5)^2) + 60 * exp(-((d$x - 32) / 3)^2) + rnorm(n, sd = 8)
+  msgs <- character(0)
+  fit <- withCallingHandlers(suppressWarnings(bnn_fit(y ~ x, data = d, seed = 1, progress = FALSE)),
+                             message = function(m) {
+                               msgs <<- c(msgs, conditionMessage(m))
+                               invokeRestart("muffleMessage")
+                             })
+  expect_true(any(grepl("prior 3 times wider", msgs)))
+  wp <- fit$convergence$adequacy$wider_prior
+  expect_identical(wp$chosen, "wider")
+  expect_identical(fit$likelihood$family, "student")
+  expect_null(fit$mixture)
+  expect_equal(fit$prior$scale, 3)
+  expect_true(isTRUE(fit$convergence$adequacy$adequate))
+})
