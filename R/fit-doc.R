@@ -133,7 +133,7 @@
 #'   loss there.  (In earlier versions the second model was the
 #'   homoscedastic Gaussian network; over ten splits of yacht, energy,
 #'   concrete and airfoil the Student-t one gave a test log density 0.036
-#'   nats per point higher on energy and within 0.004 on the other three,
+#'   nats per point higher on energy and within 0.005 on the other three,
 #'   in `vignette("benchmarks")`; `options(bnnmc.stack_second =
 #'   "gaussian")` restores it.)  The predictions of the stack pool the
 #'   draws of both likelihoods, each by its own (the Gaussian draws as
