@@ -235,24 +235,22 @@ format_model_choice <- function(mc) {
     # the second model: the homoscedastic Gaussian network, or the Student-t
     # one (options(bnnmc.stack_second = "student"))
     t2nd <- identical(mc$model[2], "student")
+    second <- if (t2nd) "Student-t" else "homoscedastic Gaussian"
     return(if (all(ch))
       sprintf(paste0("the %s network with a heteroscedastic and with a %s ",
                      "likelihood, stacked with weights %.2f and %.2f (PSIS-LOO elpd %.1f and ",
                      "%.1f each alone%s; the %s keeps at least %.2f)"),
-              mc$network[2], if (t2nd) "Student-t" else "homoscedastic Gaussian",
-              mc$weight[1], mc$weight[2], mc$elpd_loo[1], mc$elpd_loo[2],
-              stacked(mc$points[1]), if (t2nd) "Student-t" else "homoscedastic",
+              mc$network[2], second, mc$weight[1], mc$weight[2], mc$elpd_loo[1],
+              mc$elpd_loo[2], stacked(mc$points[1]), if (t2nd) "Student-t" else "homoscedastic",
               .likelihood_guard) else
       if (isTRUE(attr(mc, "spread_flat")))
         sprintf(paste0("the %s network, by the default's check (its ",
                        "leave-one-out residuals keep one spread: smallest Holm-adjusted p %.2g; ",
                        "PSIS-LOO elpd %.1f, the heteroscedastic's %.1f not trusted)"),
-                if (t2nd) "Student-t" else "homoscedastic Gaussian",
-                attr(mc, "spread_p"), mc$elpd_loo[2], mc$elpd_loo[1]) else
+                second, attr(mc, "spread_p"), mc$elpd_loo[2], mc$elpd_loo[1]) else
       sprintf(paste0("the %s network, by the default's check (PSIS-LOO elpd ",
                      "%.1f against %.1f for the heteroscedastic)"),
-              if (t2nd) "Student-t" else "homoscedastic Gaussian", mc$elpd_loo[2],
-              mc$elpd_loo[1]))
+              second, mc$elpd_loo[2], mc$elpd_loo[1]))
   }
   if (all(ch))
     return(sprintf(paste0("the %s network and the linear model, stacked with weights %.2f ",
@@ -434,9 +432,8 @@ choose_default_likelihood <- function(het, gau, seconds = c(a = NA_real_, b = NA
     het_first <- w[1L] >= w[2L]
     out <- if (het_first) het else gau
     other <- if (het_first) gau else het
-    wts <- if (het_first) c(heteroscedastic = w[1L], second = w[2L]) else
-      c(second = w[2L], heteroscedastic = w[1L])
-    names(wts)[names(wts) == "second"] <- second
+    wts <- stats::setNames(c(w[1L], w[2L]), c("heteroscedastic", second))
+    if (!het_first) wts <- rev(wts)
     out <- restate_remedy(list(
       fit = bnnfit_with(out$fit, mixture = list(fit = other$fit, weights = wts,
                                                 kind = "likelihood")),

@@ -303,7 +303,8 @@ bnn_fit <- function(formula, data, ..., hidden = c(16, 16), activation = "tanh",
     # decides (R/fit-choice.R)
     t0 <- proc.time()[["elapsed"]]
     # (the Student-t network's likelihood when the stack's Student-t one was
-    # returned: options(bnnmc.stack_second = "student"))
+    # returned alone; a model that is Student-t already, family = student(),
+    # keeps its own settings)
     wvar <- if (identical(def$fit$likelihood$family, "student") &&
                 !identical(model$likelihood$family, "student"))
       variant(prior = widened_prior(model$prior), likelihood = bnn_likelihood("student")) else

@@ -303,13 +303,10 @@ plot_coverage <- function(x, newdata, ndraws) {
   if (is_classification(x))
     stop("plot(type = \"coverage\") is for regression fits.", call. = FALSE)
   y <- response_values(x, newdata)
-  pp <- predictive_params(x, newdata, ndraws)
   nominal <- seq(0.05, 0.95, by = 0.05)
   a <- (1 - nominal) / 2
-  # as predict(type = "interval"): the Gaussian mixture's quantiles, or the
-  # family's (Student-t, counts, a mixture with a Student-t component)
-  q <- if (!is.null(pp$family)) family_quantiles(pp, c(a, 1 - a)) else
-    bnn_mixture_quantile(pp$mu, pp$sd, c(a, 1 - a))
+  # the quantiles of predict(type = "interval"), a block of rows at a time
+  q <- pred_quantiles(x, pred_setup(x, newdata, ndraws), c(a, 1 - a))$q
   L <- length(nominal)
   empirical <- vapply(seq_len(L), function(j) mean(y >= q[, j] & y <= q[, L + j]),
                       numeric(1))

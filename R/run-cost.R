@@ -18,10 +18,10 @@
 # gave single/double ratios from 0.29 to 29, see
 # inst/benchmarks/speed/cost_estimate.R).  The value carries attributes
 # "cpu" (CPU seconds per gradient) and "share".
-# A target under 20 ms is timed by elapsed time (time_per_rep(wall =
-# TRUE)), which already counts the load: its share is 1.
-time_gradient <- function(spec, theta, target = 0.02) {
-  wall <- target < 0.02
+# A target under .cost_precise_target is timed by elapsed time
+# (time_per_rep(wall = TRUE)), which already counts the load: its share is 1.
+time_gradient <- function(spec, theta, target = .cost_precise_target) {
+  wall <- target < .cost_precise_target
   t <- time_per_rep(function(reps) .Call(C_model_grad_loop, spec, theta, reps), target, wall)
   share <- if (wall) 1 else min(1, max(min(t[["share"]], load_share()), 0.02))
   structure(t[["cpu"]] / share, cpu = t[["cpu"]], share = share)
@@ -32,7 +32,7 @@ time_gradient <- function(spec, theta, target = 0.02) {
 # time): the models of a default call that differ only in their prior (the
 # wider prior's second fit) have the same network on the same rows, and so
 # the same cost per gradient.
-timed_gradient <- function(spec, theta, gradient_times = NULL, target = 0.02) {
+timed_gradient <- function(spec, theta, gradient_times = NULL, target = .cost_precise_target) {
   if (is.null(gradient_times)) return(time_gradient(spec, theta, target))
   key <- paste(c(spec$type, spec$sizes, spec$act, spec$lik, nrow(spec$X), ncol(spec$X),
                  spec_precision(spec), target), collapse = " ")
@@ -53,13 +53,13 @@ timed_gradient <- function(spec, theta, gradient_times = NULL, target = 0.02) {
 # network, which made the MILE preset's ensemble (batches of 32) two to
 # seven times the estimate from gradients alone
 # (inst/benchmarks/speed/ensemble_cost.csv).
-time_epoch <- function(spec, opt, t_g, target = 0.02) {
+time_epoch <- function(spec, opt, t_g, target = .cost_precise_target) {
   o <- unclass(opt)
   o$patience <- NULL
   t <- time_per_rep(function(reps) {
     o$epochs <- reps
     do.call(.bnn_optimize, c(list(spec = spec, valid = NULL, seed = 1L, member = 1L), o))
-  }, target, wall = target < 0.02)
+  }, target, wall = target < .cost_precise_target)
   t[["cpu"]] / attr(t_g, "share")
 }
 
@@ -133,7 +133,7 @@ fit_cost <- function(spec, sampler, chains, warmup, iter, init, ensemble_opt = N
     if (est$total < .cost_quick_enough) return(est)
   }
   fit_cost_at(spec, sampler, chains, warmup, iter, init, ensemble_opt, n_members,
-              gradient_times, 0.02)
+              gradient_times, .cost_precise_target)
 }
 
 # CPU seconds per timed batch of the quick estimate, and the estimated
@@ -141,6 +141,10 @@ fit_cost <- function(spec, sampler, chains, warmup, iter, init, ensemble_opt = N
 # progress is reported in lines, .progress_lines_min_seconds).
 .cost_quick_target <- 0.004
 .cost_quick_enough <- 20
+
+# CPU seconds per timed batch of the precise estimate: R reads CPU time to
+# the millisecond, and the kernel's count can move in steps of several.
+.cost_precise_target <- 0.02
 
 # fit_cost() with the gradient and the epoch timed in batches of `target`
 # CPU seconds.
@@ -198,7 +202,7 @@ fit_cost_at <- function(spec, sampler, chains, warmup, iter, init, ensemble_opt,
        total = total,
        parallel_total = ens / min(w$cores, chains) +
          ceiling(chains / min(w$cores, chains)) * per_chain + post, post = post,
-       n_obs = n_obs, single_total = single_total, rough = target < 0.02)
+       n_obs = n_obs, single_total = single_total, rough = target < .cost_precise_target)
 }
 
 # Estimated seconds from which a double-precision fit's announcement also

@@ -22,17 +22,12 @@ sets_run <- if (length(args)) args else sets_all
 out_csv <- file.path("inst", "benchmarks", "decisions", "default_chain_count.csv")
 options(bnnmc.threads = 1L, mc.cores = 1L)
 uci <- default_bench_sets()
-split_of <- function(set) {
-  if (set == "friedman1000")
-    return(list(train = bench_friedman(1000, seed = 1), test = bench_friedman(2000, seed = 1001)))
-  default_bench_split(uci[[set]]())
-}
 runs <- list(list(chains = 4L, warmup = NA), list(chains = 8L, warmup = NA),
              list(chains = 16L, warmup = NA), list(chains = 8L, warmup = 10000L),
              list(chains = 16L, warmup = 5000L))
 rows <- list()
 for (set in sets_run) {
-  s <- split_of(set)
+  s <- bench_named_split(set, uci)
   bart <- if (requireNamespace("dbarts", quietly = TRUE)) bart_test_draws(s$train, s$test)
   for (r in runs) {
     args_fit <- list(y ~ ., data = s$train, seed = 1, progress = FALSE, chains = r$chains)
@@ -53,10 +48,4 @@ for (set in sets_run) {
     rows[[length(rows) + 1L]] <- row
   }
 }
-res <- do.call(rbind, rows)
-if (file.exists(out_csv)) {
-  old <- utils::read.csv(out_csv)
-  res <- rbind(old[!old$set %in% sets_run, ], res)
-  res <- res[order(match(res$set, sets_all)), ]
-}
-utils::write.csv(res, out_csv, row.names = FALSE)
+write_replacing_sets(do.call(rbind, rows), out_csv, sets_run, sets_all)

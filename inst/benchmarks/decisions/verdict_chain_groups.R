@@ -26,18 +26,13 @@ sets_all <- c(names(uci), "friedman1000")
 sets_run <- if (length(args)) args else sets_all
 out_csv <- file.path("inst", "benchmarks", "decisions", "verdict_chain_groups.csv.gz")
 ns <- asNamespace("bnnmc")
-split_of <- function(set) {
-  if (set == "friedman1000")
-    return(list(train = bench_friedman(1000, seed = 1), test = bench_friedman(2000, seed = 1001)))
-  default_bench_split(uci[[set]]())
-}
 lme <- function(a) {
   m <- max(a)
   m + log(mean(exp(a - m)))
 }
 rows <- list()
 for (set in sets_run) {
-  s <- split_of(set)
+  s <- bench_named_split(set, uci)
   t0 <- proc.time()[["elapsed"]]
   fit <- suppressMessages(suppressWarnings(bnn_fit(y ~ ., data = s$train, seed = 1,
                                                    progress = FALSE, chains = 16L)))
@@ -66,12 +61,4 @@ for (set in sets_run) {
     }
   }
 }
-res <- do.call(rbind, rows)
-if (file.exists(out_csv)) {
-  old <- utils::read.csv(out_csv)
-  res <- rbind(old[!old$set %in% sets_run, ], res)
-  res <- res[order(match(res$set, sets_all)), ]
-}
-con <- gzfile(out_csv, "w")
-utils::write.csv(res, con, row.names = FALSE)
-close(con)
+write_replacing_sets(do.call(rbind, rows), out_csv, sets_run, sets_all)

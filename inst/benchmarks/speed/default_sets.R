@@ -109,3 +109,26 @@ append_csv_gz <- function(x, path) {
   on.exit(close(con))
   utils::write.table(x, con, sep = ",", row.names = FALSE, col.names = new)
 }
+
+# The split of a set named as the decision benchmarks name them: a set of
+# `sets` (default_bench_sets()) on its benchmark split, or "friedman1000",
+# Friedman's function with 1,000 training and 2,000 test rows (seed 1).
+bench_named_split <- function(set, sets = default_bench_sets()) {
+  if (set == "friedman1000")
+    return(list(train = bench_friedman(1000, seed = 1), test = bench_friedman(2000, seed = 1001)))
+  default_bench_split(sets[[set]]())
+}
+
+# Writes the rows `res` to the CSV file `path` (gzip if it ends in .gz),
+# where the rows of an earlier run of the sets `sets_run` are replaced and
+# those of the other sets kept, in the order of `sets_all`.
+write_replacing_sets <- function(res, path, sets_run, sets_all) {
+  if (file.exists(path)) {
+    old <- utils::read.csv(path)
+    res <- rbind(old[!old$set %in% sets_run, ], res)
+    res <- res[order(match(res$set, sets_all)), ]
+  }
+  con <- if (grepl("\\.gz$", path)) gzfile(path, "w") else file(path, "w")
+  on.exit(close(con))
+  utils::write.csv(res, con, row.names = FALSE)
+}
