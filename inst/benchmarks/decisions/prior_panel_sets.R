@@ -1,6 +1,16 @@
-# What prior_scale_panel.R and prior_step_panel.R share: the sets they fit
-# and the references fitted on the same rows.  Sourced by both after
-# panel_defs.R and speed/default_sets.R.
+# What prior_scale_panel.R, prior_step_panel.R and wider_prior_warm.R
+# share: their set-up (bnnmc and mgcv loaded, one core, panel_defs.R and
+# speed/default_sets.R sourced, `dir` the decisions folder), the sets they
+# fit and the references fitted on the same rows.  Each script sources this
+# file first, from the package's top folder.
+suppressPackageStartupMessages({
+  library(bnnmc)
+  library(mgcv)
+})
+options(bnnmc.threads = 1L, mc.cores = 1L)
+dir <- file.path("inst", "benchmarks", "decisions")
+source(file.path(dir, "panel_defs.R"))
+source(file.path("inst", "benchmarks", "speed", "default_sets.R"))
 
 # The references on the rows of one set and split: lm() and mgcv::gam()
 # (`panel`: default_panel.R's fit_lm(), fit_gam()), loess() and

@@ -50,15 +50,7 @@
 # Seconds of lm and gam include drawing their 4,000 predictive draws for
 # scoring (default_panel.R's fit_lm() and fit_gam()).
 
-suppressPackageStartupMessages({
-  library(bnnmc)
-  library(mgcv)
-})
-options(bnnmc.threads = 1L, mc.cores = 1L)
-dir <- file.path("inst", "benchmarks", "decisions")
-source(file.path(dir, "panel_defs.R"))
-source(file.path("inst", "benchmarks", "speed", "default_sets.R"))
-source(file.path(dir, "prior_panel_sets.R"))                 # sets, references
+source(file.path("inst", "benchmarks", "decisions", "prior_panel_sets.R"))                 # sets, references
 panel <- panel_definitions(dir)                       # sets, fit_lm(), fit_gam()
 refs <- panel_definitions(dir, "adequacy_panel.R")    # reference_rmse()
 uci_dir <- Sys.getenv("BNNMC_DATA_DIR", "/work/shared/data/uci")

@@ -24,15 +24,7 @@
 # the fits' seed (default 1, and the panel's own seeds on its sets);
 # another seed writes prior_step_panel_seed<seed>.csv.gz.
 
-suppressPackageStartupMessages({
-  library(bnnmc)
-  library(mgcv)
-})
-options(bnnmc.threads = 1L, mc.cores = 1L)
-dir <- file.path("inst", "benchmarks", "decisions")
-source(file.path(dir, "panel_defs.R"))
-source(file.path("inst", "benchmarks", "speed", "default_sets.R"))
-source(file.path(dir, "prior_panel_sets.R"))                 # sets, references
+source(file.path("inst", "benchmarks", "decisions", "prior_panel_sets.R"))                 # sets, references
 panel <- panel_definitions(dir)                       # sets, fit_lm(), fit_gam()
 refs <- panel_definitions(dir, "adequacy_panel.R")    # reference_rmse()
 uci_dir <- Sys.getenv("BNNMC_DATA_DIR", "/work/shared/data/uci")

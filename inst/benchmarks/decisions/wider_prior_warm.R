@@ -22,15 +22,7 @@
 #   Rscript inst/benchmarks/decisions/wider_prior_warm.R [groups]
 # groups: comma-separated of mcycle,panel (default both).
 
-suppressPackageStartupMessages({
-  library(bnnmc)
-  library(mgcv)
-})
-options(bnnmc.threads = 1L, mc.cores = 1L)
-dir <- file.path("inst", "benchmarks", "decisions")
-source(file.path(dir, "panel_defs.R"))
-source(file.path("inst", "benchmarks", "speed", "default_sets.R"))
-source(file.path(dir, "prior_panel_sets.R"))
+source(file.path("inst", "benchmarks", "decisions", "prior_panel_sets.R"))
 panel <- panel_definitions(dir)
 args <- commandArgs(trailingOnly = TRUE)
 groups <- bench_list_arg(args, 1L, c("mcycle", "panel"))
